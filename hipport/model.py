@@ -1,0 +1,147 @@
+"""The data model shared by every stage: spans, edits, findings and results.
+
+Everything here is plain, frozen and picklable so that pool workers can return it and the
+cache can store it; every output format is a view of `RunResult`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
+
+
+class Applicability(str, Enum):
+    SAFE = "safe"  # applied by `port`
+    REVIEW = "review"  # applied only with --apply-review-fixes
+    DISPLAY = "display"  # shown, never applied
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Byte offsets into the original file plus 1-based line/column (columns count bytes + 1)."""
+
+    start: int
+    end: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the original bytes [start, end) with `replacement`.
+
+    `priority` orders passes: when two edits cover the same bytes, the higher priority wins
+    (the wave64 pass overrides a plain rename it also rewrites).
+    """
+
+    start: int
+    end: int
+    replacement: str
+    rule: str
+    priority: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    title: str
+    applicability: Applicability
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule: str
+    severity: Severity
+    span: Span
+    message: str
+    fix: Fix | None = None
+    kernel: str | None = None
+    model: str | None = None  # wave model of the kernel: "warp32", "agnostic", "mixed"
+    family: str | None = None  # API family for API findings
+
+
+class FileStatus(str, Enum):
+    PORTED = "ported"  # output differs from input
+    UNCHANGED = "unchanged"
+    SKIPPED = "skipped"  # not a file we port (binary, other role)
+    FAILED = "failed"  # unreadable, undecodable, internal error
+
+
+@dataclass(slots=True)
+class FamilyCount:
+    found: int = 0
+    ported: int = 0
+    unsupported: int = 0
+
+
+@dataclass(slots=True)
+class FileResult:
+    path: str  # as the user gave it (relative to the input root)
+    role: str
+    status: FileStatus = FileStatus.UNCHANGED
+    output_path: str | None = None
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    families: dict[str, FamilyCount] = field(default_factory=dict)
+    ported: bytes | None = None  # the new bytes when status is PORTED
+    original: bytes | None = None  # kept only when a view needs it (diff, report)
+    error: str | None = None
+    seconds: float = 0.0
+    digest: str = ""  # content hash of the input bytes
+
+    def count(self, family: str) -> FamilyCount:
+        return self.families.setdefault(family, FamilyCount())
+
+
+@dataclass(slots=True)
+class RunResult:
+    files: list[FileResult]
+    seconds: float = 0.0
+    cached: int = 0
+    validation: dict[str, Any] | None = None  # filled by `validate`
+
+    @property
+    def findings(self) -> list[tuple[FileResult, Finding]]:
+        return [(f, x) for f in self.files for x in f.findings]
+
+    def families(self) -> dict[str, FamilyCount]:
+        total: dict[str, FamilyCount] = {}
+        for f in self.files:
+            for name, c in f.families.items():
+                t = total.setdefault(name, FamilyCount())
+                t.found += c.found
+                t.ported += c.ported
+                t.unsupported += c.unsupported
+        return dict(sorted(total.items()))
+
+    def rule_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for _, x in self.findings:
+            counts[x.rule] = counts.get(x.rule, 0) + 1
+        return dict(sorted(counts.items()))
+
+
+def to_plain(obj: Any) -> Any:
+    """A JSON-ready view of a model object (enums as values, bytes dropped)."""
+    if isinstance(obj, Enum):
+        return obj.value
+    if hasattr(obj, "__dataclass_fields__"):
+        return {k: to_plain(v) for k, v in asdict(obj).items() if not isinstance(v, bytes)}
+    if isinstance(obj, dict):
+        return {k: to_plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_plain(v) for v in obj]
+    return obj
