@@ -52,6 +52,8 @@ class Edit:
     replacement: str
     rule: str
     priority: int = 0
+    # Filled by the pipeline for fixes shown to people (JSON, SARIF); not part of identity.
+    span: Span | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,7 @@ class FileResult:
     families: dict[str, FamilyCount] = field(default_factory=dict)
     ported: bytes | None = None  # the new bytes when status is PORTED
     original: bytes | None = None  # kept only when a view needs it (diff, report)
+    defines: list[str] = field(default_factory=list)  # names the file defines (for HP002)
     error: str | None = None
     seconds: float = 0.0
     digest: str = ""  # content hash of the input bytes

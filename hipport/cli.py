@@ -1,0 +1,264 @@
+"""The command line: options -> Config -> a command -> exit code. No pipeline logic here.
+
+Exit codes: 0 success; 1 findings at or above --fail-on, a --check that would change files,
+or a file that failed; 2 usage or input errors; 3 an internal error (with a short report).
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hipport import __version__
+from hipport import config as configmod
+from hipport.errors import HipportError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="rich",
+                  help="Port CUDA C++ code bases to HIP for AMD Instinct GPUs, wave64-correct.")
+rules_app = typer.Typer(no_args_is_help=True, help="Look up API mappings and list rules.")
+app.add_typer(rules_app, name="rules")
+
+
+class Fmt(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class LintFmt(str, Enum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+
+
+class Strategy(str, Enum):
+    auto = "auto"
+    logical32 = "logical32"
+    native = "native"
+
+
+class Launch(str, Enum):
+    chevron = "chevron"
+    ggl = "ggl"
+
+
+class Blas(str, Enum):
+    hipblas = "hipblas"
+    rocblas = "rocblas"
+
+
+class Layout(str, Enum):
+    current = "current"
+    flat = "flat"
+
+
+class FailOn(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+    never = "never"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"hipport {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """hipport: a syntax-aware CUDA -> HIP translator with a wave64 correctness pass."""
+
+
+Paths = Annotated[list[Path], typer.Argument(help="Files or folders (a whole repository works).",
+                                             show_default=False)]
+Include = Annotated[list[str] | None, typer.Option("--include", help="Only files matching this glob (repeatable).")]
+Exclude = Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching this glob (repeatable).")]
+StrategyOpt = Annotated[Strategy | None, typer.Option("--wave-strategy", help="How wave64 rewrites kernels: auto picks per kernel.")]
+Rocm = Annotated[str | None, typer.Option("--rocm", help="Oldest ROCm the output must compile on (default 5.2).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Use this .hipport.toml / pyproject.toml.")]
+Select = Annotated[list[str] | None, typer.Option("--select", help="Only these rule ids or prefixes.")]
+Ignore = Annotated[list[str] | None, typer.Option("--ignore", help="Skip these rule ids or prefixes.")]
+Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the result cache.")]
+CacheDir = Annotated[Path | None, typer.Option("--cache-dir", help="Cache folder (default: .hipport-cache in the input).")]
+BlasOpt = Annotated[Blas | None, typer.Option("--blas", help="Port cuBLAS to hipBLAS or rocBLAS.")]
+LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
+
+
+def _config(paths: list[Path], config_file: Path | None, **overrides: Any) -> configmod.Config:
+    clean = {k: (v.value if isinstance(v, Enum) else v) for k, v in overrides.items()}
+    for k in ("include", "exclude", "select", "ignore", "offload_arch"):
+        if clean.get(k) is not None:
+            clean[k] = tuple(clean[k])
+    start = paths[0] if paths else Path.cwd()
+    return configmod.build(start, clean, config_file)
+
+
+def _run(fn: Any) -> None:
+    """Map errors to exit codes; a crash prints a short report instead of a traceback wall."""
+    try:
+        code = fn()
+    except HipportError as e:
+        typer.echo(f"hipport: error: {e}", err=True)
+        raise typer.Exit(e.exit_code) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    except typer.Exit:
+        raise
+    except Exception as e:  # pragma: no cover - the crash report path
+        import traceback
+
+        typer.echo(f"hipport: internal error: {type(e).__name__}: {e}", err=True)
+        typer.echo(f"hipport {__version__}, Python {platform.python_version()}, "
+                   f"{platform.platform()}", err=True)
+        traceback.print_exc(limit=6)
+        raise typer.Exit(3) from None
+    raise typer.Exit(code or 0)
+
+
+@app.command()
+def port(
+    paths: Paths,
+    output: Annotated[str | None, typer.Option("--output", "-o", help="Write a ported mirror of the input here ('-' = stdout for one file).")] = None,
+    in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite the files themselves (atomically).")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff; write nothing.")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if anything would change.")] = False,
+    only_ported: Annotated[bool, typer.Option("--only-ported", help="With -o, do not copy files that are not ported.")] = False,
+    rename_extensions: Annotated[bool, typer.Option("--rename-extensions", help="Rename .cu to .hip and update includes.")] = False,
+    launch_syntax: Annotated[Launch | None, typer.Option("--launch-syntax", help="Keep <<<...>>> (chevron) or emit hipLaunchKernelGGL (ggl).")] = None,
+    wave_strategy: StrategyOpt = None,
+    rocm: Rocm = None,
+    apply_review_fixes: Annotated[bool, typer.Option("--apply-review-fixes", help="Also apply wave64 fixes that need review.")] = False,
+    no_wave64: Annotated[bool, typer.Option("--no-wave64", help="Rename APIs only; skip the wave64 pass.")] = False,
+    blas: BlasOpt = None,
+    include_layout: LayoutOpt = None,
+    include: Include = None,
+    exclude: Exclude = None,
+    select: Select = None,
+    ignore: Ignore = None,
+    fmt: Annotated[Fmt, typer.Option("--format", help="Summary format.")] = Fmt.text,
+    report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML porting report here.")] = None,
+    jobs: Jobs = None,
+    no_cache: NoCache = False,
+    cache_dir: CacheDir = None,
+    config_file: ConfigOpt = None,
+    quiet: Quiet = False,
+) -> None:
+    """Port CUDA files, folders or a whole repository to HIP."""
+    from hipport.commands.port import PortOptions
+    from hipport.commands.port import port as do_port
+    from hipport.ui import UI
+
+    def go() -> int:
+        cfg = _config(paths, config_file, include=include, exclude=exclude, select=select,
+                      ignore=ignore, wave_strategy=wave_strategy, rocm=rocm,
+                      launch_syntax=launch_syntax, blas=blas, include_layout=include_layout,
+                      rename_extensions=rename_extensions or None,
+                      apply_review_fixes=apply_review_fixes or None,
+                      wave64=False if no_wave64 else None, jobs=jobs,
+                      cache=False if no_cache else None)
+        opts = PortOptions(tuple(paths), output, in_place, diff, check, only_ported, fmt.value,
+                           cache_dir, report)
+        return do_port(opts, cfg, UI(quiet=quiet))
+
+    _run(go)
+
+
+@app.command()
+def lint(
+    paths: Paths,
+    fmt: Annotated[LintFmt, typer.Option("--format", help="text, json, sarif (SARIF 2.1.0) or github (workflow annotations).")] = LintFmt.text,
+    fail_on: Annotated[FailOn | None, typer.Option("--fail-on", help="Exit 1 when a finding reaches this severity.")] = None,
+    diff_base: Annotated[str | None, typer.Option("--diff-base", help="Only report lines changed since this git revision.")] = None,
+    wave_strategy: StrategyOpt = None,
+    rocm: Rocm = None,
+    blas: BlasOpt = None,
+    include: Include = None,
+    exclude: Exclude = None,
+    select: Select = None,
+    ignore: Ignore = None,
+    jobs: Jobs = None,
+    no_cache: NoCache = False,
+    cache_dir: CacheDir = None,
+    config_file: ConfigOpt = None,
+) -> None:
+    """Report wave64 hazards and CUDA APIs left unported; write nothing."""
+    from hipport.commands.lint import lint as do_lint
+    from hipport.ui import UI
+
+    def go() -> int:
+        cfg = _config(paths, config_file, include=include, exclude=exclude, select=select,
+                      ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas,
+                      fail_on=fail_on, jobs=jobs, cache=False if no_cache else None)
+        from hipport.commands.port import default_cache_dir
+        cd = (cache_dir or default_cache_dir(tuple(paths))) if cfg.cache else None
+        return do_lint(paths, cfg, UI(fail_on=cfg.fail_on), fmt.value, diff_base, cd)
+
+    _run(go)
+
+
+@app.command()
+def explain(rule: Annotated[str, typer.Argument(help="A rule id (W006, HP001) or name.")]) -> None:
+    """Print a rule's documentation."""
+    from hipport.commands.info import explain as do_explain
+
+    _run(lambda: typer.echo(do_explain(rule), nl=False) or 0)
+
+
+@rules_app.command("lookup")
+def rules_lookup(
+    name: Annotated[str, typer.Argument(help="A CUDA (or HIP) name, header or namespace.")],
+    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.text,
+    blas: BlasOpt = None,
+) -> None:
+    """Show how hipport ports NAME: HIP name, status, family, ROCm version, notes."""
+    from hipport.commands.info import lookup
+
+    def go() -> int:
+        text, code = lookup(name, blas.value if blas else "hipblas", fmt.value)
+        typer.echo(text, nl=False)
+        return code
+
+    _run(go)
+
+
+@rules_app.command("list")
+def rules_list() -> None:
+    """List every rule id with its name."""
+    from hipport.commands.info import rules_list as do_list
+
+    _run(lambda: typer.echo(do_list(), nl=False) or 0)
+
+
+@app.command("config")
+def show_config(
+    path: Annotated[Path, typer.Argument(help="Where to look for configuration.")] = Path("."),
+    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.text,
+    config_file: ConfigOpt = None,
+) -> None:
+    """Print the effective configuration and where each value came from."""
+    from hipport.commands.info import show_config as do_show
+
+    _run(lambda: typer.echo(do_show(_config([path], config_file), fmt.value), nl=False) or 0)
+
+
+def main() -> None:
+    try:
+        app(prog_name="hipport")
+    except SystemExit as e:
+        sys.exit(e.code)
+
+
+# Commands that live in their own modules register themselves here (validate, emulate, report).
+try:
+    from hipport import cli_extra  # noqa: F401
+except ImportError:
+    pass

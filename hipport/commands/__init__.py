@@ -1,0 +1,1 @@
+"""One module per command: plain functions taking options and returning an exit code."""

@@ -1,0 +1,70 @@
+"""Commands that explain: `explain RULE`, `rules lookup NAME`, `rules list`, `config`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+from hipport.config import KEYS, Config
+from hipport.errors import HipportError
+from hipport.rules import load
+from hipport.ruledocs import all_rules, find
+
+
+def explain(rule: str) -> str:
+    doc = find(rule)
+    if doc is None:
+        raise HipportError(f"unknown rule {rule!r}; `hipport rules list` shows them all")
+    return doc.text
+
+
+def rules_list() -> str:
+    return "".join(f"{r.id}  {r.name:32} {r.summary}\n" for r in all_rules().values())
+
+
+def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
+    rs = load(blas)
+    m = rs.lookup(name) or rs.namespaces.get(name)
+    via_hip = None
+    if m is None:  # a HIP name: show what it ports from
+        via_hip = [x for x in rs.names.values() if x.hip == name]
+        m = via_hip[0] if via_hip else None
+    header = rs.headers.get(name)
+    if m is None and header is None:
+        near = sorted(k for k in rs.names if k.lower().startswith(name.lower()[:max(4, len(name) - 3)]))[:5]
+        data = {"name": name, "found": False, "suggestions": near}
+        if fmt == "json":
+            return json.dumps(data, indent=2) + "\n", 1
+        hint = f"; similar: {', '.join(near)}" if near else ""
+        return f"{name}: no mapping known to hipport{hint}\n", 1
+    if header is not None and m is None:
+        data = {"name": name, "found": True, "kind": "header", **asdict(header)}
+    else:
+        assert m is not None
+        data = {"name": name, "found": True, **asdict(m), "family_title": rs.families.get(m.family)}
+    if fmt == "json":
+        return json.dumps(data, indent=2) + "\n", 0
+    if m is not None:
+        lines = [f"{m.cuda} -> {m.hip or 'no HIP equivalent'}",
+                 f"  family:  {m.family} ({rs.families.get(m.family, '')})",
+                 f"  kind:    {m.kind}", f"  status:  {m.status}", f"  since:   ROCm {m.since}"]
+        if m.args:
+            lines.append(f"  args:    {m.args}")
+        if m.alt:
+            lines.append(f"  instead: {m.alt}")
+        if m.note:
+            lines.append(f"  note:    {m.note}")
+    else:
+        assert header is not None
+        lines = [f"<{header.cuda}> -> <{header.hip or 'no HIP header'}>",
+                 f"  family:  {header.family}", f"  flat layout: {header.flat or header.hip}"]
+    return "\n".join(lines) + "\n", 0
+
+
+def show_config(config: Config, fmt: str) -> str:
+    rows = []
+    for key, name in sorted(KEYS.items()):
+        rows.append((key, getattr(config, name), config.origin(name)))
+    if fmt == "json":
+        return json.dumps({k: {"value": v, "from": o} for k, v, o in rows}, indent=2, default=list) + "\n"
+    return "".join(f"{k:22} = {v!r:40} # {o}\n" for k, v, o in rows)

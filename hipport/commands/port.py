@@ -1,0 +1,133 @@
+"""`hipport port`: run the pipeline and write, diff or check the result."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from hipport.config import Config
+from hipport.errors import HipportError
+from hipport.model import FileStatus, RunResult
+from hipport.pipeline import run as run_pipeline
+from hipport.ui import UI
+from hipport.workspace import PORTED_ROLES, discover, write_atomic
+
+
+@dataclass(frozen=True)
+class PortOptions:
+    paths: tuple[Path, ...]
+    output: str | None  # a folder, or "-" for stdout
+    in_place: bool
+    diff: bool
+    check: bool
+    only_ported: bool
+    fmt: str
+    cache_dir: Path | None
+    report_dir: Path | None = None
+
+
+def check_modes(o: PortOptions) -> str:
+    modes = [m for m, on in (("--output", o.output is not None), ("--in-place", o.in_place),
+                             ("--diff", o.diff), ("--check", o.check)) if on]
+    if len(modes) != 1:
+        raise HipportError("choose exactly one output mode: -o/--output DIR, --in-place, --diff "
+                           "or --check" + (f" (got {', '.join(modes)})" if modes else ""))
+    if o.output == "-" and (len(o.paths) != 1 or not o.paths[0].is_file()):
+        raise HipportError("-o - (stdout) needs exactly one input file")
+    return modes[0]
+
+
+def default_cache_dir(paths: tuple[Path, ...]) -> Path:
+    first = paths[0]
+    root = first if first.is_dir() else first.parent
+    return root / ".hipport-cache"
+
+
+def port(o: PortOptions, config: Config, ui: UI) -> int:
+    mode = check_modes(o)
+    out_dir: Path | None = None
+    if mode == "--output" and o.output != "-":
+        out_dir = Path(o.output).resolve()  # type: ignore[arg-type]
+        for p in o.paths:
+            rp = p.resolve()
+            if p.is_dir() and (out_dir == rp or out_dir.is_relative_to(rp)) and not _excluded(out_dir, rp, config):
+                raise HipportError("the output folder is inside the input folder; choose a folder "
+                                   "outside it (or exclude it with --exclude)", o.output)
+    files = discover(list(o.paths), config.include, config.exclude, skip=out_dir)
+    cache_dir = o.cache_dir or default_cache_dir(o.paths)
+    with ui.progress("porting") as progress:
+        result = run_pipeline(files, config, cache_dir=cache_dir if config.cache else None,
+                              progress=progress, keep_original=True)
+    by_display = {wf.display: wf for wf in files}
+    rc = 0
+    if mode == "--output" and o.output == "-":
+        r = result.files[0]
+        sys.stdout.buffer.write(r.ported if r.ported is not None else (r.original or b""))
+        sys.stdout.flush()
+        ui.report(result, o.fmt, to_stderr=True)
+        return 1 if r.status == FileStatus.FAILED else 0
+    if mode == "--output":
+        assert out_dir is not None
+        for r in result.files:
+            wf = by_display[r.path]
+            if r.status == FileStatus.FAILED or r.output_path is None:
+                continue
+            ported = r.role in PORTED_ROLES
+            if o.only_ported and not ported:
+                continue
+            target = out_dir / r.output_path
+            data = r.ported if r.ported is not None else r.original
+            if data is None:
+                shutil.copyfile(wf.path, target)
+                continue
+            if target.exists() and target.read_bytes() == data:
+                continue
+            write_atomic(target, data, mode_from=wf.path)
+    elif mode == "--in-place":
+        for r in result.files:
+            if r.ported is None or r.status != FileStatus.PORTED:
+                continue
+            wf = by_display[r.path]
+            target = wf.path
+            if r.output_path and r.output_path != wf.rel:  # --rename-extensions
+                target = wf.root / r.output_path
+            write_atomic(target, r.ported, mode_from=wf.path)
+            if target != wf.path:
+                wf.path.unlink()
+    elif mode == "--diff":
+        sys.stdout.write(unified_diff(result))
+        sys.stdout.flush()
+    elif mode == "--check":
+        changed = [r for r in result.files if r.status == FileStatus.PORTED]
+        for r in changed:
+            ui.err(f"{r.path}: would be changed by hipport port")
+        rc = 1 if changed else 0
+    if o.report_dir is not None:
+        from hipport.report import html
+
+        html.write(result, o.report_dir)
+    ui.report(result, o.fmt, to_stderr=mode in ("--diff",))
+    if any(r.status == FileStatus.FAILED for r in result.files):
+        rc = max(rc, 1)
+    return rc
+
+
+def _excluded(out_dir: Path, root: Path, config: Config) -> bool:
+    rel = out_dir.relative_to(root).as_posix() if out_dir != root else "."
+    import fnmatch
+    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel + "/", p) for p in config.exclude)
+
+
+def unified_diff(result: RunResult) -> str:
+    out: list[str] = []
+    for r in result.files:
+        if r.ported is None or r.original is None:
+            continue
+        a = r.original.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+        b = r.ported.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+        out.extend(difflib.unified_diff(a, b, f"a/{r.path}", f"b/{r.output_path or r.path}"))
+    text = "".join(out)
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -1,0 +1,82 @@
+"""Every rule id hipport reports, its kebab-case name and its documentation page in rules/."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from hipport.rules import rules_dir
+
+# API and tool findings. The wave64 rules (W001-W021) come from hipport.wave64's registry.
+API_RULES: dict[str, tuple[str, str]] = {
+    "HP001": ("unsupported-api", "a CUDA API with no HIP equivalent"),
+    "HP002": ("unknown-cuda-name", "a CUDA-looking name that no mapping table knows"),
+    "HP003": ("needs-newer-rocm", "a HIP API newer than the configured ROCm floor"),
+    "HP004": ("deprecated-api", "a CUDA API that is deprecated (ported anyway)"),
+    "HP005": ("parse-error", "code tree-sitter-cuda cannot parse"),
+    "HP006": ("overlapping-rewrites", "two rewrites of the same code disagree"),
+    "HP007": ("experimental-api", "a HIP API marked experimental"),
+    "HP008": ("unmapped-header", "a CUDA header with no HIP counterpart"),
+    "HP009": ("device-system-macro", "a Thrust device-system macro or setting"),
+    "HP010": ("unreadable-file", "a file hipport cannot read or decode"),
+    "HP900": ("unused-suppression", "a `hipport: ignore` comment that silences nothing"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RuleDoc:
+    id: str
+    name: str
+    summary: str
+    path: Path | None
+
+    @property
+    def text(self) -> str:
+        if self.path is None or not self.path.is_file():
+            return f"# {self.id}: {self.name}\n\n{self.summary}\n"
+        return self.path.read_text(encoding="utf-8")
+
+
+def _wave_rules() -> dict[str, tuple[str, str]]:
+    try:
+        from hipport.wave64 import registry  # type: ignore[attr-defined]
+    except ImportError:
+        return {}
+    out: dict[str, tuple[str, str]] = {}
+    for rid, entry in getattr(registry, "RULES", {}).items():
+        name = getattr(entry, "name", None) or (entry[0] if isinstance(entry, tuple) else str(entry))
+        summary = getattr(entry, "summary", "") or getattr(entry, "title", "") or ""
+        out[rid] = (name, summary)
+    return out
+
+
+def _first_paragraph(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    m = re.search(r"## What it does\s*\n+(.+?)(?:\n\n|\Z)", text, re.S)
+    return " ".join(m.group(1).split()) if m else ""
+
+
+@cache
+def all_rules() -> dict[str, RuleDoc]:
+    base = rules_dir()
+    out: dict[str, RuleDoc] = {}
+    for rid, (name, summary) in {**API_RULES, **_wave_rules()}.items():
+        folder = "wave64" if rid.startswith("W") else "docs"
+        path = base / folder / f"{rid}.md"
+        if path.is_file() and not summary:
+            summary = _first_paragraph(path)
+        out[rid] = RuleDoc(rid, name, summary, path if path.is_file() else None)
+    return dict(sorted(out.items()))
+
+
+def find(query: str) -> RuleDoc | None:
+    rules = all_rules()
+    q = query.strip()
+    if q.upper() in rules:
+        return rules[q.upper()]
+    for r in rules.values():
+        if r.name == q.lower():
+            return r
+    return None

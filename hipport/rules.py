@@ -1,0 +1,148 @@
+"""Load the API mapping tables in rules/api/*.toml (data) into one lookup structure.
+
+Tables are validated here: an unknown key or a bad value is an error naming the file, the
+entry and the key, so a typo in a table never silently changes a port.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from hipport.errors import HipportError
+
+STATUSES = ("supported", "unsupported", "deprecated", "experimental")
+KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header")
+ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt"}
+FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces"}
+# Families used only when the config selects them, replacing the family they stand in for.
+ALTERNATIVES = {"rocblas": "cublas"}
+
+
+@dataclass(frozen=True, slots=True)
+class Mapping:
+    cuda: str
+    hip: str | None
+    kind: str
+    status: str
+    since: str
+    family: str
+    args: str | None = None
+    note: str | None = None
+    alt: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderMap:
+    cuda: str
+    hip: str | None
+    flat: str | None
+    family: str
+    status: str = "supported"
+    note: str | None = None
+
+
+@dataclass(eq=False)  # hashed by identity: per-RuleSet caches key on it
+class RuleSet:
+    names: dict[str, Mapping] = field(default_factory=dict)
+    qualified: dict[str, Mapping] = field(default_factory=dict)  # keys containing "::"
+    headers: dict[str, HeaderMap] = field(default_factory=dict)
+    namespaces: dict[str, Mapping] = field(default_factory=dict)
+    families: dict[str, str] = field(default_factory=dict)  # id -> title
+    namespace_families: frozenset[str] = frozenset()
+    hip_names: frozenset[str] = frozenset()  # every HIP name we emit: a ported file's names
+
+    def lookup(self, name: str) -> Mapping | None:
+        return self.qualified.get(name) if "::" in name else self.names.get(name)
+
+
+def rules_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    for cand in (here.parent / "rules", here / "_rules"):
+        if (cand / "api").is_dir():
+            return cand
+    raise HipportError("cannot find the rules/ directory of the hipport installation")
+
+
+def _fail(path: Path, msg: str) -> HipportError:
+    return HipportError(msg, path)
+
+
+def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[Mapping]]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise _fail(path, f"invalid TOML: {e}") from None
+    unknown = set(data) - FILE_KEYS
+    if unknown:
+        raise _fail(path, f"unknown top-level key(s): {', '.join(sorted(unknown))}")
+    family = data.get("family") or path.stem
+    default_since = str(data.get("since", "5.2"))
+    names: list[Mapping] = []
+    for cuda, e in data.get("names", {}).items():
+        names.append(_entry(path, family, default_since, cuda, e))
+    headers: list[HeaderMap] = []
+    for cuda, e in data.get("headers", {}).items():
+        if not isinstance(e, dict) or set(e) - {"hip", "flat", "status", "note", "since"}:
+            raise _fail(path, f"[headers] {cuda!r}: expected a table with hip/flat/status/note")
+        headers.append(HeaderMap(cuda, e.get("hip"), e.get("flat"), family,
+                                 e.get("status", "supported" if e.get("hip") else "unsupported"),
+                                 e.get("note")))
+    spaces = [_entry(path, family, default_since, ns, {"kind": "namespace", **e})
+              for ns, e in data.get("namespaces", {}).items()]
+    meta = {"family": family, "title": data.get("title", family)}
+    return meta, names, headers, spaces
+
+
+def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) -> Mapping:
+    where = f"[names] {cuda}"
+    if not isinstance(e, dict):
+        raise _fail(path, f"{where}: expected an inline table")
+    bad = set(e) - ENTRY_KEYS
+    if bad:
+        raise _fail(path, f"{where}: unknown key(s) {', '.join(sorted(bad))}")
+    status = e.get("status", "supported")
+    if status not in STATUSES:
+        raise _fail(path, f"{where}: status must be one of {', '.join(STATUSES)}")
+    kind = e.get("kind")
+    if kind not in KINDS:
+        raise _fail(path, f"{where}: kind must be one of {', '.join(KINDS)}")
+    hip = e.get("hip")
+    if status != "unsupported" and not hip:
+        raise _fail(path, f"{where}: a {status} entry needs a 'hip' name")
+    return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
+                   e.get("args"), e.get("note"), e.get("alt"))
+
+
+@cache
+def load(blas: str = "hipblas", root: str | None = None) -> RuleSet:
+    """All tables, with alternative families (rocBLAS) swapped in when selected."""
+    base = Path(root) if root else rules_dir()
+    rs = RuleSet()
+    selected = {"rocblas"} if blas == "rocblas" else set()
+    ns_fams: set[str] = set()
+    for path in sorted((base / "api").glob("*.toml")):
+        meta, names, headers, spaces = load_table(path)
+        fam = meta["family"]
+        if fam in ALTERNATIVES and fam not in selected:
+            continue
+        rs.families[fam] = meta["title"]
+        for m in names:
+            (rs.qualified if "::" in m.cuda else rs.names)[m.cuda] = m
+        for h in headers:
+            rs.headers[h.cuda] = h
+        for s in spaces:
+            rs.namespaces[s.cuda] = s
+            ns_fams.add(fam)
+    # An alternative family wins over the one it replaces, whatever the file order.
+    for fam in selected:
+        for path in sorted((base / "api").glob("*.toml")):
+            meta, names, _, _ = load_table(path)
+            if meta["family"] == fam:
+                for m in names:
+                    (rs.qualified if "::" in m.cuda else rs.names)[m.cuda] = m
+    rs.namespace_families = frozenset(ns_fams)
+    rs.hip_names = frozenset(m.hip for m in rs.names.values() if m.hip)
+    return rs

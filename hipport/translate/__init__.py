@@ -1,0 +1,40 @@
+"""The API pass: CUDA names, headers, argument rewrites and kernel launches to HIP."""
+
+from __future__ import annotations
+
+from hipport.config import Config
+from hipport.model import Severity
+from hipport.rules import RuleSet
+from hipport.source import SourceFile, walk
+from hipport.translate import includes, launches, names
+from hipport.translate.context import Context
+
+# Sub-passes, in order; each reads the tree and adds edits and findings to the context.
+SUBPASSES = (
+    ("names", "rename CUDA identifiers, namespaces and macro bodies; rewrite arguments", names.run),
+    ("includes", "map #include lines; add the HIP runtime include where needed", includes.run),
+    ("launches", "rewrite <<<...>>> launches as hipLaunchKernelGGL (--launch-syntax ggl)", launches.run),
+)
+
+
+def run(src: SourceFile, config: Config, rules: RuleSet) -> Context:
+    ctx = Context(src, config, rules)
+    if src.root.has_error:
+        _parse_findings(ctx)
+    for _, _, fn in SUBPASSES:
+        fn(ctx)
+    return ctx
+
+
+def _parse_findings(ctx: Context) -> None:
+    """One finding per outermost ERROR (or MISSING) node; the code in it is still ported."""
+    for node in walk(ctx.src.root):
+        if node.type == "ERROR" or node.is_missing:
+            p = node.parent
+            while p is not None and p.type != "ERROR":
+                p = p.parent
+            if p is not None:
+                continue
+            what = f"missing {node.type}" if node.is_missing else "code tree-sitter-cuda cannot parse"
+            ctx.report("HP005", Severity.INFO, node.start_byte, max(node.end_byte, node.start_byte),
+                       f"{what}; identifiers in it were ported token by token, check this region")

@@ -1,0 +1,56 @@
+"""What the translate sub-passes share while porting one file: inputs and collected output."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hipport.config import Config, version_tuple
+from hipport.model import Edit, FamilyCount, Finding, Severity
+from hipport.rules import Mapping, RuleSet
+from hipport.source import SourceFile
+
+
+@dataclass
+class Context:
+    src: SourceFile
+    config: Config
+    rules: RuleSet
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    families: dict[str, FamilyCount] = field(default_factory=dict)
+    defines: set[str] = field(default_factory=set)  # names this file defines itself
+    unknown: list[Finding] = field(default_factory=list)  # HP002, settled across files later
+    used_families: set[str] = field(default_factory=set)
+
+    def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
+        self.edits.append(Edit(start, end, text, rule, priority))
+
+    def report(self, rule: str, severity: Severity, start: int, end: int, message: str,
+               family: str | None = None) -> None:
+        self.findings.append(Finding(rule, severity, self.src.span(start, end), message,
+                                     family=family))
+
+    def count(self, m: Mapping, start: int, end: int) -> None:
+        """Count one reference to a mapped name and report what a person must know."""
+        c = self.families.setdefault(m.family, FamilyCount())
+        c.found += 1
+        self.used_families.add(m.family)
+        if m.status == "unsupported":
+            c.unsupported += 1
+            alt = f"; consider {m.alt}" if m.alt else ""
+            note = f" ({m.note})" if m.note else ""
+            self.report("HP001", Severity.WARNING, start, end,
+                        f"{m.cuda} has no HIP equivalent{alt}{note}", m.family)
+            return
+        c.ported += 1
+        if version_tuple(m.since) > version_tuple(self.config.rocm):
+            self.report("HP003", Severity.WARNING, start, end,
+                        f"{m.hip} needs ROCm {m.since}; the ROCm floor is {self.config.rocm} "
+                        f"(raise it with --rocm {m.since})", m.family)
+        if m.status == "deprecated":
+            note = f": {m.note}" if m.note else ""
+            self.report("HP004", Severity.INFO, start, end,
+                        f"{m.cuda} is deprecated; ported to {m.hip}{note}", m.family)
+        elif m.status == "experimental":
+            self.report("HP007", Severity.INFO, start, end,
+                        f"{m.hip} is experimental in HIP; check its behaviour", m.family)

@@ -1,0 +1,96 @@
+"""Kernel launches: keep `<<<…>>>` (HIP-Clang accepts it) or emit `hipLaunchKernelGGL`.
+
+The GGL form is produced by editing only the punctuation around the launch's parts, so every
+expression inside (grid, block, arguments) keeps its own renames and wave64 fixes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipport.source import Node, SourceFile
+from hipport.translate.context import Context
+
+_CHEVRON = re.compile(rb"<<<")
+
+
+def run(ctx: Context) -> None:
+    if ctx.config.launch_syntax != "ggl":
+        return
+    root = ctx.src.root
+    for m in _CHEVRON.finditer(ctx.src.data):
+        node = root.descendant_for_byte_range(m.start(), m.end())
+        if node is None or node.type != "<<<":
+            if node is not None and node.type == "preproc_arg":
+                _macro_launch(ctx, node, m.start())
+            continue
+        syntax = node.parent
+        if syntax is not None and syntax.type == "kernel_call_syntax":
+            rewrite(ctx, syntax, 0)
+
+
+def rewrite(ctx: Context, syntax: Node, base: int, src: SourceFile | None = None) -> None:
+    """Edits turning `k<<<g, b, s, t>>>(a…)` into `hipLaunchKernelGGL(k, dim3(g), …, a…)`.
+
+    `base` shifts offsets when the launch was parsed from a macro body on its own.
+    """
+    call = syntax.parent
+    if call is None or call.type != "call_expression":
+        return
+    fn = call.child_by_field_name("function")
+    arglist = call.child_by_field_name("arguments")
+    if fn is None or arglist is None:
+        return
+    src = src or ctx.src
+    parts = [c for c in syntax.named_children if c.type != "comment"]
+    if len(parts) < 2:
+        return
+    seps = [c for c in syntax.children if c.type == ","]
+    open_ = syntax.children[0]
+    close = syntax.children[-1]
+    template = fn.type == "template_function" or (
+        fn.type == "qualified_identifier" and "<" in src.text(fn))
+    add = ctx.edit
+    add(base + fn.start_byte, base + fn.start_byte,
+        "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if template else ""), "HP-launch")
+    if template:
+        add(base + fn.end_byte, base + fn.end_byte, ")", "HP-launch")
+    # `<<<` (and any space before it) becomes `, dim3(`
+    add(base + fn.end_byte, _skip_blanks(src, open_.end_byte) + base, ", dim3(", "HP-launch")
+    add(base + seps[0].start_byte, base + _skip_blanks(src, seps[0].end_byte), "), dim3(", "HP-launch")
+    if len(parts) == 2:
+        add(base + close.start_byte, base + close.end_byte, "), 0, 0", "HP-launch")
+    elif len(parts) == 3:
+        add(base + seps[1].start_byte, base + seps[1].end_byte, "),", "HP-launch")
+        add(base + close.start_byte, base + close.end_byte, ", 0", "HP-launch")
+    else:
+        add(base + seps[1].start_byte, base + seps[1].end_byte, "),", "HP-launch")
+        add(base + close.start_byte, base + close.end_byte, "", "HP-launch")
+    # `(args…)`: the parenthesis opens nothing now; `()` closes the GGL call.
+    lpar = arglist.children[0]
+    has_args = any(c.type not in ("(", ")") for c in arglist.children)
+    add(base + close.end_byte, base + lpar.end_byte, ", " if has_args else "", "HP-launch")
+
+
+def _skip_blanks(src: SourceFile, at: int) -> int:
+    """Past spaces and tabs (not newlines) so `dim3(` hugs its argument."""
+    data = src.data
+    while at < len(data) and data[at] in b" \t":
+        at += 1
+    return at
+
+
+_WRAP_PREFIX = b"void __hipport_macro__() {\n"
+
+
+def _macro_launch(ctx: Context, arg: Node, at: int) -> None:
+    """A launch inside a `#define` body: parse the body alone and rewrite it the same way."""
+    body = ctx.src.data[arg.start_byte:arg.end_byte]
+    # Continuation lines are whitespace to the parser; keep offsets identical.
+    text = _WRAP_PREFIX + body.replace(b"\\\r\n", b"   ").replace(b"\\\n", b"  ") + b";\n}\n"
+    frag = SourceFile(ctx.src.path, text)
+    rel = at - arg.start_byte + len(_WRAP_PREFIX)
+    node = frag.root.descendant_for_byte_range(rel, rel + 3)
+    if node is not None and node.type == "<<<" and node.parent is not None \
+            and node.parent.type == "kernel_call_syntax":
+        rewrite(ctx, node.parent, arg.start_byte - len(_WRAP_PREFIX), frag)

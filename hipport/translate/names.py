@@ -1,0 +1,161 @@
+"""Rename CUDA identifiers, namespaces and qualified names by span; count every reference.
+
+Candidates come from one regex scan over the bytes; the tree then says what each one is, so
+names inside strings and comments are never touched.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from hipport.model import Severity
+from hipport.rules import Mapping, RuleSet
+from hipport.source import Node
+from hipport.translate import args as argrewrite
+from hipport.translate.context import Context
+from hipport.translate.lexer import code_ranges
+from hipport.translate.trie import name_regex
+
+# Names that look like CUDA APIs: reported as unknown when no table has them.
+GENERIC = [r"cuda[A-Z]\w*", r"cu(?:blas|sparse|solver|rand|fft|dnn)[A-Z]\w*", r"cu[A-Z][a-z]\w*",
+           r"CU(?:DA)?_[A-Z]\w*", r"CU(?:BLAS|SPARSE|SOLVER|RAND|FFT|DNN)_\w*", r"nvrtc[A-Z]\w*",
+           r"nccl[A-Z]\w*", r"nvtx[A-Z]\w*"]
+_GENERIC = re.compile("|".join(GENERIC))
+SKIP_TYPES = frozenset({"string_content", "string_literal", "raw_string_literal",
+                        "raw_string_content", "char_literal", "comment", "system_lib_string",
+                        "escape_sequence", "field_identifier", "number_literal"})
+DEFINING_PARENTS = frozenset({"function_declarator", "preproc_def", "preproc_function_def",
+                              "struct_specifier", "class_specifier", "enum_specifier",
+                              "enumerator", "type_definition", "alias_declaration",
+                              "init_declarator", "namespace_definition"})
+
+
+@cache
+def candidates_regex(rules: RuleSet) -> re.Pattern[bytes]:
+    first_segments = {k.split("::")[0] for k in rules.qualified}
+    return name_regex([*rules.names, *rules.namespaces, *first_segments], GENERIC)
+
+
+def run(ctx: Context) -> None:
+    data = ctx.src.data
+    rx = candidates_regex(ctx.rules)
+    root = ctx.src.root
+    macro_done: set[int] = set()
+    for m in rx.finditer(data):
+        start, end = m.span()
+        node = root.descendant_for_byte_range(start, end)
+        if node is None or node.type in SKIP_TYPES:
+            continue
+        if node.type in ("preproc_arg", "preproc_params"):
+            if node.type == "preproc_arg" and node.start_byte not in macro_done:
+                macro_done.add(node.start_byte)
+                _macro_body(ctx, node, rx)
+            continue
+        if node.start_byte != start or node.end_byte != end:
+            continue  # part of a larger token (a literal, an operator name)
+        _identifier(ctx, node, data[start:end].decode())
+
+
+def _defines(node: Node) -> bool:
+    parent = node.parent
+    if parent is None or parent.type not in DEFINING_PARENTS:
+        return False
+    if parent.type == "init_declarator":
+        return parent.child_by_field_name("declarator") == node
+    if parent.type == "enumerator":
+        return parent.child_by_field_name("name") == node
+    return parent.child_by_field_name("name") == node or parent.child_by_field_name("declarator") == node
+
+
+def _identifier(ctx: Context, node: Node, name: str) -> None:
+    rules = ctx.rules
+    if node.type == "namespace_identifier":
+        if _qualified(ctx, node):
+            return
+        ns = rules.namespaces.get(name)
+        if ns is not None:
+            ctx.count(ns, node.start_byte, node.end_byte)
+            if ns.hip and ns.hip != name:
+                ctx.edit(node.start_byte, node.end_byte, ns.hip, "HP-rename")
+            return
+    if _defines(node):
+        ctx.defines.add(name)
+        return
+    m = rules.names.get(name)
+    if m is None:
+        if _GENERIC.fullmatch(name):
+            ctx.unknown.append(_unknown(ctx, node.start_byte, node.end_byte, name))
+        return
+    if m.family in rules.namespace_families and not _after_scope(ctx.src.data, node.start_byte):
+        return  # a bare `BlockReduce` may be the project's own: count only `cub::BlockReduce`
+    ctx.count(m, node.start_byte, node.end_byte)
+    if m.hip and m.hip != name:
+        ctx.edit(node.start_byte, node.end_byte, m.hip, "HP-rename")
+    if m.args and m.status != "unsupported":
+        argrewrite.apply(ctx, node, m)
+
+
+def _after_scope(data: bytes, start: int) -> bool:
+    i = start
+    while i > 0 and data[i - 1] in b" \t":
+        i -= 1
+    return data[i - 2:i] == b"::"
+
+
+def _qualified(ctx: Context, node: Node) -> bool:
+    """Match `thrust::cuda::par`-style keys against the qualified name starting at `node`."""
+    parent = node.parent
+    if parent is None or parent.type != "qualified_identifier":
+        return False
+    text = ctx.src.data[node.start_byte:parent.end_byte].decode("utf-8", "replace")
+    compact = text.replace(" ", "")
+    best: Mapping | None = None
+    for key, m in ctx.rules.qualified.items():
+        if compact.startswith(key) and (len(compact) == len(key) or not compact[len(key)].isalnum()
+                                        and compact[len(key)] != "_"):
+            if best is None or len(key) > len(best.cuda):
+                best = m
+    if best is None or " " in text[:len(best.cuda) + 4]:
+        return False
+    end = node.start_byte + len(best.cuda)
+    ctx.count(best, node.start_byte, end)
+    if best.hip and best.hip != best.cuda:
+        ctx.edit(node.start_byte, end, best.hip, "HP-rename")
+    return True
+
+
+def _unknown(ctx: Context, start: int, end: int, name: str):  # -> Finding
+    from hipport.model import Finding
+
+    return Finding("HP002", Severity.WARNING, ctx.src.span(start, end),
+                   f"{name} looks like a CUDA API but no mapping table knows it; port it by hand "
+                   f"or add it to rules/api/", family="unknown")
+
+
+def _macro_body(ctx: Context, arg: Node, rx: re.Pattern[bytes]) -> None:
+    """Port a `#define` body token by token (the tree does not parse macro bodies)."""
+    base = arg.start_byte
+    body = ctx.src.data[base:arg.end_byte]
+    tokens = {s: e for s, e in code_ranges(body)}
+    parent = arg.parent
+    if parent is not None and parent.type in ("preproc_def", "preproc_function_def"):
+        name = parent.child_by_field_name("name")
+        if name is not None:
+            ctx.defines.add(ctx.src.text(name))
+    for m in rx.finditer(body):
+        s, e = m.span()
+        if tokens.get(s) != e:
+            continue
+        name = body[s:e].decode()
+        mp = ctx.rules.names.get(name) or ctx.rules.namespaces.get(name)
+        if mp is None:
+            if _GENERIC.fullmatch(name):
+                ctx.unknown.append(_unknown(ctx, base + s, base + e, name))
+            continue
+        if mp.family in ctx.rules.namespace_families and mp.kind != "namespace" \
+                and not _after_scope(body, s):
+            continue
+        ctx.count(mp, base + s, base + e)
+        if mp.hip and mp.hip != name:
+            ctx.edit(base + s, base + e, mp.hip, "HP-rename")
