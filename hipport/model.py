@@ -137,6 +137,22 @@ class RunResult:
         return dict(sorted(counts.items()))
 
 
+def _fast_pickle(cls: type) -> type:
+    """Pickle a slotted dataclass as (cls, field values): several times faster to load than
+    dataclasses' generic __setstate__, which matters for the pool and the cache."""
+    names = tuple(f for f in cls.__dataclass_fields__)  # type: ignore[attr-defined]
+
+    def __reduce__(self: Any) -> tuple[type, tuple[Any, ...]]:
+        return cls, tuple(getattr(self, n) for n in names)
+
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign]
+    return cls
+
+
+for _cls in (Span, Edit, Fix, Finding, FamilyCount, FileResult):
+    _fast_pickle(_cls)
+
+
 def to_plain(obj: Any) -> Any:
     """A JSON-ready view of a model object (enums as values, bytes dropped)."""
     if isinstance(obj, Enum):

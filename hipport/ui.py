@@ -44,11 +44,11 @@ class UI:
             yield update
 
     def report(self, result: RunResult, fmt: str, to_stderr: bool = False) -> None:
+        if self.quiet and fmt == "text":
+            return
         render = formats()[fmt]
         text = render(result, ViewOptions(fail_on=self.fail_on,
                                           color=self.color and not to_stderr))
-        if self.quiet and fmt == "text":
-            return
         stream = sys.stderr if to_stderr else sys.stdout
         stream.write(text)
         stream.flush()

@@ -150,15 +150,20 @@ def _display(given: Path, rel: str) -> str:
     return rel if str(given) in (".", "./") else f"{given.as_posix().rstrip('/')}/{rel}"
 
 
-def write_atomic(path: Path, data: bytes, mode_from: Path | None = None) -> None:
-    """Write via a temporary file and rename, so a crash leaves the old or the new file."""
+def write_atomic(path: Path, data: bytes, mode_from: Path | None = None, durable: bool = False) -> None:
+    """Write via a temporary file and rename, so a crash leaves the old or the new file.
+
+    `durable` also fsyncs before the rename: worth it when replacing a user's own file
+    (--in-place), too slow for thousands of fresh files in an output mirror.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".hipport-tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         src = mode_from if mode_from is not None and mode_from.exists() else (path if path.exists() else None)
         if src is not None:
             os.chmod(tmp, src.stat().st_mode & 0o7777)

@@ -94,7 +94,7 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
             target = wf.path
             if r.output_path and r.output_path != wf.rel:  # --rename-extensions
                 target = wf.root / r.output_path
-            write_atomic(target, r.ported, mode_from=wf.path)
+            write_atomic(target, r.ported, mode_from=wf.path, durable=True)
             if target != wf.path:
                 wf.path.unlink()
     elif mode == "--diff":

@@ -6,42 +6,35 @@ import io
 
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from hipport.model import FileResult, Finding, RunResult, Severity
 from hipport.report import ViewOptions
 from hipport.report.summary import summary
 
-STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+# ANSI colours for a terminal; findings are plain strings (rich per finding is too slow on
+# big trees), the summary table is rich.
+COLOR = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[33m", Severity.INFO: "\x1b[36m"}
+BOLD, DIM, GREEN, RESET = "\x1b[1m", "\x1b[2m", "\x1b[32m", "\x1b[0m"
 
 
-def _line(r: FileResult, line: int) -> str | None:
-    if r.original is None:
-        return None
-    lines = r.original.split(b"\n")
-    if 0 < line <= len(lines):
-        return lines[line - 1].rstrip(b"\r").decode("utf-8", "replace")
-    return None
+def finding_text(r: FileResult, f: Finding, opts: ViewOptions, lines: list[bytes] | None) -> str:
+    def c(code: str, text: str) -> str:
+        return f"{code}{text}{RESET}" if opts.color else text
 
-
-def finding_text(r: FileResult, f: Finding, opts: ViewOptions) -> Text:
     s = f.span
-    t = Text()
-    t.append(f"{r.path}:{s.line}:{s.column}: ", style="bold")
-    t.append(f"{f.severity.value}: ", style=STYLE[f.severity])
-    t.append(f"[{f.rule}] ", style="bold")
-    t.append(f.message)
+    out = [c(BOLD, f"{r.path}:{s.line}:{s.column}:"), " ",
+           c(COLOR[f.severity], f"{f.severity.value}:"), " ", c(BOLD, f"[{f.rule}]"), " ", f.message]
     if f.kernel:
-        t.append(f" (kernel {f.kernel}" + (f", model {f.model})" if f.model else ")"), style="dim")
-    src = _line(r, s.line) if opts.show_source else None
-    if src is not None:
-        t.append("\n    " + src.expandtabs(4))
+        out.append(c(DIM, f" (kernel {f.kernel}" + (f", model {f.model})" if f.model else ")")))
+    if opts.show_source and lines is not None and 0 < s.line <= len(lines):
+        src = lines[s.line - 1].rstrip(b"\r").decode("utf-8", "replace")
         width = max(1, (s.end_column - s.column) if s.end_line == s.line else 1)
         pad = len(src[:s.column - 1].expandtabs(4))
-        t.append("\n    " + " " * pad + "^" + "~" * (width - 1), style="green")
+        out.append("\n    " + src.expandtabs(4))
+        out.append("\n    " + " " * pad + c(GREEN, "^" + "~" * (width - 1)))
     if f.fix is not None:
-        t.append(f"\n    fix ({f.fix.applicability.value}): {f.fix.title}", style="dim")
-    return t
+        out.append("\n    " + c(DIM, f"fix ({f.fix.applicability.value}): {f.fix.title}"))
+    return "".join(out)
 
 
 def summary_table(run: RunResult) -> Table:
@@ -60,14 +53,15 @@ def summary_table(run: RunResult) -> Table:
 
 def render(run: RunResult, opts: ViewOptions) -> str:
     buf = io.StringIO()
-    con = Console(file=buf, force_terminal=opts.color, no_color=not opts.color, width=100,
-                  highlight=False, soft_wrap=True)
     for r in run.files:
         if r.error:
-            con.print(Text(f"{r.path}: {'skipped' if r.status.value == 'skipped' else 'error'}: "
-                           f"{r.error}", style="red" if r.status.value == "failed" else "dim"))
+            kind = "skipped" if r.status.value == "skipped" else "error"
+            buf.write(f"{r.path}: {kind}: {r.error}\n")
+        lines = r.original.split(b"\n") if (r.findings and r.original is not None) else None
         for f in r.findings:
-            con.print(finding_text(r, f, opts))
+            buf.write(finding_text(r, f, opts, lines) + "\n")
+    con = Console(file=buf, force_terminal=opts.color, no_color=not opts.color, width=100,
+                  highlight=False, soft_wrap=True)
     s = summary(run)
     held = sum(1 for _, f in run.findings if f.fix and f.fix.applicability.value == "review")
     con.print(summary_table(run))

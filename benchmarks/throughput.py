@@ -1,0 +1,98 @@
+"""Throughput of `hipport port`: cold run, warm re-run, and tree-sitter parsing alone.
+
+Builds a corpus of at least 200k lines of CUDA from examples/ and fixtures/ (each copy
+varied so no two files are identical), then prints lines/s for:
+  parse-alone  tree-sitter-cuda parsing of every file on one core (the floor any
+               syntax-aware tool pays),
+  cold         `hipport port CORPUS -o OUT` with an empty cache,
+  warm         the same command again over the unchanged tree.
+Targets: cold within 2x of parse-alone time; warm at least 20x faster than cold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def seeds() -> list[bytes]:
+    out = []
+    for folder in ("examples", "fixtures"):
+        for p in sorted((ROOT / folder).rglob("*")):
+            if p.suffix in (".cu", ".cuh") and p.is_file():
+                out.append(p.read_bytes())
+    if not out:
+        sys.exit("no .cu/.cuh files under examples/ or fixtures/ to build a corpus from")
+    return out
+
+
+def build_corpus(dest: Path, min_lines: int) -> tuple[int, int]:
+    files = lines = 0
+    base = seeds()
+    i = 0
+    while lines < min_lines:
+        data = base[i % len(base)]
+        # Vary each copy: a unique banner and renamed kernels keep files distinct (no cache hits).
+        varied = b"// corpus copy %d\n" % i + data.replace(b"__global__ void ", b"__global__ void v%d_" % i)
+        sub = dest / f"d{i // 50:03d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"f{i:05d}.cu").write_bytes(varied)
+        files += 1
+        lines += varied.count(b"\n")
+        i += 1
+    return files, lines
+
+
+def parse_alone(corpus: Path) -> float:
+    import tree_sitter
+    import tree_sitter_cuda
+
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
+    datas = [p.read_bytes() for p in sorted(corpus.rglob("*.cu"))]
+    t0 = time.perf_counter()
+    for d in datas:
+        parser.parse(d)
+    return time.perf_counter() - t0
+
+
+def hipport_run(corpus: Path, out: Path, cache: Path) -> float:
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "hipport", "port", str(corpus), "-o", str(out),
+                        "--cache-dir", str(cache), "--quiet"], capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if r.returncode not in (0, 1):
+        sys.exit(f"hipport failed ({r.returncode}):\n{r.stderr[-2000:]}")
+    return dt
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lines", type=int, default=200_000)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="hipport-bench-") as tmp:
+        t = Path(tmp)
+        corpus, out, cache = t / "corpus", t / "out", t / "cache"
+        files, lines = build_corpus(corpus, args.lines)
+        parse = parse_alone(corpus)
+        cold = hipport_run(corpus, out, cache)
+        shutil.rmtree(out)
+        warm = hipport_run(corpus, out, cache)
+    cores = os.cpu_count()
+    print(f"corpus: {files} files, {lines} lines; {cores} cores")
+    print(f"parse-alone (1 core): {parse:7.2f} s  {lines / parse:12,.0f} lines/s")
+    print(f"cold hipport port:    {cold:7.2f} s  {lines / cold:12,.0f} lines/s  "
+          f"({cold / parse:.2f}x parse-alone; target <= 2x)")
+    print(f"warm hipport port:    {warm:7.2f} s  {lines / warm:12,.0f} lines/s  "
+          f"({cold / warm:.1f}x faster than cold; target >= 20x)")
+
+
+if __name__ == "__main__":
+    main()

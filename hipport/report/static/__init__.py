@@ -1,0 +1,1 @@
+"""CSS and JS of the porting report (package data, copied next to the pages)."""

@@ -1,0 +1,1 @@
+"""HTML templates of the porting report (package data; string.Template syntax)."""

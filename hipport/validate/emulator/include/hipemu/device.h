@@ -1,0 +1,331 @@
+// hipport wave emulator: device-side API (index variables, barriers,
+// cross-lane operations with AMD semantics, bit intrinsics, atomics).
+#pragma once
+#include "core.h"
+
+// Index variables: per fiber (threadIdx) or per block / launch.
+#define threadIdx (static_cast<const uint3&>(::hipemu::detail::g.cur->tid))
+#define blockIdx (static_cast<const uint3&>(::hipemu::detail::g.blockIdx))
+#define blockDim (static_cast<const dim3&>(::hipemu::detail::g.blockDim))
+#define gridDim (static_cast<const dim3&>(::hipemu::detail::g.gridDim))
+#define hipThreadIdx_x (threadIdx.x)
+#define hipThreadIdx_y (threadIdx.y)
+#define hipThreadIdx_z (threadIdx.z)
+#define hipBlockIdx_x (blockIdx.x)
+#define hipBlockIdx_y (blockIdx.y)
+#define hipBlockIdx_z (blockIdx.z)
+#define hipBlockDim_x (blockDim.x)
+#define hipBlockDim_y (blockDim.y)
+#define hipBlockDim_z (blockDim.z)
+#define hipGridDim_x (gridDim.x)
+#define hipGridDim_y (gridDim.y)
+#define hipGridDim_z (gridDim.z)
+
+// HIP 6.2+ requires 64-bit masks for the *_sync functions (static_assert in
+// amd_warp_sync_functions.h).  On wave32 a 32-bit mask is accepted.
+#define HIPEMU_CHECK_MASK(MaskT)                                                          \
+  static_assert(std::is_integral<MaskT>::value && (sizeof(MaskT) == 8 || HIPEMU_WAVE == 32), \
+                "hipemu: the mask of a *_sync function must be a 64-bit integer (unsigned "   \
+                "long long) on a wave64 target; a 32-bit mask such as 0xffffffff covers only " \
+                "half of the 64-lane wavefront")
+
+// ------------------------------------------------------------ barriers
+inline void __syncthreads(::hipemu::Site s = ::hipemu::Site()) {
+  ::hipemu::detail::barrier(0, 0, "__syncthreads", s);
+}
+inline int __syncthreads_count(int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::barrier(1, pred, "__syncthreads_count", s);
+}
+inline int __syncthreads_and(int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::barrier(2, pred, "__syncthreads_and", s);
+}
+inline int __syncthreads_or(int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::barrier(3, pred, "__syncthreads_or", s);
+}
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+// __syncwarp: rendezvous of the lanes named in mask (exited lanes ignored).
+template <class MaskT = unsigned long long>
+inline void __syncwarp(MaskT mask = (MaskT)::hipemu::kWaveBits,
+                       ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  ::hipemu::detail::wave_op(::hipemu::detail::OP_SYNC, "__syncwarp", 0, 0, 0,
+                            (unsigned long long)mask,
+                            ::hipemu::detail::FL_MASK | ::hipemu::detail::FL_LENIENT_EXITED, s);
+}
+
+// ------------------------------------------------------------ lane queries
+inline unsigned int __lane_id() { return (unsigned)::hipemu::detail::g.cur->lane; }
+inline unsigned long long __lanemask_lt() {
+  return (1ull << __lane_id()) - 1;
+}
+inline unsigned long long __lanemask_le() {
+  return __lane_id() == 63 ? ~0ull : (1ull << (__lane_id() + 1)) - 1;
+}
+inline unsigned long long __lanemask_gt() { return ::hipemu::kWaveBits & ~__lanemask_le(); }
+inline unsigned long long __lanemask_eq() { return 1ull << __lane_id(); }
+
+// ------------------------------------------------------------ shuffles
+template <class T>
+inline T __shfl(T var, int srcLane, int width = warpSize, ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL, "__shfl", var, srcLane, width, 0,
+                                   0, s);
+}
+template <class T>
+inline T __shfl_up(T var, unsigned int delta, int width = warpSize,
+                   ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_UP, "__shfl_up", var, (int)delta,
+                                   width, 0, 0, s);
+}
+template <class T>
+inline T __shfl_down(T var, unsigned int delta, int width = warpSize,
+                     ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_DOWN, "__shfl_down", var,
+                                   (int)delta, width, 0, 0, s);
+}
+template <class T>
+inline T __shfl_xor(T var, int laneMask, int width = warpSize,
+                    ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_XOR, "__shfl_xor", var, laneMask,
+                                   width, 0, 0, s);
+}
+
+template <class MaskT, class T>
+inline T __shfl_sync(MaskT mask, T var, int srcLane, int width = warpSize,
+                     ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL, "__shfl_sync", var, srcLane, width,
+                                   (unsigned long long)mask, ::hipemu::detail::FL_MASK, s);
+}
+template <class MaskT, class T>
+inline T __shfl_up_sync(MaskT mask, T var, unsigned int delta, int width = warpSize,
+                        ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_UP, "__shfl_up_sync", var,
+                                   (int)delta, width, (unsigned long long)mask,
+                                   ::hipemu::detail::FL_MASK, s);
+}
+template <class MaskT, class T>
+inline T __shfl_down_sync(MaskT mask, T var, unsigned int delta, int width = warpSize,
+                          ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_DOWN, "__shfl_down_sync", var,
+                                   (int)delta, width, (unsigned long long)mask,
+                                   ::hipemu::detail::FL_MASK, s);
+}
+template <class MaskT, class T>
+inline T __shfl_xor_sync(MaskT mask, T var, int laneMask, int width = warpSize,
+                         ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_XOR, "__shfl_xor_sync", var,
+                                   laneMask, width, (unsigned long long)mask,
+                                   ::hipemu::detail::FL_MASK, s);
+}
+
+// ------------------------------------------------------------ votes
+inline unsigned long long __ballot(int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__ballot", pred != 0, 0, 0, 0,
+                                   0, s);
+}
+inline int __any(int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__any", pred != 0, 0, 0, 0, 0,
+                                   s) != 0;
+}
+inline int __all(int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  unsigned long long active = 0;
+  unsigned long long b = ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__all",
+                                                   pred != 0, 0, 0, 0, 0, s, &active);
+  return b == active;
+}
+inline unsigned long long __activemask(::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::wave_op(::hipemu::detail::OP_ACTIVEMASK, "__activemask", 0, 0, 0, 0,
+                                   0, s);
+}
+template <class MaskT>
+inline unsigned long long __ballot_sync(MaskT mask, int pred,
+                                        ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  return ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__ballot_sync", pred != 0, 0,
+                                   0, (unsigned long long)mask, ::hipemu::detail::FL_MASK, s) &
+         (unsigned long long)mask;
+}
+template <class MaskT>
+inline int __any_sync(MaskT mask, int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  return (::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__any_sync", pred != 0, 0, 0,
+                                    (unsigned long long)mask, ::hipemu::detail::FL_MASK, s) &
+          (unsigned long long)mask) != 0;
+}
+template <class MaskT>
+inline int __all_sync(MaskT mask, int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  unsigned long long m = (unsigned long long)mask & ::hipemu::kWaveBits;
+  return (::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__all_sync", pred != 0, 0, 0,
+                                    (unsigned long long)mask, ::hipemu::detail::FL_MASK, s) &
+          m) == m;
+}
+template <class MaskT, class T>
+inline unsigned long long __match_any_sync(MaskT mask, T value,
+                                           ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  return ::hipemu::detail::wave_op(::hipemu::detail::OP_MATCH_ANY, "__match_any_sync",
+                                   ::hipemu::detail::to_bits(value), 0, 0,
+                                   (unsigned long long)mask, ::hipemu::detail::FL_MASK, s);
+}
+template <class MaskT, class T>
+inline unsigned long long __match_all_sync(MaskT mask, T value, int* pred,
+                                           ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  unsigned long long ok = 0;
+  unsigned long long r = ::hipemu::detail::wave_op(
+      ::hipemu::detail::OP_MATCH_ALL, "__match_all_sync", ::hipemu::detail::to_bits(value), 0, 0,
+      (unsigned long long)mask, ::hipemu::detail::FL_MASK, s, &ok);
+  if (pred) *pred = (int)ok;
+  return r;
+}
+
+#define HIPEMU_REDUCE(NAME, T, RED)                                                          \
+  template <class MaskT>                                                                     \
+  inline T NAME(MaskT mask, T value, ::hipemu::Site s = ::hipemu::Site()) {                  \
+    HIPEMU_CHECK_MASK(MaskT);                                                                \
+    return (T)::hipemu::detail::wave_op(::hipemu::detail::OP_REDUCE, #NAME, (unsigned)value, \
+                                        ::hipemu::detail::RED, 0, (unsigned long long)mask,   \
+                                        ::hipemu::detail::FL_MASK, s);                        \
+  }
+HIPEMU_REDUCE(__reduce_add_sync, int, RED_ADD)
+HIPEMU_REDUCE(__reduce_add_sync, unsigned, RED_ADD)
+HIPEMU_REDUCE(__reduce_min_sync, int, RED_MIN)
+HIPEMU_REDUCE(__reduce_min_sync, unsigned, RED_UMIN)
+HIPEMU_REDUCE(__reduce_max_sync, int, RED_MAX)
+HIPEMU_REDUCE(__reduce_max_sync, unsigned, RED_UMAX)
+HIPEMU_REDUCE(__reduce_and_sync, unsigned, RED_AND)
+HIPEMU_REDUCE(__reduce_or_sync, unsigned, RED_OR)
+HIPEMU_REDUCE(__reduce_xor_sync, unsigned, RED_XOR)
+#undef HIPEMU_REDUCE
+
+// ------------------------------------------------------------ bit intrinsics
+inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffs(unsigned int x) { return __builtin_ffs((int)x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline int __ffsll(unsigned long long x) { return __builtin_ffsll((long long)x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+inline unsigned int __brev(unsigned int x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+  return __builtin_bswap32(x);
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+// n-th set bit search (HIP __fns64): position of the offset-th set bit after base.
+inline unsigned int __fns64(unsigned long long mask, unsigned int base, int offset) {
+  if (offset == 0) return (mask >> base) & 1 ? base : ~0u;
+  int step = offset > 0 ? 1 : -1, n = offset > 0 ? offset : -offset;
+  for (int i = (int)base + step; i >= 0 && i < 64; i += step)
+    if (((mask >> i) & 1) && --n == 0) return (unsigned)i;
+  return ~0u;
+}
+inline unsigned int __fns32(unsigned long long mask, unsigned int base, int offset) {
+  return __fns64(mask & 0xffffffffull, base, offset);
+}
+inline unsigned int __fns(unsigned int mask, unsigned int base, int offset) {
+  return __fns32(mask, base, offset);
+}
+
+// ------------------------------------------------------------ misc
+inline long long clock64() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+inline long long __clock64() { return clock64(); }
+inline long long wall_clock64() { return clock64(); }
+inline void __nanosleep(unsigned int) {}
+[[noreturn]] inline void __trap(::hipemu::Site s = ::hipemu::Site()) {
+  ::hipemu::detail::fatal_at(::hipemu::detail::g.in_kernel ? ::hipemu::detail::g.cur : nullptr,
+                             &s, "__trap() called");
+}
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+
+// ------------------------------------------------------------ atomics
+// Fibers are cooperative: a plain read-modify-write is atomic.
+#define HIPEMU_ATOMIC(NAME, T, EXPR) \
+  inline T NAME(T* addr, T val) {    \
+    T old = *addr;                   \
+    *addr = (EXPR);                  \
+    return old;                      \
+  }
+#define HIPEMU_ATOMIC_INT(NAME, EXPR)              \
+  HIPEMU_ATOMIC(NAME, int, EXPR)                   \
+  HIPEMU_ATOMIC(NAME, unsigned int, EXPR)          \
+  HIPEMU_ATOMIC(NAME, unsigned long long, EXPR)    \
+  HIPEMU_ATOMIC(NAME, long long, EXPR)
+HIPEMU_ATOMIC_INT(atomicAdd, old + val)
+HIPEMU_ATOMIC(atomicAdd, float, old + val)
+HIPEMU_ATOMIC(atomicAdd, double, old + val)
+HIPEMU_ATOMIC(atomicSub, int, old - val)
+HIPEMU_ATOMIC(atomicSub, unsigned int, old - val)
+HIPEMU_ATOMIC(atomicSub, unsigned long long, old - val)
+HIPEMU_ATOMIC(atomicSub, float, old - val)
+HIPEMU_ATOMIC(atomicSub, double, old - val)
+HIPEMU_ATOMIC_INT(atomicMax, val > old ? val : old)
+HIPEMU_ATOMIC(atomicMax, float, val > old ? val : old)
+HIPEMU_ATOMIC(atomicMax, double, val > old ? val : old)
+HIPEMU_ATOMIC_INT(atomicMin, val < old ? val : old)
+HIPEMU_ATOMIC(atomicMin, float, val < old ? val : old)
+HIPEMU_ATOMIC(atomicMin, double, val < old ? val : old)
+HIPEMU_ATOMIC_INT(atomicExch, val)
+HIPEMU_ATOMIC(atomicExch, float, val)
+HIPEMU_ATOMIC(atomicExch, double, val)
+HIPEMU_ATOMIC_INT(atomicAnd, old & val)
+HIPEMU_ATOMIC_INT(atomicOr, old | val)
+HIPEMU_ATOMIC_INT(atomicXor, old ^ val)
+#undef HIPEMU_ATOMIC_INT
+#undef HIPEMU_ATOMIC
+inline unsigned int atomicInc(unsigned int* addr, unsigned int val) {
+  unsigned int old = *addr;
+  *addr = old >= val ? 0u : old + 1u;
+  return old;
+}
+inline unsigned int atomicDec(unsigned int* addr, unsigned int val) {
+  unsigned int old = *addr;
+  *addr = (old == 0u || old > val) ? val : old - 1u;
+  return old;
+}
+#define HIPEMU_CAS(T)                             \
+  inline T atomicCAS(T* addr, T compare, T val) { \
+    T old = *addr;                                \
+    if (old == compare) *addr = val;              \
+    return old;                                   \
+  }
+HIPEMU_CAS(int)
+HIPEMU_CAS(unsigned int)
+HIPEMU_CAS(unsigned long long)
+HIPEMU_CAS(long long)
+HIPEMU_CAS(unsigned short)
+#undef HIPEMU_CAS
+
+// Scoped / system / unsafe variants forward to the plain ones.
+#define HIPEMU_ATOMIC_FWD(NAME, BASE)                    \
+  template <class P, class... V>                         \
+  inline auto NAME(P* addr, V... v) { return BASE(addr, v...); }
+HIPEMU_ATOMIC_FWD(atomicAdd_system, atomicAdd)
+HIPEMU_ATOMIC_FWD(atomicAdd_block, atomicAdd)
+HIPEMU_ATOMIC_FWD(unsafeAtomicAdd, atomicAdd)
+HIPEMU_ATOMIC_FWD(safeAtomicAdd, atomicAdd)
+HIPEMU_ATOMIC_FWD(atomicSub_system, atomicSub)
+HIPEMU_ATOMIC_FWD(atomicMax_system, atomicMax)
+HIPEMU_ATOMIC_FWD(atomicMin_system, atomicMin)
+HIPEMU_ATOMIC_FWD(atomicExch_system, atomicExch)
+HIPEMU_ATOMIC_FWD(atomicCAS_system, atomicCAS)
+HIPEMU_ATOMIC_FWD(atomicAnd_system, atomicAnd)
+HIPEMU_ATOMIC_FWD(atomicOr_system, atomicOr)
+HIPEMU_ATOMIC_FWD(atomicXor_system, atomicXor)
+#undef HIPEMU_ATOMIC_FWD

@@ -1,0 +1,183 @@
+"""The `port` command on real files: output modes, exit codes, bad input, bytes on disk."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import hipport
+
+KERNEL = b"""#include <cuda_runtime.h>
+__global__ void scale(float* a, float s) { a[threadIdx.x] *= s; }
+int main() {
+  float* d;
+  cudaMalloc(&d, 64 * sizeof(float));  // cudaMalloc stays in this comment
+  scale<<<1, 64>>>(d, 2.0f);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  puts("cudaFree");
+}
+"""
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    src = tmp_path / "proj"
+    (src / "kernels").mkdir(parents=True)
+    (src / "kernels" / "scale.cu").write_bytes(KERNEL)
+    (src / "README.md").write_text("not code\n")
+    (src / "CMakeLists.txt").write_text("project(x LANGUAGES CXX CUDA)\n")
+    return src
+
+
+def test_output_mirror_ports_and_copies(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = hipport("port", tree, "-o", out)
+    assert r.returncode == 0, r.stderr
+    ported = (out / "kernels" / "scale.cu").read_bytes()
+    assert b"hipMalloc(&d" in ported and b"hipFree(d)" in ported
+    assert b"// cudaMalloc stays in this comment" in ported
+    assert b'puts("cudaFree")' in ported
+    assert b"#include <hip/hip_runtime.h>" in ported and b"cuda_runtime.h" not in ported
+    assert (out / "README.md").read_text() == "not code\n"
+    assert (out / "CMakeLists.txt").exists()
+    assert (tree / "kernels" / "scale.cu").read_bytes() == KERNEL  # input untouched
+
+
+def test_only_ported_skips_other_files(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert hipport("port", tree, "-o", out, "--only-ported").returncode == 0
+    assert (out / "kernels" / "scale.cu").exists()
+    assert not (out / "README.md").exists()
+
+
+def test_stdout_for_one_file(tree: Path) -> None:
+    r = hipport("port", tree / "kernels" / "scale.cu", "-o", "-", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(b"#include <hip/hip_runtime.h>")
+    assert b"hipDeviceSynchronize()" in r.stdout
+
+
+def test_stdout_needs_one_file(tree: Path) -> None:
+    r = hipport("port", tree, "-o", "-")
+    assert r.returncode == 2
+    assert b"exactly one input file" in r.stderr
+
+
+def test_in_place_rewrites_atomically_and_is_idempotent(tree: Path) -> None:
+    f = tree / "kernels" / "scale.cu"
+    os.chmod(f, 0o640)
+    assert hipport("port", tree, "--in-place").returncode == 0
+    once = f.read_bytes()
+    assert b"hipMalloc" in once
+    assert oct(f.stat().st_mode & 0o777) == "0o640"
+    assert not list(tree.rglob("*.hipport-tmp"))
+    assert hipport("port", tree, "--in-place", "--no-cache").returncode == 0
+    assert f.read_bytes() == once
+    assert hipport("port", tree, "--check", "--no-cache").returncode == 0
+
+
+def test_diff_writes_nothing(tree: Path) -> None:
+    r = hipport("port", tree, "--diff")
+    assert r.returncode == 0
+    assert b"-  cudaMalloc(&d" in r.stdout and b"+  hipMalloc(&d" in r.stdout
+    assert (tree / "kernels" / "scale.cu").read_bytes() == KERNEL
+
+
+def test_check_exits_1_when_something_would_change(tree: Path) -> None:
+    r = hipport("port", tree, "--check")
+    assert r.returncode == 1
+    assert b"scale.cu: would be changed" in r.stderr
+    assert (tree / "kernels" / "scale.cu").read_bytes() == KERNEL
+
+
+@pytest.mark.parametrize("args", [[], ["--diff", "--check"], ["--in-place", "-o", "x"]])
+def test_exactly_one_output_mode(tree: Path, args: list[str]) -> None:
+    r = hipport("port", tree, *args)
+    assert r.returncode == 2
+    assert b"exactly one output mode" in r.stderr
+
+
+def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    r = hipport("port", tmp_path / "nope", "--check")
+    assert r.returncode == 2
+    assert b"nope: no such file or directory" in r.stderr
+
+
+def test_output_inside_input_is_refused(tree: Path) -> None:
+    r = hipport("port", tree, "-o", tree / "hip")
+    assert r.returncode == 2
+    assert b"inside the input folder" in r.stderr
+    assert not (tree / "hip").exists()
+
+
+def test_binary_and_unreadable_files_are_reported_and_left_alone(tree: Path, tmp_path: Path) -> None:
+    blob = b"\x7fELF\x00\x00cudaMalloc\x00" * 10
+    (tree / "kernels" / "blob.cu").write_bytes(blob)
+    (tree / "kernels" / "gone.cu").symlink_to(tree / "kernels" / "missing.cu")
+    r = hipport("port", tree, "--in-place", "--format", "json")
+    assert r.returncode == 1  # the unreadable file fails the run
+    doc = json.loads(r.stdout)
+    status = {f["path"].rsplit("/", 1)[-1]: f for f in doc["files"]}
+    assert status["blob.cu"]["status"] == "skipped" and "binary" in status["blob.cu"]["error"]
+    assert status["gone.cu"]["status"] == "failed" and "cannot read" in status["gone.cu"]["error"]
+    assert (tree / "kernels" / "blob.cu").read_bytes() == blob
+    assert (tree / "kernels" / "scale.cu").read_bytes() != KERNEL  # the rest was ported
+
+
+def test_gitignore_include_exclude_and_symlinks(tree: Path, tmp_path: Path) -> None:
+    (tree / ".gitignore").write_text("build/\n*.gen.cu\n")
+    (tree / "build").mkdir()
+    (tree / "build" / "x.cu").write_bytes(KERNEL)
+    (tree / "a.gen.cu").write_bytes(KERNEL)
+    (tree / "skipme.cu").write_bytes(KERNEL)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.cu").write_bytes(KERNEL)
+    (tree / "link").symlink_to(outside)
+    r = hipport("port", tree, "--check", "--format", "json", "--exclude", "skipme.cu")
+    names = {f["path"] for f in json.loads(r.stdout)["files"]}
+    assert any(n.endswith("kernels/scale.cu") for n in names)
+    assert not any("build/" in n or "gen.cu" in n or "skipme" in n or "secret" in n for n in names)
+
+
+def test_rename_extensions_updates_includes(tmp_path: Path) -> None:
+    src = tmp_path / "p"
+    src.mkdir()
+    (src / "main.cu").write_bytes(b'#include "impl.cu"\n#include "util.cuh"\nint main(){}\n')
+    (src / "impl.cu").write_bytes(b"__global__ void k() {}\n")
+    (src / "util.cuh").write_bytes(b"#pragma once\n__device__ int f();\n")
+    out = tmp_path / "o"
+    assert hipport("port", src, "-o", out, "--rename-extensions").returncode == 0
+    assert (out / "main.hip").exists() and (out / "impl.hip").exists() and (out / "util.cuh").exists()
+    assert b'#include "impl.hip"' in (out / "main.hip").read_bytes()
+    assert b'#include "util.cuh"' in (out / "main.hip").read_bytes()
+
+
+def test_json_summary_counts_families(tree: Path) -> None:
+    r = hipport("port", tree, "--check", "--format", "json")
+    doc = json.loads(r.stdout)
+    s = doc["summary"]
+    assert s["files_scanned"] == 1 and s["files_changed"] == 1
+    assert s["families"]["runtime"]["ported"] >= 4
+    assert doc["version"] == 1
+
+
+def test_warm_run_uses_the_cache(tree: Path) -> None:
+    hipport("port", tree, "--check", "--format", "json")
+    r = hipport("port", tree, "--check", "--format", "json")
+    assert json.loads(r.stdout)["summary"]["cached"] == 1
+    assert (tree / ".hipport-cache" / ".gitignore").exists()
+
+
+def test_version_and_help() -> None:
+    r = hipport("--version")
+    assert r.returncode == 0 and r.stdout.startswith(b"hipport ")
+    h = hipport("port", "--help")
+    assert h.returncode == 0
+    for opt in (b"--output", b"--in-place", b"--diff", b"--check", b"--rename-extensions",
+                b"--launch-syntax", b"--wave-strategy"):
+        assert opt in h.stdout

@@ -1,0 +1,41 @@
+"""Shared test helpers: run the real `hipport` entry point; keep tests off the user's home."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HIPCC = shutil.which("hipcc")
+
+
+@pytest.fixture(autouse=True)
+def _no_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests must never write to the user's home or cache."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+
+
+def hipport(*args: str | Path, cwd: Path | None = None, input: bytes | None = None,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run `python -m hipport ARGS` as a user would, capturing bytes."""
+    e = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "hipport", *map(str, args)], cwd=cwd,
+                          input=input, capture_output=True, env=e, timeout=300)
+
+
+def hipcc_compile(path: Path, arch: str = "gfx90a", extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HIP_PLATFORM": "amd"}
+    return subprocess.run(["hipcc", f"--offload-arch={arch}", "-std=c++17", "-x", "hip", "-c",
+                           str(path), "-o", os.devnull, *extra],
+                          capture_output=True, text=True, env=env, timeout=300)
+
+
+needs_hipcc = pytest.mark.skipif(HIPCC is None, reason="hipcc is not installed "
+                                 "(apt-get install hipcc libamdhip64-dev rocm-device-libs)")
