@@ -108,8 +108,8 @@ struct State {
   void* sched_fake = nullptr;
   const void* main_bottom = nullptr;
   size_t main_size = 0;
-  uint3 blockIdx{0, 0, 0};
-  dim3 blockDim, gridDim;
+  uint3 bidx{0, 0, 0};
+  dim3 bdim, gdim;
   int nthreads = 0, nwaves = 0, ndone = 0;
   const char* kname = "";
   const char* lfile = "";
@@ -153,8 +153,8 @@ inline void vputs_err(const char* s) {
 // Print "hipemu:   in kernel ..., block ..., thread ..." for fiber f.
 inline void context_line(char* buf, size_t n, const Fiber* f) {
   int k = std::snprintf(buf, n, "hipemu:   in kernel '%s' (launched at %s:%d), block (%u,%u,%u)",
-                        g.kname, base_name(g.lfile), g.lline, g.blockIdx.x, g.blockIdx.y,
-                        g.blockIdx.z);
+                        g.kname, base_name(g.lfile), g.lline, g.bidx.x, g.bidx.y,
+                        g.bidx.z);
   if (f && k > 0 && (size_t)k < n)
     std::snprintf(buf + k, n - k, ", thread (%u,%u,%u) [wave %d, lane %d]\n", f->tid.x,
                   f->tid.y, f->tid.z, f->wave, f->lane);
@@ -866,7 +866,6 @@ inline T shfl_op(int op, const char* name, T v, int p, int width, unsigned long 
 }
 
 // ---------------------------------------------------------------- launch
-struct ihipStream_t_base {};
 
 inline void launch_impl(const char* name, const char* file, int line, dim3 grid, dim3 block,
                         size_t shm, void (*body)(void*), void* ctx);

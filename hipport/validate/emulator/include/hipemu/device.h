@@ -5,9 +5,9 @@
 
 // Index variables: per fiber (threadIdx) or per block / launch.
 #define threadIdx (static_cast<const uint3&>(::hipemu::detail::g.cur->tid))
-#define blockIdx (static_cast<const uint3&>(::hipemu::detail::g.blockIdx))
-#define blockDim (static_cast<const dim3&>(::hipemu::detail::g.blockDim))
-#define gridDim (static_cast<const dim3&>(::hipemu::detail::g.gridDim))
+#define blockIdx (static_cast<const uint3&>(::hipemu::detail::g.bidx))
+#define blockDim (static_cast<const dim3&>(::hipemu::detail::g.bdim))
+#define gridDim (static_cast<const dim3&>(::hipemu::detail::g.gdim))
 #define hipThreadIdx_x (threadIdx.x)
 #define hipThreadIdx_y (threadIdx.y)
 #define hipThreadIdx_z (threadIdx.z)

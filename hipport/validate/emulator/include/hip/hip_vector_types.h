@@ -1,0 +1,2 @@
+#pragma once
+#include "../hipemu/vector_types.h"
