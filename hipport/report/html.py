@@ -1,0 +1,1032 @@
+"""The static HTML porting report: an index, a page per file, a page per rule, an effort view.
+
+Shaped like coverage.py's HTML report. `prepare_*` functions turn a `RunResult` into plain
+view-models (nothing is re-parsed or re-run); the `_render_*` functions fill the templates in
+`templates/` (string.Template `$names`, every value HTML-escaped unless it is `Safe` markup
+built by this module). Pages are named `z_<dir hash>_<name>.html` so that same-named files in
+different folders never clash. `status.json` remembers a hash of each file's data and of the
+globals (format, hipport version, templates, assets, rule docs): an unchanged page is not
+rewritten, and pages of files no longer in the run are deleted.
+
+The pages open from disk: no server, no network, one CSS and one JS file of our own, and a
+Content-Security-Policy that forbids inline scripts, so even a bug in escaping runs nothing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import hashlib
+import html
+import json
+import os
+import posixpath
+import re
+import string
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from hipport import __version__
+from hipport.edits import apply_edits
+from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, RunResult, Span
+from hipport.report.summary import summary
+from hipport.ruledocs import RuleDoc, all_rules
+from hipport.workspace import PORTED_ROLES
+
+FORMAT = 1
+STATUS_FILE = "status.json"
+CSS_NAME = "hipport-report.css"
+JS_NAME = "hipport-report.js"
+PAGE_RE = re.compile(r"^z_[0-9a-f]{16}_[A-Za-z0-9_-]+\.html$")
+RULE_PAGE_RE = re.compile(r"^rule_[A-Za-z0-9_-]+\.html$")
+PERSON_RULES = ("HP001", "HP002")  # API with no HIP equivalent; unknown CUDA-looking name
+MAX_SITES = 500  # sites listed per rule page / effort item
+
+
+# ---------------------------------------------------------------------------- templates
+
+
+class Safe(str):
+    """Markup this module built from escaped parts; templates insert it as is."""
+
+
+def esc(value: Any) -> str:
+    """Escape for HTML text and double- or single-quoted attributes."""
+    if isinstance(value, Safe):
+        return value
+    return html.escape(str(value), quote=True)
+
+
+class Tpl:
+    """A string.Template compiled once into literal / name parts; values are escaped."""
+
+    def __init__(self, text: str, name: str = "") -> None:
+        self.name = name
+        self.parts: list[tuple[bool, str]] = []
+        pos = 0
+        for m in string.Template.pattern.finditer(text):
+            self.parts.append((False, text[pos:m.start()]))
+            if m.group("escaped") is not None:
+                self.parts.append((False, "$"))
+            elif m.group("invalid") is not None:
+                raise ValueError(f"template {name}: bad placeholder at {m.start()}")
+            else:
+                self.parts.append((True, m.group("named") or m.group("braced")))
+            pos = m.end()
+        self.parts.append((False, text[pos:]))
+        self.names = {p for is_name, p in self.parts if is_name}
+
+    def __call__(self, **values: Any) -> Safe:
+        missing = self.names - values.keys()
+        if missing:
+            raise KeyError(f"template {self.name}: no value for {', '.join(sorted(missing))}")
+        return Safe("".join(esc(values[p]) if is_name else p for is_name, p in self.parts))
+
+
+def _package_files(folder: str) -> dict[str, bytes]:
+    base = resources.files("hipport.report").joinpath(folder)
+    return {p.name: p.read_bytes() for p in sorted(base.iterdir(), key=lambda p: p.name)
+            if p.is_file() and not p.name.endswith((".py", ".pyc"))}
+
+
+@cache
+def templates() -> dict[str, Tpl]:
+    """Page templates by file stem plus the named fragments of fragments.html."""
+    out: dict[str, Tpl] = {}
+    for name, data in _package_files("templates").items():
+        text = data.decode("utf-8")
+        if name == "fragments.html":
+            for m in re.finditer(r"<!--@ (\w+) -->\n(.*?)(?=\n<!--@ |\Z)", text, re.S):
+                out[m.group(1)] = Tpl(m.group(2).rstrip("\n"), m.group(1))
+        else:
+            out[name.rsplit(".", 1)[0]] = Tpl(text, name)
+    return out
+
+
+@cache
+def assets() -> dict[str, bytes]:
+    return _package_files("static")
+
+
+@cache
+def globals_hash() -> str:
+    """Everything outside a file's own data that its page depends on."""
+    h = hashlib.sha256(f"{FORMAT}\0{__version__}\0".encode())
+    for group in (_package_files("templates"), assets()):
+        for name, data in group.items():
+            h.update(name.encode() + b"\0" + data + b"\0")
+    for r in all_rules().values():
+        h.update(f"{r.id}\0{r.name}\0{r.summary}\0".encode())
+    return h.hexdigest()[:32]
+
+
+def _asset_href(name: str) -> str:
+    data = assets()["report.css" if name == CSS_NAME else "report.js"]
+    return f"{name}?v={hashlib.sha256(data).hexdigest()[:10]}"
+
+
+# ---------------------------------------------------------------------------- view-models
+
+
+@dataclass(slots=True)
+class IndexRow:
+    path: str
+    page: str | None  # None: no page (skipped, failed, not a CUDA file)
+    status: str
+    role: str
+    found: int
+    ported: int
+    unsupported: int
+    wave: int
+    api: int
+    changes: int
+    error: str | None
+    person: int  # findings that need a person (HP001/HP002 and warnings or worse)
+
+    @property
+    def pct(self) -> float | None:
+        return 100.0 * self.ported / self.found if self.found else None
+
+    @property
+    def clean(self) -> bool:
+        return self.unsupported == 0 and self.wave == 0 and self.api == 0 and self.status != "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A rewrite as it lies in the ported bytes: [start, end) there, and what it replaced."""
+
+    start: int
+    end: int
+    rule: str
+    before: str
+
+
+@dataclass(slots=True)
+class Hunk:
+    """Original lines a..b (1-based, inclusive) became ported lines c..d (d < c: removed)."""
+
+    a: int
+    b: int
+    c: int
+    d: int
+
+
+@dataclass(slots=True)
+class Alignment:
+    """How the ported file lines up with the original one."""
+
+    changes: list[Change]
+    hunks: list[Hunk]
+    ported_line_of_orig: Any  # (Span) -> int
+
+
+@dataclass(slots=True)
+class FindingView:
+    index: int
+    finding: Finding
+    line: int  # in the ported file (where it is shown)
+    doc: RuleDoc | None
+    applied: bool  # its fix is among the edits that were applied
+
+
+@dataclass(slots=True)
+class FileData:
+    result: FileResult
+    row: IndexRow
+    page: str
+    prev: tuple[str, str] | None = None  # (page, path)
+    next: tuple[str, str] | None = None
+    key: str = ""
+
+
+@dataclass(slots=True)
+class Site:
+    path: str
+    page: str | None
+    line: int  # line in the original file
+    anchor: int  # line in the ported file: the anchor #t<N> on the file page
+    finding: Finding
+
+
+@dataclass(slots=True)
+class EffortItem:
+    title: str
+    kind: str
+    rule: str
+    sites: list[Site] = field(default_factory=list)
+
+    @property
+    def files(self) -> int:
+        return len({s.path for s in self.sites})
+
+
+def page_name(path: str) -> str:
+    """`z_<16 hex of the folder>_<name>.html`, as coverage.py's flat_rootname does."""
+    p = path.replace("\\", "/")
+    folder, name = posixpath.split(p)
+    digest = hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "_"
+    return f"z_{digest}_{safe}.html"
+
+
+def rule_page(rule: str) -> str:
+    return "rule_" + re.sub(r"[^A-Za-z0-9_-]", "_", rule) + ".html"
+
+
+def _has_page(r: FileResult) -> bool:
+    return r.role in PORTED_ROLES and r.status in (FileStatus.PORTED, FileStatus.UNCHANGED)
+
+
+def _row(r: FileResult, page: str | None) -> IndexRow:
+    found = sum(c.found for c in r.families.values())
+    ported = sum(c.ported for c in r.families.values())
+    unsupported = sum(c.unsupported for c in r.families.values())
+    wave = sum(1 for f in r.findings if f.rule.startswith("W"))
+    person = sum(1 for f in r.findings if f.rule in PERSON_RULES)
+    return IndexRow(r.path, page, r.status.value, r.role, found, ported, unsupported, wave,
+                    len(r.findings) - wave, len(r.edits), r.error, person)
+
+
+def _file_key(fd: FileData) -> str:
+    r = fd.result
+    h = hashlib.sha256()
+    for part in (r.path, fd.page, r.status.value, r.role, r.output_path or "", r.error or "",
+                 repr(fd.prev), repr(fd.next)):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    h.update(r.original or b"")
+    h.update(b"\0ported\0" if r.ported is not None else b"\0same\0")
+    h.update(r.ported or b"")
+    h.update(repr([(e.start, e.end, e.replacement, e.rule) for e in r.edits]).encode())
+    h.update(repr(r.findings).encode())
+    h.update(repr(sorted((k, c.found, c.ported, c.unsupported) for k, c in r.families.items())).encode())
+    return h.hexdigest()[:32]
+
+
+def prepare_files(run: RunResult) -> tuple[list[IndexRow], list[FileData]]:
+    rows: list[IndexRow] = []
+    pages: list[FileData] = []
+    used: dict[str, str] = {}
+    for r in run.files:
+        page = None
+        if _has_page(r):
+            page = page_name(r.path)
+            if used.get(page, r.path) != r.path:  # same display path twice: keep both
+                page = page[:-5] + "_" + hashlib.sha256(r.path.encode()).hexdigest()[:6] + ".html"
+            used[page] = r.path
+        row = _row(r, page)
+        rows.append(row)
+        if page is not None:
+            pages.append(FileData(r, row, page))
+    for i, fd in enumerate(pages):
+        fd.prev = (pages[i - 1].page, pages[i - 1].result.path) if i > 0 else None
+        fd.next = (pages[i + 1].page, pages[i + 1].result.path) if i + 1 < len(pages) else None
+        fd.key = _file_key(fd)
+    return rows, pages
+
+
+def _starts(data: bytes) -> list[int]:
+    out = [0]
+    find = data.find
+    i = find(b"\n")
+    while i >= 0:
+        out.append(i + 1)
+        i = find(b"\n", i + 1)
+    return out
+
+
+def align(r: FileResult) -> Alignment:
+    """Line up original and ported bytes through the applied edits (difflib if they disagree)."""
+    orig = r.original or b""
+    if r.ported is None:
+        return Alignment([], [], lambda s: s.line)
+    edits = sorted(r.edits, key=lambda e: (e.start, e.end))
+    try:
+        consistent = bool(edits) and apply_edits(orig, edits) == r.ported
+    except ValueError:
+        consistent = False
+    if not consistent:
+        return _align_lines(orig, r.ported)
+    ostarts, pstarts = _starts(orig), _starts(r.ported)
+    e_starts = [e.start for e in edits]
+    ps_list: list[int] = []
+    cum: list[int] = []  # total delta after edit i
+    changes: list[Change] = []
+    delta = 0
+    for e in edits:
+        rep = e.replacement.encode("utf-8", "surrogateescape")
+        ps = e.start + delta
+        ps_list.append(ps)
+        delta += len(rep) - (e.end - e.start)
+        cum.append(delta)
+        before = orig[e.start:e.end].decode("utf-8", "replace")
+        changes.append(Change(ps, ps + len(rep), e.rule, before))
+
+    def to_ported(x: int) -> int:
+        k = bisect.bisect_left(e_starts, x)  # edits 0..k-1 start before x
+        if k == 0:
+            return x
+        last = edits[k - 1]
+        if last.end <= x:
+            return x + cum[k - 1]
+        return ps_list[k - 1]  # inside a rewritten stretch: its start
+
+    def oline(x: int) -> int:
+        return bisect.bisect_right(ostarts, x)
+
+    def pline(x: int) -> int:
+        return bisect.bisect_right(pstarts, x)
+
+    hunks: list[Hunk] = []
+    spans: list[list[int]] = []
+    for e in edits:
+        a, b = oline(e.start), oline(max(e.start, e.end - 1))
+        if spans and a <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], b)
+        else:
+            spans.append([a, b])
+    for a, b in spans:
+        lo = ostarts[a - 1]
+        hi = ostarts[b] if b < len(ostarts) else len(orig)
+        ps, pe = to_ported(lo), to_ported(hi)
+        c = pline(ps)
+        d = pline(pe - 1) if pe > ps else c - 1
+        hunks.append(Hunk(a, b, c, d))
+
+    def line_of(span: Span) -> int:
+        if 0 <= span.start <= len(orig):
+            return pline(to_ported(span.start))
+        return span.line
+
+    return Alignment(changes, hunks, line_of)
+
+
+def _align_lines(orig: bytes, ported: bytes) -> Alignment:
+    a = orig.split(b"\n")
+    b = ported.split(b"\n")
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    hunks: list[Hunk] = []
+    mapping: dict[int, int] = {}
+    changes: list[Change] = []
+    pstarts = _starts(ported)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        for k in range(i1, i2):
+            mapping[k + 1] = j1 + 1 + (k - i1 if tag == "equal" else min(k - i1, max(0, j2 - j1 - 1)))
+        if tag == "equal":
+            continue
+        hunks.append(Hunk(i1 + 1, i2, j1 + 1, j2))
+        for j in range(j1, j2):
+            start = pstarts[j]
+            changes.append(Change(start, start + len(b[j]), "changed", ""))
+    return Alignment(changes, hunks, lambda s: mapping.get(s.line, s.line))
+
+
+def _fix_applied(f: Finding, applied: set[Edit]) -> bool:
+    return f.fix is not None and bool(f.fix.edits) and all(e in applied for e in f.fix.edits)
+
+
+def prepare_findings(r: FileResult, al: Alignment) -> list[FindingView]:
+    docs = all_rules()
+    applied = set(r.edits)
+    out = [FindingView(i, f, al.ported_line_of_orig(f.span), docs.get(f.rule), _fix_applied(f, applied))
+           for i, f in enumerate(r.findings)]
+    out.sort(key=lambda v: (v.line, v.finding.span.column, v.index))
+    return out
+
+
+def _kind(rule: str) -> str:
+    return {"HP001": "unsupported API", "HP002": "unknown name"}.get(
+        rule, "wave64" if rule.startswith("W") else "other")
+
+
+def prepare_effort(pages: list[FileData], anchors: dict[str, dict[int, int]]) -> list[EffortItem]:
+    """What is left for a person, grouped by API name (HP001/HP002) or by rule."""
+    from hipport.model import Severity
+
+    items: dict[tuple[str, str], EffortItem] = {}
+    docs = all_rules()
+    for fd in pages:
+        r = fd.result
+        applied = set(r.edits)
+        for i, f in enumerate(r.findings):
+            if f.rule in PERSON_RULES:
+                name = f.message.split(" ", 1)[0] or f.rule
+                key = (f.rule, name)
+                title = name
+            elif f.rule.startswith("W"):
+                if f.fix is not None and (f.fix.applicability == Applicability.SAFE or
+                                          _fix_applied(f, applied)):
+                    continue  # fixed automatically
+                key = (f.rule, "")
+                doc = docs.get(f.rule)
+                title = f"{f.rule} {doc.name}" if doc else f.rule
+            elif f.severity != Severity.INFO:
+                key = (f.rule, "")
+                doc = docs.get(f.rule)
+                title = f"{f.rule} {doc.name}" if doc else f.rule
+            else:
+                continue
+            item = items.get(key)
+            if item is None:
+                item = items[key] = EffortItem(title, _kind(f.rule), f.rule)
+            item.sites.append(Site(r.path, fd.page, f.span.line,
+                                   anchors.get(fd.page, {}).get(i, f.span.line), f))
+    return sorted(items.values(), key=lambda it: (-len(it.sites), -it.files, it.title))
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+def _num(n: int | float) -> str:
+    return f"{n:,}" if isinstance(n, int) else f"{n:.1f}"
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.1f}%" if whole else "–"
+
+
+def _page(title: str, heading: str, content: str, kind: str, sub: str = "",
+          body_class: str = "") -> str:
+    t = templates()
+    return t["base"](version=__version__, title=title, heading=heading, content=Safe(content),
+                     subheading=Safe(sub), page_kind=kind, body_class=body_class,
+                     css=_asset_href(CSS_NAME), js=_asset_href(JS_NAME))
+
+
+def _bars(rows: Iterable[tuple[str, int, int, int]]) -> str:
+    rows = list(rows)
+    if not rows:
+        return '<p class="muted">No CUDA references found.</p>'
+    t = templates()["bar"]
+    top = max(found for _, found, _, _ in rows) or 1
+    out = []
+    for label, found, ported, unsupported in rows:
+        scale = 100.0 * found / top
+        pw = scale * ported / found if found else 0.0
+        uw = scale * unsupported / found if found else 0.0
+        out.append(t(label=label, pw=f"{pw:.2f}", uw=f"{uw:.2f}",
+                     aria=f"{label}: {ported} of {found} ported, {unsupported} unported",
+                     text=f"{ported:,}/{found:,} ({_pct(ported, found)})"))
+    return '<div class="bars">' + "\n".join(out) + "</div>"
+
+
+def _folder_rows(rows: list[IndexRow], limit: int = 25) -> list[tuple[str, int, int, int]]:
+    agg: dict[str, list[int]] = {}
+    for row in rows:
+        if not row.found:
+            continue
+        folder = posixpath.dirname(row.path.replace("\\", "/")) or "."
+        a = agg.setdefault(folder, [0, 0, 0])
+        a[0] += row.found
+        a[1] += row.ported
+        a[2] += row.unsupported
+    items = sorted(agg.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    out = [(k + "/", v[0], v[1], v[2]) for k, v in items[:limit]]
+    rest = items[limit:]
+    if rest:
+        out.append((f"{len(rest)} more folders", sum(v[0] for _, v in rest),
+                    sum(v[1] for _, v in rest), sum(v[2] for _, v in rest)))
+    return out
+
+
+def _wave_table(run: RunResult) -> str:
+    docs = all_rules()
+    counts: dict[str, dict[str, int]] = {}
+    for _, f in run.findings:
+        if f.rule.startswith("W"):
+            c = counts.setdefault(f.rule, {})
+            c[f.severity.value] = c.get(f.severity.value, 0) + 1
+    if not counts:
+        return '<p class="muted" id="wave64-none">No wave64 findings.</p>'
+    sevs = ("error", "warning", "info")
+    head = "".join(f"<th>{s}</th>" for s in sevs)
+    body = []
+    for rule in sorted(counts):
+        c = counts[rule]
+        name = docs[rule].name if rule in docs else ""
+        cells = "".join(f"<td>{c.get(s, 0)}</td>" for s in sevs)
+        body.append(f'<tr><td><a href="{esc(rule_page(rule))}">{esc(rule)}</a> {esc(name)}</td>'
+                    f"{cells}<td>{sum(c.values())}</td></tr>")
+    totals = "".join(f"<td>{sum(c.get(s, 0) for c in counts.values())}</td>" for s in sevs)
+    grand = sum(sum(c.values()) for c in counts.values())
+    return (f'<table class="wave" id="wave-table"><thead><tr><th>Rule</th>{head}<th>Total</th></tr>'
+            f'</thead><tbody>{"".join(body)}</tbody><tfoot><tr><td>Total</td>{totals}'
+            f"<td>{grand}</td></tr></tfoot></table>")
+
+
+_BADGE = {"pass": "pass", "passed": "pass", "ok": "pass", "fail": "fail", "failed": "fail",
+          "error": "fail", "unverified": "unverified", "skipped": "unverified"}
+
+
+def _value_html(v: Any) -> str:
+    if isinstance(v, str) and v.lower() in _BADGE:
+        return f'<span class="badge {_BADGE[v.lower()]}">{esc(v.upper())}</span>'
+    if isinstance(v, (dict, list)):
+        return f"<code>{esc(json.dumps(v, sort_keys=True, default=str)[:300])}</code>"
+    return esc(v)
+
+
+def _validation(v: dict[str, Any] | None) -> str:
+    """Whatever `validate` left in RunResult.validation: scalars, then lists of records as tables."""
+    if v is None:
+        return ""
+    scalars = [(k, x) for k, x in v.items() if not isinstance(x, (list, dict))]
+    tables = [(k, x) for k, x in v.items() if isinstance(x, list) and x and
+              all(isinstance(i, dict) for i in x)]
+    maps = [(k, x) for k, x in v.items() if isinstance(x, dict)]
+    parts = ['<section id="validation"><h2>Validation</h2>']
+    if scalars or maps:
+        parts.append('<dl class="kv">')
+        for k, x in scalars + maps:
+            if isinstance(x, dict) and x and all(not isinstance(i, (dict, list)) for i in x.values()):
+                inner = "".join(f"<li>{esc(a)}: {_value_html(b)}</li>" for a, b in x.items())
+                parts.append(f"<dt>{esc(k)}</dt><dd><ul>{inner}</ul></dd>")
+            else:
+                parts.append(f"<dt>{esc(k)}</dt><dd>{_value_html(x)}</dd>")
+        parts.append("</dl>")
+    for k, rows in tables:
+        cols: list[str] = []
+        for row in rows:
+            cols.extend(c for c in row if c not in cols)
+        head = "".join(f"<th>{esc(c)}</th>" for c in cols)
+        body = "".join("<tr>" + "".join(f"<td>{_value_html(row.get(c, ''))}</td>" for c in cols) + "</tr>"
+                       for row in rows[:1000])
+        parts.append(f'<h3>{esc(k)}</h3><table class="validation"><thead><tr>{head}</tr></thead>'
+                     f"<tbody>{body}</tbody></table>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem]) -> str:
+    t = templates()
+    s = summary(run)
+    ref = s["references"]
+    unknown = sum(1 for _, f in run.findings if f.rule == "HP002")
+    wave_sev: dict[str, int] = {}
+    for _, f in run.findings:
+        if f.rule.startswith("W"):
+            wave_sev[f.severity.value] = wave_sev.get(f.severity.value, 0) + 1
+    wave = sum(wave_sev.values())
+    person_sites = sum(len(i.sites) for i in effort)
+    cards = [
+        t["card"](cls="files", id="total-files", value=_num(s["files_scanned"]), label="CUDA files",
+                  detail=f"{s['files_changed']} changed, {s['files_failed']} failed, "
+                         f"{s['files_skipped']} skipped, {s['files_total']} in all"),
+        t["card"](cls="refs", id="total-refs", value=_num(ref["found"]), label="CUDA references",
+                  detail=f"{len(s['families'])} API families"),
+        t["card"](cls="auto", id="total-auto", value=_pct(ref["ported"], ref["found"]),
+                  label="ported automatically", detail=f"{ref['ported']:,} of {ref['found']:,}"),
+        t["card"](cls="person", id="total-person", value=_num(ref["unsupported"] + unknown),
+                  label="references need a person",
+                  detail=f"{ref['unsupported']:,} with no HIP equivalent, {unknown:,} unknown names"),
+        t["card"](cls="wave", id="total-wave", value=_num(wave), label="wave64 findings",
+                  detail=", ".join(f"{v:,} {k}" for k, v in sorted(wave_sev.items())) or "none"),
+        t["card"](cls="effort", id="total-effort", value=_num(len(effort)), label="items left",
+                  detail=Safe(f'<a href="effort.html">{person_sites:,} sites to look at</a>')),
+    ]
+    row_t, nolink_t = t["index_row"], t["index_row_nolink"]
+    row_html = []
+    for row in rows:
+        pct = row.pct
+        values = dict(cls=f"st-{row.status}", clean="1" if row.clean else "0", path=row.path,
+                      status=row.status, found=row.found, ported=row.ported,
+                      unsupported=row.unsupported, pctv="-1" if pct is None else f"{pct:.1f}",
+                      pct="–" if pct is None else f"{pct:.0f}%", wave=row.wave, api=row.api,
+                      changes=row.changes)
+        if row.page:
+            row_html.append(row_t(page=row.page, **values))
+        else:
+            row_html.append(nolink_t(error=row.error or row.role, **values))
+    total = t["total_row"](n=len(rows), found=f"{ref['found']:,}", ported=f"{ref['ported']:,}",
+                           unsupported=f"{ref['unsupported']:,}",
+                           pct=_pct(ref["ported"], ref["found"]),
+                           wave=sum(r.wave for r in rows), api=sum(r.api for r in rows),
+                           changes=sum(r.changes for r in rows))
+    skipped = [r for r in rows if not r.page]
+    note = (f'<p class="muted" id="skipped-note">{len(skipped):,} files have no page: '
+            f"not CUDA code, skipped or failed.</p>" if skipped else "")
+    fams = [(k, c["found"], c["ported"], c["unsupported"]) for k, c in
+            sorted(s["families"].items(), key=lambda kv: (-kv[1]["found"], kv[0]))]
+    content = t["index"](totals=Safe("\n".join(cards)), validation=Safe(_validation(run.validation)),
+                         family_chart=Safe(_bars(fams)), folder_chart=Safe(_bars(_folder_rows(rows))),
+                         wave_table=Safe(_wave_table(run)), rows=Safe("\n".join(row_html)),
+                         total_row=total, nfiles=f"{len(rows):,}", skipped_note=Safe(note))
+    return _page("hipport porting report", "Porting report", content, "index")
+
+
+def _segments(data: bytes, ls: int, le: int, changes: list[Change], ci: int) -> tuple[str, int]:
+    """Escaped HTML of ported bytes [ls, le) with the rewrites in it marked; returns next ci."""
+    t = templates()
+    out: list[str] = []
+    pos = ls
+    while ci < len(changes) and changes[ci].end <= ls and not (changes[ci].start == changes[ci].end == ls):
+        ci += 1
+    j = ci
+    while j < len(changes) and changes[j].start <= le:
+        c = changes[j]
+        if c.start == c.end:  # a deletion: a marker where the text was
+            if c.start >= pos and (c.start < le or c.start == le == len(data)):
+                out.append(esc(data[pos:c.start].decode("utf-8", "replace")))
+                out.append(t["del"](title=f"{c.rule}: removed {c.before}"))
+                pos = c.start
+            j += 1
+            continue
+        s, e = max(c.start, pos), min(c.end, le)
+        if s < e:
+            out.append(esc(data[pos:s].decode("utf-8", "replace")))
+            title = f"{c.rule}: was {c.before}" if c.before else c.rule
+            out.append(t["ins"](title=title, text=data[s:e].decode("utf-8", "replace")))
+            pos = e
+        if c.end > le:
+            break
+        j += 1
+    out.append(esc(data[pos:le].decode("utf-8", "replace")))
+    return "".join(out), ci
+
+
+def _finding_html(v: FindingView, t: dict[str, Tpl]) -> str:
+    f = v.finding
+    fix = ""
+    if f.fix is not None:
+        edits = "".join(t["fix_edit"](line=e.span.line if e.span else "?",
+                                      column=e.span.column if e.span else "?",
+                                      replacement=e.replacement or "(remove)")
+                        for e in f.fix.edits)
+        state = " (applied)" if v.applied else " (not applied)"
+        fix = t["fix"](applicability=f.fix.applicability.value, title=f.fix.title, state=state,
+                       edits=Safe(edits))
+    kernel = ""
+    if f.kernel:
+        kernel = f" · kernel {f.kernel}" + (f" ({f.model})" if f.model else "")
+    doc = v.doc
+    pos = f"line {v.line}, column {f.span.column}"
+    if v.line != f.span.line:
+        pos += f" (line {f.span.line} of the original)"
+    return t["finding"](severity=f.severity.value, idx=v.index, rule=f.rule,
+                        rule_page=rule_page(f.rule), pos=pos,
+                        kernel=kernel, message=f.message,
+                        summary=(doc.summary if doc and doc.summary else ""),
+                        rule_name=(doc.name if doc else f.rule), fix=Safe(fix))
+
+
+def render_file(fd: FileData) -> tuple[str, dict[int, int]]:
+    """The page of one file; also returns finding index -> ported line (anchors)."""
+    t = templates()
+    r = fd.result
+    orig = r.original or b""
+    data = r.ported if r.ported is not None else orig
+    al = align(r)
+    views = prepare_findings(r, al)
+    anchors = {v.index: v.line for v in views}
+    by_line: dict[int, list[FindingView]] = {}
+    for v in views:
+        by_line.setdefault(v.line, []).append(v)
+    cls_of: dict[int, str] = {}
+    for v in views:
+        if v.finding.rule in PERSON_RULES:
+            cls_of[v.line] = "unsup"
+        else:
+            cls_of.setdefault(v.line, "warn")
+    hunk_at = {h.c: h for h in al.hunks}
+    removed_before = {h.c: h for h in al.hunks if h.d < h.c}
+    changed_lines: set[int] = set()
+    for h in al.hunks:
+        changed_lines.update(range(h.c, h.d + 1))
+    ostarts = _starts(orig)
+    pstarts = _starts(data)
+    nlines = len(pstarts) - (1 if data.endswith(b"\n") or not data else 0)
+    nlines = max(nlines, 1 if data else 0)
+
+    def orig_rows(h: Hunk) -> str:
+        rows = []
+        for n in range(h.a, h.b + 1):
+            s = ostarts[n - 1]
+            e = ostarts[n] - 1 if n < len(ostarts) else len(orig)
+            rows.append(t["orig_line"](n=n, code=orig[s:e].decode("utf-8", "replace")))
+        return "\n".join(rows)
+
+    line_t = t["line"]
+    out: list[str] = []
+    ci = 0
+    changes = al.changes
+    for n in range(1, nlines + 1):
+        if n in hunk_at or n in removed_before:
+            out.append(orig_rows(hunk_at.get(n) or removed_before[n]))
+        ls = pstarts[n - 1]
+        le = pstarts[n] - 1 if n < len(pstarts) else len(data)
+        code, ci = _segments(data, ls, le, changes, ci)
+        cls = cls_of.get(n, "")
+        if n in changed_lines:
+            cls = (cls + " chg").strip()
+        out.append(line_t(n=n, cls=cls, code=Safe(code)))
+        for v in by_line.get(n, ()):
+            out.append(_finding_html(v, t))
+    for v in views:  # findings past the end (should not happen): still shown
+        if v.line > nlines:
+            out.append(_finding_html(v, t))
+    # Stats, family table and a list of findings at the top.
+    row = fd.row
+    stats = "".join(t["stat"](value=v, label=k) for k, v in (
+        ("status", row.status), ("CUDA references", row.found), ("ported", row.ported),
+        ("unported", row.unsupported), ("auto", _pct(row.ported, row.found)),
+        ("edits", row.changes), ("wave64 findings", row.wave), ("other findings", row.api)))
+    stats = f'<div class="stats">{stats}</div>'
+    fam_rows = "".join(f"<tr><td>{esc(k)}</td><td>{c.found}</td><td>{c.ported}</td><td>{c.unsupported}</td></tr>"
+                       for k, c in sorted(r.families.items()))
+    families = (f'<table class="families"><thead><tr><th>API family</th><th>found</th><th>ported</th>'
+                f"<th>unported</th></tr></thead><tbody>{fam_rows}</tbody></table>" if fam_rows else "")
+    if views:
+        items = "".join(t["finding_item"](severity=v.finding.severity.value, line=v.line,
+                                          rule=v.finding.rule, rule_page=rule_page(v.finding.rule),
+                                          message=v.finding.message) for v in views)
+        flist = f'<section id="findings"><h2>{len(views)} findings</h2><ul class="flist">{items}</ul></section>'
+    else:
+        flist = '<section id="findings"><p class="muted">No findings.</p></section>'
+    prev_link = (Safe(f'<a href="{esc(fd.prev[0])}" rel="prev" title="{esc(fd.prev[1])}">« prev</a>')
+                 if fd.prev else Safe('<span class="muted">« prev</span>'))
+    next_link = (Safe(f'<a href="{esc(fd.next[0])}" rel="next" title="{esc(fd.next[1])}">next »</a>')
+                 if fd.next else Safe('<span class="muted">next »</span>'))
+    content = t["file"](prev_link=prev_link, next_link=next_link, stats=Safe(stats),
+                        families=Safe(families), finding_list=Safe(flist),
+                        lines=Safe("\n".join(out)))
+    out_path = f" → {r.output_path}" if r.output_path and r.output_path != r.path else ""
+    sub = Safe(f'<p class="sub">{esc(r.role)}{esc(out_path)}</p>')
+    return _page(f"{r.path} · hipport report", r.path, content, "file", sub), anchors
+
+
+def render_markdown(text: str) -> str:
+    """A small, safe Markdown subset: headings, paragraphs, fences, lists, tables, quotes."""
+    out: list[str] = []
+    lines = text.replace("\r\n", "\n").split("\n")
+    i = 0
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            out.append(f"<p>{_inline(' '.join(x.strip() for x in para))}</p>")
+            para.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        fence = re.match(r"^\s*(```+|~~~+)\s*([\w+#.-]*)", line)
+        if fence:
+            flush()
+            mark = fence.group(1)
+            lang = fence.group(2)
+            body = []
+            i += 1
+            while i < len(lines) and not lines[i].strip().startswith(mark):
+                body.append(lines[i])
+                i += 1
+            i += 1
+            cls = f' class="lang-{esc(lang)}"' if lang else ""
+            out.append(f"<pre><code{cls}>{esc(chr(10).join(body))}</code></pre>")
+            continue
+        head = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
+        if head:
+            flush()
+            level = min(6, len(head.group(1)) + 1)
+            out.append(f"<h{level}>{_inline(head.group(2))}</h{level}>")
+            i += 1
+            continue
+        if re.match(r"^\s*([-*+]|\d+[.)])\s+", line):
+            flush()
+            ordered = bool(re.match(r"^\s*\d", line))
+            items: list[str] = []
+            while i < len(lines) and lines[i].strip():
+                m = re.match(r"^\s*([-*+]|\d+[.)])\s+(.*)", lines[i])
+                if m:
+                    items.append(m.group(2))
+                elif items:
+                    items[-1] += " " + lines[i].strip()
+                i += 1
+            tag = "ol" if ordered else "ul"
+            out.append(f"<{tag}>" + "".join(f"<li>{_inline(x)}</li>" for x in items) + f"</{tag}>")
+            continue
+        if line.lstrip().startswith("|"):
+            flush()
+            rows = []
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                rows.append(lines[i].strip().strip("|"))
+                i += 1
+            cells = [[c.strip() for c in re.split(r"(?<!\\)\|", r)] for r in rows]
+            cells = [c for c in cells if not all(re.fullmatch(r":?-{2,}:?", x) for x in c if x)]
+            if cells:
+                head_row = "".join(f"<th>{_inline(c)}</th>" for c in cells[0])
+                body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>"
+                               for row in cells[1:])
+                out.append(f"<table><thead><tr>{head_row}</tr></thead><tbody>{body}</tbody></table>")
+            continue
+        if line.startswith(">"):
+            flush()
+            quote = []
+            while i < len(lines) and lines[i].startswith(">"):
+                quote.append(lines[i][1:].strip())
+                i += 1
+            out.append(f"<blockquote><p>{_inline(' '.join(quote))}</p></blockquote>")
+            continue
+        if not line.strip():
+            flush()
+        else:
+            para.append(line)
+        i += 1
+    flush()
+    return "\n".join(out)
+
+
+_RULE_LINK = re.compile(r"^(?:\.\./)?(?:(?:wave64|docs)/)?([A-Z]{1,3}\d{3})\.md(#[\w-]*)?$")
+
+
+def _link(url: str) -> str | None:
+    url = url.strip()
+    m = _RULE_LINK.match(url)
+    if m:
+        return rule_page(m.group(1)) + (m.group(2) or "")
+    if re.match(r"^(https?://|#)", url):
+        return url
+    return None  # anything else (javascript:, data:, relative files) becomes plain text
+
+
+def _inline(text: str) -> str:
+    """Inline Markdown: `code`, **bold**, *emphasis*, [links](url); everything escaped."""
+    parts = re.split(r"(`+)(.+?)\1", text)
+    out = []
+    for k in range(0, len(parts), 3):
+        out.append(_inline_text(parts[k]))
+        if k + 2 < len(parts):
+            out.append(f"<code>{esc(parts[k + 2].strip())}</code>")
+    return "".join(out)
+
+
+def _inline_text(text: str) -> str:
+    out = []
+    pos = 0
+    for m in re.finditer(r"\[([^\]]+)\]\(([^)\s]+)\)", text):
+        out.append(_emph(esc(text[pos:m.start()])))
+        href = _link(m.group(2))
+        label = _emph(esc(m.group(1)))
+        out.append(f'<a href="{esc(href)}">{label}</a>' if href else label)
+        pos = m.end()
+    out.append(_emph(esc(text[pos:])))
+    return "".join(out)
+
+
+def _emph(escaped: str) -> str:
+    s = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"<strong>\1</strong>", escaped)
+    return re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])", r"<em>\1</em>", s)
+
+
+def _sites_html(sites: list[Site]) -> str:
+    t = templates()["site"]
+    items = []
+    for s in sites[:MAX_SITES]:
+        href = f"{s.page}#t{s.anchor}" if s.page else "index.html"
+        items.append(t(href=href, path=s.path, line=s.line, message=s.finding.message))
+    more = f'<li class="muted">and {len(sites) - MAX_SITES:,} more</li>' if len(sites) > MAX_SITES else ""
+    return "".join(items) + more
+
+
+def render_rule(doc: RuleDoc, sites: list[Site]) -> str:
+    t = templates()
+    body = _sites_html(sites)
+    sites_html = f'<ul class="sites">{body}</ul>' if sites else '<p class="muted">None.</p>'
+    content = t["rule"](rule_id=doc.id, rule_name=doc.name,
+                        count=f"{len(sites):,} finding{'s' if len(sites) != 1 else ''}",
+                        doc=Safe(render_markdown(doc.text)), sites=Safe(sites_html))
+    return _page(f"{doc.id} {doc.name} · hipport report", f"{doc.id}: {doc.name}", content, "rule")
+
+
+def render_rules(docs: dict[str, RuleDoc], counts: dict[str, int]) -> str:
+    t = templates()
+    rows = "\n".join(t["rule_row"](page=rule_page(d.id), rule=d.id, name=d.name,
+                                   count=counts.get(d.id, 0), summary=d.summary)
+                     for d in docs.values())
+    return _page("Rules · hipport report", "Rules", t["rules"](rows=Safe(rows)), "rules")
+
+
+def render_effort(items: list[EffortItem]) -> str:
+    t = templates()
+    rows = []
+    for it in items:
+        rows.append(t["effort_row"](rule_page=rule_page(it.rule), title=it.title,
+                                    kind=f"{it.kind} ({it.rule})", sites=len(it.sites),
+                                    files=it.files, nsites=f"{len(it.sites):,}",
+                                    items=Safe(_sites_html(it.sites))))
+    nsites = sum(len(i.sites) for i in items)
+    summary_text = (f"{len(items):,} items, {nsites:,} sites." if items
+                    else "Nothing is left: every site was ported automatically.")
+    content = t["effort"](rows=Safe("\n".join(rows)), nitems=f"{len(items):,}",
+                          summary=summary_text)
+    return _page("Effort · hipport report", "What is left for a person", content, "effort")
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+@dataclass
+class WriteStats:
+    index: Path
+    written: list[str] = field(default_factory=list)  # file pages rendered this time
+    reused: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+def _write_if_changed(path: Path, text: str | bytes) -> bool:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return True
+
+
+def _read_status(out: Path) -> dict[str, Any]:
+    try:
+        st = json.loads((out / STATUS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(st, dict) or st.get("format") != FORMAT or st.get("version") != __version__ \
+            or st.get("globals") != globals_hash() or not isinstance(st.get("files"), dict):
+        return {}
+    return st
+
+
+def _sites(pages: list[FileData], anchors: dict[str, dict[int, int]]) -> dict[str, list[Site]]:
+    out: dict[str, list[Site]] = {}
+    for fd in pages:
+        a = anchors.get(fd.page, {})
+        for i, f in enumerate(fd.result.findings):
+            out.setdefault(f.rule, []).append(Site(fd.result.path, fd.page, f.span.line,
+                                                   a.get(i, f.span.line), f))
+    return out
+
+
+def _iter_stale(out: Path, keep: set[str]) -> Iterator[Path]:
+    for p in out.iterdir():
+        if (PAGE_RE.match(p.name) or RULE_PAGE_RE.match(p.name)) and p.name not in keep:
+            yield p
+
+
+def write(run: RunResult, out_dir: Path | str) -> Path:
+    """Write (or bring up to date) the report in `out_dir`; returns the index path."""
+    return write_report(run, Path(out_dir)).index
+
+
+def write_report(run: RunResult, out: Path) -> WriteStats:
+    fresh = not out.exists() or not any(out.iterdir())
+    out.mkdir(parents=True, exist_ok=True)
+    if fresh:
+        (out / ".gitignore").write_text("# Created by hipport: the report is generated.\n*\n",
+                                        encoding="utf-8")
+    stats = WriteStats(out / "index.html")
+    old = _read_status(out).get("files", {})
+    rows, pages = prepare_files(run)
+    anchors: dict[str, dict[int, int]] = {}
+    status_files: dict[str, Any] = {}
+    for fd in pages:
+        prev = old.get(fd.page)
+        target = out / fd.page
+        if (isinstance(prev, dict) and prev.get("key") == fd.key and target.is_file()
+                and isinstance(prev.get("anchors"), dict)):
+            anchors[fd.page] = {int(k): int(v) for k, v in prev["anchors"].items()}
+            stats.reused.append(fd.page)
+        else:
+            text, anchors[fd.page] = render_file(fd)
+            _write_if_changed(target, text)
+            stats.written.append(fd.page)
+        status_files[fd.page] = {"path": fd.result.path, "key": fd.key,
+                                 "anchors": {str(k): v for k, v in anchors[fd.page].items()}}
+    docs = dict(all_rules())
+    sites = _sites(pages, anchors)
+    for rule in sites:
+        if rule not in docs:  # a rule the docs do not know yet still gets a page
+            docs[rule] = RuleDoc(rule, rule, "", None)
+    effort = prepare_effort(pages, anchors)
+    keep = {fd.page for fd in pages} | {rule_page(r) for r in docs}
+    for doc in docs.values():
+        _write_if_changed(out / rule_page(doc.id), render_rule(doc, sites.get(doc.id, [])))
+    counts = {k: len(v) for k, v in sites.items()}
+    _write_if_changed(out / "rules.html", render_rules(docs, counts))
+    _write_if_changed(out / "effort.html", render_effort(effort))
+    for name, data in ((CSS_NAME, assets()["report.css"]), (JS_NAME, assets()["report.js"])):
+        _write_if_changed(out / name, data)
+    for p in _iter_stale(out, keep):
+        p.unlink()
+        stats.removed.append(p.name)
+    _write_if_changed(out / "index.html", render_index(run, rows, effort))
+    status = {"format": FORMAT, "version": __version__, "globals": globals_hash(),
+              "files": status_files}
+    _write_if_changed(out / STATUS_FILE, json.dumps(status, indent=1, sort_keys=True) + "\n")
+    return stats
+
+
+__all__ = ["write", "write_report", "render_markdown", "page_name", "prepare_files", "align",
+           "Safe", "esc", "Tpl", "templates"]
