@@ -145,8 +145,8 @@ int main() {
   }
   for (int k = 0; k < kBins; ++k) errors += hist[k] != ref_hist[k];
 
-  print_rows("warp sums", warp_sums, "%.1f");
-  print_rows("block sums", block_sums, "%.1f");
+  print_rows("warp sums", warp_sums, "%.3f");
+  print_rows("block sums", block_sums, "%.3f");
   for (int b = 0; b < kBlocks; ++b)
     printf("block %d: kept %d (>= %d), checksum %lld, scan total %d\n", b, counts[b], kThreshold,
            compact_checks[b], totals[b]);
