@@ -865,7 +865,7 @@ def _inline(text: str) -> str:
 def _inline_text(text: str) -> str:
     out = []
     pos = 0
-    for m in re.finditer(r"\[([^\]]+)\]\(([^)\s]+)\)", text):
+    for m in re.finditer(r"\[([^\]]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)", text):
         out.append(_emph(esc(text[pos:m.start()])))
         href = _link(m.group(2))
         label = _emph(esc(m.group(1)))
