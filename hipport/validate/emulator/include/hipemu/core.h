@@ -33,6 +33,15 @@
 #define HIPEMU_ASAN 0
 #endif
 
+#if HIPEMU_ASAN
+// Checked builds: emulator exit code, no leak report (programs rarely free
+// everything), short reports.  ASAN_OPTIONS still overrides these.  Weak, so
+// several translation units may include this header.
+extern "C" __attribute__((weak)) const char* __asan_default_options() {
+  return "exitcode=86:detect_leaks=0:print_legend=0:malloc_context_size=5";
+}
+#endif
+
 #if !defined(__x86_64__) && !defined(HIPEMU_USE_UCONTEXT)
 #define HIPEMU_USE_UCONTEXT 1
 #endif

@@ -1,0 +1,285 @@
+"""The compile check: every translation unit of the ported tree through hipcc, per AMD arch.
+
+Units compile in parallel (one hipcc per unit and arch); each error is parsed, mapped back to
+the original CUDA file and line, classified and explained by a rule (errors_map).
+Include paths and defines come from compile_commands.json (`-p DIR`) and from -I/-D.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hipport.errors import HipportError
+from hipport.validate import errors_map, toolchains
+from hipport.validate.errors_map import Diagnostic
+from hipport.validate.tree import Entry, PortedTree
+
+PASS, FAIL, NOT_RUN = "pass", "fail", "not-run"
+MAX_ERRORS = 25  # per unit and arch: the first ones are the ones that matter
+
+
+# --- compile_commands.json ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Flags:
+    """What a unit's compile needs: include folders, defines, a language standard, forced includes."""
+
+    includes: tuple[Path, ...] = ()
+    system_includes: tuple[Path, ...] = ()
+    defines: tuple[str, ...] = ()  # "NAME" / "NAME=VALUE"; "-UNAME" kept as "!NAME"
+    std: str | None = None
+    forced: tuple[Path, ...] = ()
+
+    def merged(self, other: Flags) -> Flags:
+        return Flags(tuple(dict.fromkeys(self.includes + other.includes)),
+                     tuple(dict.fromkeys(self.system_includes + other.system_includes)),
+                     tuple(dict.fromkeys(self.defines + other.defines)),
+                     other.std or self.std, tuple(dict.fromkeys(self.forced + other.forced)))
+
+
+def parse_command(args: Sequence[str], directory: Path) -> Flags:
+    """-I/-isystem/-D/-U/-std/-include out of one compile command (nvcc or clang spelling)."""
+    inc: list[Path] = []
+    sysinc: list[Path] = []
+    defs: list[str] = []
+    forced: list[Path] = []
+    std: str | None = None
+    i = 0
+    a = list(args)
+
+    def path(p: str) -> Path:
+        q = Path(p)
+        return q if q.is_absolute() else (directory / q)
+
+    while i < len(a):
+        x = a[i]
+        nxt = a[i + 1] if i + 1 < len(a) else None
+        for flag, sink, conv in (("-I", inc, path), ("-isystem", sysinc, path), ("-D", defs, str),
+                                 ("--include-path", inc, path), ("--define-macro", defs, str),
+                                 ("-include", forced, path), ("--pre-include", forced, path),
+                                 ("-U", defs, lambda s: "!" + s)):
+            if x == flag and nxt is not None:
+                sink.append(conv(nxt))  # type: ignore[arg-type]
+                i += 1
+                break
+            if x.startswith(flag + "=") and flag.startswith("--"):
+                sink.append(conv(x[len(flag) + 1:]))  # type: ignore[arg-type]
+                break
+            if x.startswith(flag) and len(x) > len(flag) and not flag.startswith("--") and flag != "-include" \
+                    and not (flag == "-I" and x.startswith("-isystem")):
+                sink.append(conv(x[len(flag):]))  # type: ignore[arg-type]
+                break
+        else:
+            if x.startswith(("-std=", "--std=")):
+                std = x.split("=", 1)[1]
+            elif x in ("-std", "--std") and nxt is not None:
+                std = nxt
+                i += 1
+        i += 1
+    return Flags(tuple(inc), tuple(sysinc), tuple(defs), std, tuple(forced))
+
+
+def load_compdb(where: Path) -> dict[Path, Flags]:
+    """Resolved source path -> its flags, from compile_commands.json (a folder or the file)."""
+    f = where / "compile_commands.json" if where.is_dir() else where
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise HipportError(f"cannot read compile_commands.json: {e.strerror or e}", f) from None
+    except ValueError as e:
+        raise HipportError(f"invalid compile_commands.json: {e}", f) from None
+    if not isinstance(data, list):
+        raise HipportError("compile_commands.json must hold a list of entries", f)
+    out: dict[Path, Flags] = {}
+    for entry in data:
+        if not isinstance(entry, dict) or "file" not in entry:
+            continue
+        d = Path(entry.get("directory") or f.parent)
+        args = entry.get("arguments")
+        if not isinstance(args, list):
+            args = shlex.split(entry.get("command", ""))
+        src = Path(entry["file"])
+        src = (src if src.is_absolute() else d / src).resolve()
+        out[src] = parse_command([str(x) for x in args[1:]], d)
+    return out
+
+
+def cli_flags(includes: Sequence[Path], defines: Sequence[str]) -> Flags:
+    return Flags(tuple(p.resolve() for p in includes), (), tuple(defines))
+
+
+def command_flags(flags: Flags, tree: PortedTree) -> list[str]:
+    """Compiler arguments, with folders of the input swapped for their ported copies."""
+    out: list[str] = []
+    if flags.std:
+        out.append(f"-std={flags.std}")
+    for p in flags.includes:
+        out.append(f"-I{tree.copy_of_dir(p)}")
+    for p in flags.system_includes:
+        out += ["-isystem", str(tree.copy_of_dir(p))]
+    for d in flags.defines:
+        out.append(f"-U{d[1:]}" if d.startswith("!") else f"-D{d}")
+    for p in flags.forced:
+        c = tree.entry_for_original(p)
+        out += ["-include", str(c.copy if c else p)]
+    return out
+
+
+# --- results -----------------------------------------------------------------------------------
+
+@dataclass
+class ArchResult:
+    status: str  # pass / fail / not-run
+    seconds: float = 0.0
+    reason: str = ""  # not-run: why; fail without parsed errors: the tool's last words
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    command: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "seconds": round(self.seconds, 3), "reason": self.reason or None,
+                "errors": [d.to_dict() for d in self.diagnostics], "command": self.command}
+
+
+@dataclass
+class UnitResult:
+    file: str  # the original, as the user named it
+    ported: str  # the copy that was compiled
+    archs: dict[str, ArchResult] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return any(a.status == FAIL for a in self.archs.values())
+
+    def errors(self) -> list[Diagnostic]:
+        """Each distinct error once, with the archs that reported it."""
+        return errors_map.merge_archs({k: v.diagnostics for k, v in self.archs.items()})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "ported": self.ported,
+                "archs": {k: v.to_dict() for k, v in self.archs.items()}}
+
+
+# --- running -------------------------------------------------------------------------------------
+
+Explain = Callable[[Diagnostic, Entry | None], None]
+
+
+def map_diagnostics(diags: list[Diagnostic], tree: PortedTree, cwd: Path | None,
+                    explain: Explain | None = None, tool: str = "") -> list[Diagnostic]:
+    """Fill in each diagnostic's original file and line, source text, category and rule."""
+    for d in diags:
+        d.tool = tool
+        entry: Entry | None = None
+        if d.ported_file:
+            hit = tree.locate(d.ported_file, d.ported_line, d.ported_column, cwd)
+            if hit is not None:
+                entry, loc, m = hit
+                d.ported_file = str(entry.copy)
+                d.file = entry.display
+                d.line, d.column, d.rewritten = loc.line, loc.column, loc.rewritten
+                if m is not None:
+                    d.source = m.original_line_text(loc.line).strip()
+                    d.ported_source = m.ported_line_text(d.ported_line or 1).strip()
+                else:
+                    d.source = d.ported_source = _line_of(entry.copy, d.ported_line or 1)
+            else:
+                p = Path(d.ported_file)
+                if not p.is_absolute() and cwd is not None:
+                    p = cwd / p
+                d.ported_file = os.path.normpath(str(p))
+                d.ported_source = _line_of(p, d.ported_line or 1)
+        d.category = errors_map.classify(d)
+        if explain is not None:
+            explain(d, entry)
+    return diags
+
+
+def _line_of(path: Path, line: int) -> str:
+    try:
+        with open(path, "rb") as f:
+            for i, text in enumerate(f, 1):
+                if i == line:
+                    return text.decode("utf-8", "replace").strip()
+    except OSError:
+        pass
+    return ""
+
+
+def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: PortedTree,
+                objdir: Path, explain: Explain | None, timeout: float = 900.0) -> ArchResult:
+    obj = objdir / f"{abs(hash((str(entry.copy), arch)))}-{entry.copy.stem}.{arch}.o"
+    cmd = [hipcc, "-x", "hip", f"--offload-arch={arch}", *flags, "-c", str(entry.copy), "-o", str(obj)]
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, cwd=entry.copy.parent, env=toolchains.amd_env(), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout)
+        rc, out = p.returncode, p.stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        rc, out = 124, f"hipcc: error: timed out after {timeout:.0f}s"
+    except OSError as e:
+        return ArchResult(NOT_RUN, 0.0, f"cannot run hipcc: {e}", [], cmd)
+    secs = time.perf_counter() - t0
+    try:
+        obj.unlink()
+    except OSError:
+        pass
+    if rc == 0:
+        return ArchResult(PASS, secs, "", [], cmd)
+    diags = errors_map.parse(out)
+    map_diagnostics(diags, tree, entry.copy.parent, explain, f"hipcc {arch}")
+    reason = ""
+    if not diags:
+        tail = [x for x in out.splitlines() if x.strip()][-3:]
+        reason = " | ".join(tail) or f"hipcc exited {rc}"
+    return ArchResult(FAIL, secs, reason, diags[:MAX_ERRORS], cmd)
+
+
+def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
+                  flags_for: Callable[[Entry], list[str]], jobs: int = 0,
+                  explain: Explain | None = None, hipcc: str | None = None,
+                  skipped: Sequence[tuple[str, str]] = (),
+                  progress: Callable[[int, int], None] | None = None) -> list[UnitResult]:
+    """Compile every unit for every arch; archs in `skipped` are recorded as not run."""
+    results = [UnitResult(u.display, str(u.copy)) for u in units]
+    info = toolchains.hipcc_info() if hipcc is None else toolchains.Hipcc(hipcc, "")
+    if info is None or not info.ok:
+        why = "hipcc not found" if info is None else f"hipcc does not work: {info.error}"
+        for r in results:
+            for a in archs:
+                r.archs[a] = ArchResult(NOT_RUN, reason=why)
+            for a, reason in skipped:
+                r.archs[a] = ArchResult(NOT_RUN, reason=reason)
+        return results
+    tasks = [(i, a) for i in range(len(units)) for a in archs]
+    done = 0
+    if progress:
+        progress(0, len(tasks))
+    workers = jobs or os.cpu_count() or 1
+    with tempfile.TemporaryDirectory(prefix="hipport-objs-") as objdir, \
+            ThreadPoolExecutor(max_workers=max(1, min(workers, len(tasks) or 1))) as ex:
+        futs = {ex.submit(compile_one, info.path, units[i], a, flags_for(units[i]), tree,
+                          Path(objdir), explain): (i, a) for i, a in tasks}
+        per: dict[tuple[int, str], ArchResult] = {}
+        from concurrent.futures import as_completed
+        for fut in as_completed(futs):
+            per[futs[fut]] = fut.result()
+            done += 1
+            if progress:
+                progress(done, len(tasks))
+    for (i, a), r in per.items():
+        results[i].archs[a] = r
+    for r in results:
+        r.archs = {a: r.archs[a] for a in archs if a in r.archs}
+        for a, reason in skipped:
+            r.archs[a] = ArchResult(NOT_RUN, reason=reason)
+    return results

@@ -1,0 +1,188 @@
+"""Build and run HIP programs on hipport's CPU wave emulator.
+
+The emulator is a header-only C++17 runtime (``emulator/include``) that makes
+``#include <hip/hip_runtime.h>`` resolve to hipport's own headers, so a HIP
+program compiles with the host g++ and runs on the CPU with wavefronts of
+exactly 32 or 64 lanes.  Wave-size bugs then show up as wrong output, and
+detected errors (divergent or inactive-lane cross-lane ops, barrier
+deadlocks, out-of-bounds shared memory in checked builds) exit with
+:data:`EXIT_CODE` after a message naming kernel, block, thread and source line.
+See docs/emulator.md.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+__all__ = [
+    "EXIT_CODE",
+    "EmulatorBuildError",
+    "build",
+    "compiler",
+    "include_dir",
+    "prepare_source",
+    "run",
+]
+
+#: Exit status of an emulated program that the emulator stopped on an error.
+EXIT_CODE = 86
+
+_HERE = Path(__file__).resolve().parent
+
+
+class EmulatorBuildError(RuntimeError):
+    """g++ failed to compile an emulated program; ``stderr`` holds its output."""
+
+    def __init__(self, cmd: Sequence[str], returncode: int, stderr: str) -> None:
+        self.cmd = list(cmd)
+        self.returncode = returncode
+        self.stderr = stderr
+        super().__init__(f"emulator build failed (exit {returncode}): {' '.join(self.cmd)}\n{stderr}")
+
+
+def include_dir() -> Path:
+    """Directory to pass with ``-I``: holds ``hip/hip_runtime.h`` and friends."""
+    return _HERE / "emulator" / "include"
+
+
+def compiler() -> str | None:
+    """The C++ compiler used by :func:`build` (``$HIPEMU_CXX`` or g++), or None."""
+    return shutil.which(os.environ.get("HIPEMU_CXX", "g++"))
+
+
+# ---------------------------------------------------------------- pre-pass
+# The only textual rewrite: ``extern __shared__ T name[];`` (dynamic shared
+# memory) cannot be expressed with macros, because ``__shared__`` expands to
+# ``static``.  It becomes a constant pointer into the emulator's fixed
+# dynamic-shared buffer, which is valid at block and at namespace scope:
+#     T* const name = reinterpret_cast<T*>(::hipemu::detail::dyn_smem());
+# Line count is preserved so diagnostics keep the original line numbers.
+_EXTERN_SHARED = re.compile(
+    r"\bextern\b(?P<body>[^;{}\"]*?\b__shared__\b[^;{}\"]*?)"
+    r"\b(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*;"
+)
+_DROP_WORDS = re.compile(r"\b(?:__shared__|HIP_DYNAMIC_SHARED_ATTRIBUTE)\b")
+
+
+def _drop_call(text: str, word: str) -> str:
+    """Remove ``word(...)`` with balanced parentheses (e.g. ``__align__(16)``)."""
+    out, i = [], 0
+    pat = re.compile(r"\b" + re.escape(word) + r"\s*\(")
+    while (m := pat.search(text, i)) is not None:
+        out.append(text[i : m.start()])
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        i = j
+    out.append(text[i:])
+    return "".join(out)
+
+
+def _rewrite_extern_shared(m: re.Match[str]) -> str:
+    body = m.group("body")
+    for word in ("__align__", "__attribute__", "alignas"):
+        body = _drop_call(body, word)
+    type_ = " ".join(_DROP_WORDS.sub(" ", body).split())
+    name = m.group("name")
+    newlines = "\n" * m.group(0).count("\n")
+    return f"{type_}* const {name} = reinterpret_cast<{type_}*>(::hipemu::detail::dyn_smem());{newlines}"
+
+
+def prepare_source(text: str) -> str:
+    """Rewrite ``extern __shared__ T name[];`` declarations (see above); nothing else."""
+    return _EXTERN_SHARED.sub(_rewrite_extern_shared, text)
+
+
+# ---------------------------------------------------------------- build / run
+def _c_string(path: Path) -> str:
+    return '"' + str(path).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def build(
+    sources: list[Path],
+    out: Path,
+    *,
+    wave: int,
+    include_dirs: Iterable[Path | str] = (),
+    defines: Iterable[str] = (),
+    check: bool = False,
+    extra_flags: Iterable[str] = (),
+) -> Path:
+    """Compile HIP ``sources`` into the executable ``out`` for a ``wave``-lane emulator.
+
+    ``defines`` are ``NAME`` or ``NAME=VALUE``.  ``check=True`` builds with
+    AddressSanitizer (-O1 -g) so out-of-bounds shared/global accesses are
+    reported; otherwise -O2.  Sources needing the pre-pass are rewritten into
+    ``<out>.hipemu-src/`` (with ``#line`` so messages name the original file).
+    Raises :class:`EmulatorBuildError` with the compiler's stderr on failure.
+    """
+    if wave not in (32, 64):
+        raise ValueError(f"wave must be 32 or 64, not {wave!r}")
+    cxx = compiler()
+    if cxx is None:
+        raise EmulatorBuildError([os.environ.get("HIPEMU_CXX", "g++")], 127, "C++ compiler not found")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    srcdir = out.parent / f"{out.name}.hipemu-src"
+    inputs: list[str] = []
+    quote_dirs: list[str] = []
+    for i, src in enumerate(map(Path, sources)):
+        text = src.read_text(encoding="utf-8", errors="surrogateescape")
+        prepared = prepare_source(text)
+        if prepared == text:
+            inputs.append(str(src))
+            continue
+        srcdir.mkdir(exist_ok=True)
+        copy = srcdir / f"{i}_{src.name}"
+        copy.write_text(f"#line 1 {_c_string(src.resolve())}\n{prepared}", encoding="utf-8",
+                        errors="surrogateescape")
+        inputs.append(str(copy))
+        quote_dirs.append(str(src.resolve().parent))  # its own "local.h" includes
+    cmd = [cxx, "-std=c++17", f"-DHIPEMU_WAVE={wave}", "-I", str(include_dir())]
+    for d in quote_dirs:
+        cmd += ["-iquote", d]
+    cmd += [f"-I{d}" for d in include_dirs]
+    cmd += [f"-D{d}" for d in defines]
+    if check:
+        cmd += ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address"]
+    else:
+        cmd += ["-O2"]
+    cmd += list(extra_flags)
+    cmd += ["-o", str(out), *inputs]
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if proc.returncode != 0:
+        raise EmulatorBuildError(cmd, proc.returncode, proc.stderr)
+    return out
+
+
+def run(
+    binary: Path,
+    args: list[str],
+    timeout: float,
+    *,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run an emulated program, capturing stdout/stderr as text.
+
+    ``env`` entries (e.g. ``HIPEMU_WATCHDOG``, ``HIPEMU_STACK_KB``) are added
+    to the current environment.  A run past ``timeout`` raises
+    ``subprocess.TimeoutExpired``.  Exit status :data:`EXIT_CODE` means the
+    emulator reported an error on stderr.
+    """
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [str(Path(binary).resolve()), *args],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=timeout,
+        env=full_env,
+    )
