@@ -53,7 +53,7 @@ def port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResu
         ctx = translate.run(src, config, rules)
         findings = list(ctx.findings)
         edits = list(ctx.edits)
-        if config.wave64 and wave64pass is not None:
+        if config.wave64 and wave64pass is not None and hasattr(wave64pass, "run"):
             w = wave64pass.run(src, config)
             findings.extend(w)
             for f in w:

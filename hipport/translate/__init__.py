@@ -5,7 +5,7 @@ from __future__ import annotations
 from hipport.config import Config
 from hipport.model import Severity
 from hipport.rules import RuleSet
-from hipport.source import SourceFile, walk
+from hipport.source import SourceFile
 from hipport.translate import includes, launches, names
 from hipport.translate.context import Context
 
@@ -27,14 +27,16 @@ def run(src: SourceFile, config: Config, rules: RuleSet) -> Context:
 
 
 def _parse_findings(ctx: Context) -> None:
-    """One finding per outermost ERROR (or MISSING) node; the code in it is still ported."""
-    for node in walk(ctx.src.root):
+    """One finding per outermost ERROR (or MISSING) node; the code in it is still ported.
+
+    Only subtrees that contain an error are entered, so a clean file costs nothing here.
+    """
+    stack = [ctx.src.root]
+    while stack:
+        node = stack.pop()
         if node.type == "ERROR" or node.is_missing:
-            p = node.parent
-            while p is not None and p.type != "ERROR":
-                p = p.parent
-            if p is not None:
-                continue
             what = f"missing {node.type}" if node.is_missing else "code tree-sitter-cuda cannot parse"
-            ctx.report("HP005", Severity.INFO, node.start_byte, max(node.end_byte, node.start_byte),
+            ctx.report("HP005", Severity.INFO, node.start_byte, node.end_byte,
                        f"{what}; identifiers in it were ported token by token, check this region")
+            continue
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))

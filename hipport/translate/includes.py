@@ -23,9 +23,8 @@ def run(ctx: Context) -> None:
     present: set[str] = set()
     for m in _INCLUDE.finditer(data):
         start, end = m.span(2)
-        node = ctx.src.root.descendant_for_byte_range(m.start(1), m.start(1) + 1)
-        if node is None or node.type in ("comment", "string_content") or _in_comment(node):
-            continue
+        if not _is_include_directive(ctx, m.start(1)):
+            continue  # text in a comment or string that only looks like an include
         path = m.group(2).decode("utf-8", "replace")
         h = headers.get(path)
         if ctx.config.rename_extensions and m.group(1) == b'"' and path.endswith(".cu"):
@@ -58,10 +57,13 @@ def run(ctx: Context) -> None:
         ctx.edit(at, at, f"#include <hip/hip_runtime.h>{nl}", "HP-include")
 
 
-def _in_comment(node) -> bool:  # noqa: ANN001 - a tree-sitter node
+def _is_include_directive(ctx: Context, at: int) -> bool:
+    node = ctx.src.root.descendant_for_byte_range(at, at + 1)
     while node is not None:
-        if node.type in ("comment", "string_literal", "raw_string_literal"):
+        if node.type == "preproc_include":
             return True
+        if node.type in ("comment", "raw_string_literal"):
+            return False
         node = node.parent
     return False
 

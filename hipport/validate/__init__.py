@@ -1,0 +1,293 @@
+"""`hipport validate`: does the port compile for AMD GPUs, and does it still compute the same?
+
+validate() ports the input (or takes a ported tree), compiles every translation unit with
+hipcc per AMD arch (compile.py), and with `run=True` runs every program on the wave emulator
+three ways and on any GPU present (runs.py). The result is a plain dict (documented in
+docs/validate.md) that `RunResult.validation` carries to the report views.
+
+Note: the wave emulator's own code lives in hipport/validate/emulator.py and emulator/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from hipport import rules as rulesmod
+from hipport.config import Config
+from hipport.errors import HipportError
+from hipport.model import RunResult
+from hipport.validate import compile as compilemod
+from hipport.validate import errors_map, project, runs, toolchains
+from hipport.validate.errors_map import Diagnostic, Explainer
+from hipport.validate.tree import Entry, PortedTree
+from hipport.workspace import WorkFile, discover
+
+SCHEMA_VERSION = 1
+
+ProgressFactory = Callable[[str], AbstractContextManager[Callable[[int, int], None] | None]]
+
+
+@dataclass
+class Options:
+    paths: tuple[Path, ...] = ()  # the CUDA originals (may be empty with `ported`)
+    ported: Path | None = None  # an already ported tree
+    archs: tuple[str, ...] | None = None  # None: gfx90a (+ gfx942 when known)
+    compdb: Path | None = None  # -p: compile_commands.json or its folder
+    includes: tuple[Path, ...] = ()
+    defines: tuple[str, ...] = ()
+    compile: bool = True
+    run: bool = False
+    gpu: bool = True  # use GPUs that are present (with run)
+    emulate: bool = True  # run on the wave emulator (with run)
+    check: bool = False  # emulator: checked builds (AddressSanitizer)
+    jobs: int = 0
+    timeout: float = 60.0
+    work_dir: Path | None = None  # keep the ported trees and binaries here
+    cache_dir: Path | None = None
+    config_file: Path | None = None  # where [[validate.programs]] may be
+    strict: bool = False  # treat "not run" as a failure
+
+
+@dataclass
+class Validation:
+    doc: dict[str, Any]
+    units: list[compilemod.UnitResult] = field(default_factory=list)
+    programs: list[runs.ProgramResult] = field(default_factory=list)
+    run: RunResult | None = None  # the port of the product tree (for the report)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.doc["summary"]["failed"])
+
+
+def _no_progress(_: str) -> AbstractContextManager[None]:
+    return nullcontext(None)
+
+
+@contextmanager
+def _workdir(given: Path | None) -> Iterator[Path]:
+    if given is not None:
+        given.mkdir(parents=True, exist_ok=True)
+        yield given.resolve()
+        return
+    d = tempfile.mkdtemp(prefix="hipport-validate-")
+    try:
+        yield Path(d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _explainer(trees: list[PortedTree], config: Config) -> Callable[[Diagnostic, Entry | None], None]:
+    """Fill `d.rule` from the port's findings on that original line, else the API tables."""
+    try:
+        rs = rulesmod.load(config.blas)
+        lookup = rs.lookup
+    except Exception:  # tables missing or broken: explain from findings only
+        lookup = None
+    try:
+        from hipport import ruledocs
+        known = set(ruledocs.all_rules())
+    except Exception:
+        known = set()
+    known_w = {k for k in known if k.startswith("W")}
+
+    def explain(d: Diagnostic, entry: Entry | None) -> None:
+        findings: tuple = ()
+        if entry is not None and d.line is not None:
+            res = entry.result
+            if res is None:
+                for t in trees:  # a copied/ported-elsewhere file: any tree's port of it
+                    e2 = t.entry_for_original(entry.wf.path) if entry.wf is not None else None
+                    if e2 is not None and e2.result is not None:
+                        res = e2.result
+                        break
+            if res is not None:
+                findings = tuple(f for f in res.findings if f.span.line <= d.line <= f.span.end_line)
+        d.rule = errors_map.explain(d, Explainer(findings, lookup, config.rocm), known_w or None)
+
+    return explain
+
+
+def validate(opts: Options, config: Config, *, progress: ProgressFactory | None = None,
+             log: Callable[[str], None] | None = None) -> Validation:
+    progress = progress or _no_progress
+    say = log or (lambda _m: None)
+    if not opts.paths and opts.ported is None:
+        raise HipportError("give the CUDA files or folders to validate, or --ported DIR")
+    if opts.ported is not None and not opts.ported.exists():
+        raise HipportError("no such file or directory", opts.ported)
+    originals: list[WorkFile] = discover(list(opts.paths), config.include, config.exclude) if opts.paths else []
+    if opts.paths and not originals:
+        raise HipportError("no files found to validate", opts.paths[0])
+    cache_dir = opts.cache_dir
+    if cache_dir is None and config.cache and opts.paths:
+        from hipport.commands.port import default_cache_dir
+        cache_dir = default_cache_dir(tuple(opts.paths))
+    if not config.cache:
+        cache_dir = None
+
+    with _workdir(opts.work_dir) as work:
+        # The product: what `hipport port` writes (or the tree given with --ported).
+        with progress("porting") as bar:
+            if opts.ported is not None:
+                product = PortedTree.existing(opts.ported, originals or None, label="product")
+            else:
+                product = PortedTree.port(originals, config, work / "ported", cache_dir=cache_dir,
+                                          label="product", progress=bar)
+        trees = [product]
+        explain = _explainer(trees, config)
+        stop = _stop_dir(opts, originals, product)
+
+        # flags per unit: compile_commands.json, then the project's build files, then -I/-D
+        compdb = compilemod.load_compdb(opts.compdb) if opts.compdb else {}
+        cli = compilemod.cli_flags(opts.includes, opts.defines)
+
+        def flags_of(src: Path) -> compilemod.Flags:
+            f = compdb.get(src.resolve())
+            if f is None:
+                f = project.project_flags(project.project_dir(src, stop))
+            f = f.merged(cli)
+            return f if f.std else replace(f, std="c++17")
+
+        def unit_flags(e: Entry) -> list[str]:
+            src = e.wf.path if e.wf is not None else e.copy
+            return compilemod.command_flags(flags_of(src), product)
+
+        # --- compile check
+        units = product.units()
+        plan = toolchains.ArchPlan((), ())
+        unit_results: list[compilemod.UnitResult] = []
+        if opts.compile:
+            requested = opts.archs
+            if requested is None and config.origin("offload_arch") != "default":
+                requested = tuple(config.offload_arch)
+            plan = toolchains.plan_archs(requested) if toolchains.find_hipcc() else \
+                toolchains.ArchPlan(tuple(requested or (toolchains.DEFAULT_ARCH,)))
+            for n in plan.notes:
+                say(n)
+            with progress("compiling") as bar:
+                unit_results = compilemod.compile_units(product, units, plan.archs, flags_for=unit_flags,
+                                                        jobs=opts.jobs, explain=explain, skipped=plan.skipped,
+                                                        progress=bar)
+
+        # --- run check
+        program_results: list[runs.ProgramResult] = []
+        programs: list[project.Program] = []
+        if opts.run:
+            if originals:
+                srcs = [(wf.display, wf.path.resolve()) for wf in originals]
+            else:
+                srcs = [(e.display, e.copy) for e in product.entries]
+            programs = project.find_programs(srcs, stop)
+            cfg_file = opts.config_file or _config_file(opts)
+            programs += project.configured_programs(cfg_file)
+            for pr in programs:
+                pr.flags = (compdb.get(pr.main.resolve()) or pr.flags).merged(cli)
+            ref_tree = port_tree = None
+            if opts.emulate:
+                with progress("porting for the emulator") as bar:
+                    if originals:
+                        ref_tree = PortedTree.port(originals, replace(config, wave64=False, launch_syntax="ggl"),
+                                                   work / "emu-ref", cache_dir=cache_dir, label="ref", progress=bar)
+                    if opts.ported is None:
+                        port_tree = PortedTree.port(originals, replace(config, launch_syntax="ggl"),
+                                                    work / "emu-port", cache_dir=cache_dir, label="port")
+                    else:  # the given port, launches made GGL (nothing else changes)
+                        port_tree = _ggl_copy(product, work / "emu-port", cache_dir)
+                trees += [t for t in (ref_tree, port_tree) if t is not None]
+            with progress("running programs") as bar:
+                program_results = runs.run_programs(
+                    programs, runs.Trees(ref_tree, port_tree, product, bool(originals)), work / "runs",
+                    timeout=opts.timeout, jobs=opts.jobs, gpu=opts.gpu, emulate=opts.emulate,
+                    check=opts.check, explain=explain, progress=bar)
+
+        doc = document(opts, plan, unit_results, program_results, product, stop)
+        return Validation(doc, unit_results, program_results, product.run)
+
+
+def _ggl_copy(tree: PortedTree, out: Path, cache_dir: Path | None) -> PortedTree:
+    """A copy of a ported tree with `<<<>>>` launches rewritten as hipLaunchKernelGGL."""
+    files = [WorkFile(e.copy, e.copy.relative_to(tree.root).as_posix() if e.copy.is_relative_to(tree.root)
+                      else e.copy.name, e.display, tree.root) for e in tree.entries]
+    t = PortedTree.port(files, Config(wave64=False, launch_syntax="ggl", cache=False), out, label="port")
+    # Keep the mapping to the originals: results name the original files.
+    by_copy = {os.path.normpath(str(e.copy)): e for e in tree.entries}
+    for e in t.entries:
+        src = by_copy.get(os.path.normpath(str(e.wf.path))) if e.wf else None
+        if src is not None:
+            e.display = src.display
+            e.wf = src.wf or e.wf
+            e.result = None  # map back through a diff against the original
+            e.original_bytes = None
+    t.base = tree.base
+    t.__post_init__()
+    return t
+
+
+def _config_file(opts: Options) -> Path | None:
+    from hipport.config import find_config_file
+    start = opts.paths[0] if opts.paths else (opts.ported or Path.cwd())
+    return find_config_file(start)
+
+
+def _stop_dir(opts: Options, originals: list[WorkFile], product: PortedTree) -> Path:
+    """How far up project folders (with CMakeLists.txt/Makefile) are searched for."""
+    from hipport.validate.tree import common_base
+    base = common_base(originals) if originals else product.root
+    assert base is not None
+    d = base
+    for cand in [base, *base.parents]:  # a single file or a sub-folder: up to the repository root
+        if (cand / ".git").exists():
+            d = cand
+            break
+    else:
+        d = base
+    return d
+
+
+# --- the plain-dict result ---------------------------------------------------------------------
+
+def _count(statuses: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for s in statuses:
+        out[s] = out.get(s, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.UnitResult],
+             programs: list[runs.ProgramResult], product: PortedTree, stop: Path) -> dict[str, Any]:
+    comp = [a.status for u in units for a in u.archs.values()]
+    emu = [leg.status for p in programs for k, leg in p.emulator.items() if k != "unfixed64"]
+    gpu = [leg.status for p in programs for leg in p.gpu.values()]
+    failed = any(u.failed for u in units) or any(p.failed for p in programs)
+    not_run = comp.count(compilemod.NOT_RUN) + emu.count(runs.NOT_RUN) + gpu.count(runs.NOT_RUN)
+    if opts.strict and not_run:
+        failed = True
+    saved = [p.program.name for p in programs if p.saved_by_wave64]
+    return {
+        "version": SCHEMA_VERSION,
+        "archs": list(plan.archs) + [a for a, _ in plan.skipped],
+        "archs_skipped": [{"arch": a, "reason": r} for a, r in plan.skipped],
+        "toolchain": toolchains.summary(),
+        "ported_root": str(product.root) if opts.work_dir or opts.ported else None,
+        "compile": [u.to_dict() for u in units],
+        "runs": [p.to_dict(stop) for p in programs],
+        "summary": {
+            "units": len(units),
+            "programs": len(programs),
+            "compile": _count(comp),
+            "emulator": _count(emu),
+            "unfixed64": _count([p.emulator["unfixed64"].status for p in programs if "unfixed64" in p.emulator]),
+            "gpu": _count(gpu),
+            "saved_by_wave64": saved,
+            "not_run": not_run,
+            "failed": failed,
+        },
+    }

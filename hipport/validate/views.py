@@ -1,0 +1,183 @@
+"""Terminal table and JSON for `hipport validate`; both are views of the plain-dict document."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+_STYLE = {"pass": "green", "same": "yellow", "fail": "bold red", "mismatch": "bold red",
+          "build-error": "bold red", "run-error": "bold red", "not-run": "dim", "differs": "cyan"}
+_LABEL = {"pass": "pass", "fail": "FAIL", "mismatch": "DIFFERS", "build-error": "BUILD ERROR",
+          "run-error": "RUN ERROR", "not-run": "not run", "same": "same", "differs": "differs"}
+
+
+def _cell(status: str | None, extra: str = "") -> Text:
+    if status is None:
+        return Text("")
+    t = Text(_LABEL.get(status, status), style=_STYLE.get(status, ""))
+    if extra:
+        t.append(f" {extra}", style="dim")
+    return t
+
+
+def render_json(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def render_text(doc: dict[str, Any], color: bool = False, width: int | None = None) -> str:
+    buf = StringIO()
+    con = Console(file=buf, force_terminal=color, no_color=not color, width=width or 120,
+                  highlight=False, soft_wrap=False)
+    archs = [a for a in doc["archs"]]
+    runs = {r["program"]: r for r in doc["runs"]}
+    rows: dict[str, dict[str, Any]] = {}
+    for u in doc["compile"]:
+        rows.setdefault(u["file"], {})["compile"] = u
+    for name, r in runs.items():
+        rows.setdefault(name, {})["run"] = r
+    t = Table(title="hipport validate", title_justify="left", show_lines=False)
+    t.add_column("file", overflow="fold")
+    for a in archs:
+        t.add_column(f"compile {a}")
+    has_runs = bool(runs)
+    if has_runs:
+        t.add_column("emu w32 (CUDA ref)")
+        t.add_column("emu w64 (port)")
+        t.add_column("emu w64 (no wave64)")
+        t.add_column("GPU")
+    for name, row in rows.items():
+        cells: list[Text] = [Text(name)]
+        u = row.get("compile")
+        for a in archs:
+            r = (u or {}).get("archs", {}).get(a)
+            cells.append(_cell(r["status"] if r else None,
+                               f"({len(r['errors'])})" if r and r["errors"] else ""))
+        if has_runs:
+            r = row.get("run")
+            if r is None:
+                cells += [Text(""), Text(""), Text(""), Text("")]
+            else:
+                emu = r["emulator"]
+                cells.append(_cell(emu.get("ref32", {}).get("status")))
+                cells.append(_cell(emu.get("port64", {}).get("status")))
+                un = emu.get("unfixed64", {}).get("status")
+                cells.append(_cell(un, "(fixed by wave64)" if r.get("saved_by_wave64") else ""))
+                cells.append(_gpu_cell(r["gpu"]))
+        t.add_row(*cells)
+    con.print(t)
+    _details(con, doc)
+    _summary(con, doc)
+    return buf.getvalue()
+
+
+def _gpu_cell(gpu: dict[str, Any]) -> Text:
+    ran = {k: v for k, v in gpu.items() if v["status"] != "not-run"}
+    if not ran:
+        return _cell("not-run")
+    out = Text()
+    for i, (k, v) in enumerate(ran.items()):
+        if i:
+            out.append(", ")
+        out.append(f"{k} ")
+        out.append_text(_cell(v["status"]))
+    return out
+
+
+def _details(con: Console, doc: dict[str, Any]) -> None:
+    for u in doc["compile"]:
+        seen: set[tuple] = set()
+        for arch, r in u["archs"].items():
+            if r["status"] == "fail" and not r["errors"] and r.get("reason"):
+                con.print(Text(f"{u['file']}: hipcc {arch} failed: {r['reason']}", style="red"))
+            for e in r["errors"]:
+                key = (e["file"], e["line"], e["column"], e["message"])
+                if key in seen:
+                    continue
+                seen.add(key)
+                archs = [a for a, rr in u["archs"].items()
+                         if any((x["file"], x["line"], x["column"], x["message"]) == key for x in rr["errors"])]
+                con.print(format_error(e, archs if len(archs) < len(u["archs"]) else None))
+            if r["status"] == "not-run" and r.get("reason"):
+                pass  # shown once in the summary
+    for r in doc["runs"]:
+        for leg, label in (("ref32", "wave 32, CUDA reference"), ("port64", "wave 64, full port"),
+                           ("unfixed64", "wave 64, without wave64 fixes")):
+            x = r["emulator"].get(leg)
+            if not x or x["status"] in ("pass", "same", "not-run"):
+                continue
+            style = "cyan" if leg == "unfixed64" else "red"
+            why = x.get("reason") or x["status"]
+            if leg == "unfixed64" and x["status"] == "differs" and r.get("saved_by_wave64"):
+                why = f"the wave64 pass fixed this: without it, {why}"
+            con.print(Text(f"{r['program']}: emulator ({label}): {why}", style=style))
+            for e in x.get("errors", [])[:10]:
+                con.print(format_error(e, None))
+        for k, x in r["gpu"].items():
+            if x["status"] in ("pass", "not-run"):
+                continue
+            con.print(Text(f"{r['program']}: {k} GPU ({x.get('device', '')}): {x.get('reason') or x['status']}",
+                           style="red"))
+            for e in x.get("errors", [])[:10]:
+                con.print(format_error(e, None))
+
+
+def format_error(e: dict[str, Any], archs: list[str] | None) -> Text:
+    where = e.get("file") or e.get("ported_file") or "?"
+    if e.get("line"):
+        where += f":{e['line']}"
+        if e.get("column"):
+            where += f":{e['column']}"
+    t = Text()
+    t.append(where, style="bold")
+    t.append(": ")
+    t.append(e["severity"], style="red")
+    t.append(f": {e['message']}")
+    tags = [e["category"]]
+    if e.get("rule"):
+        tags.append(f"{e['rule']}: hipport explain {e['rule']}")
+    if archs:
+        tags.append("only " + ", ".join(archs))
+    t.append(f"  [{'; '.join(tags)}]", style="dim")
+    if e.get("source"):
+        t.append(f"\n    {e['source']}", style="dim")
+    if e.get("rewritten") and e.get("ported_source") and e.get("ported_source") != e.get("source"):
+        t.append(f"\n    ported: {e['ported_source']}", style="dim")
+    return t
+
+
+def _summary(con: Console, doc: dict[str, Any]) -> None:
+    s = doc["summary"]
+    for a in doc.get("archs_skipped", []):
+        con.print(Text(f"{a['arch']}: not compiled for ({a['reason']})", style="dim"))
+    reasons: dict[str, int] = {}
+    for u in doc["compile"]:
+        for r in u["archs"].values():
+            if r["status"] == "not-run" and r.get("reason"):
+                reasons[f"compile: {r['reason']}"] = reasons.get(f"compile: {r['reason']}", 0) + 1
+    for r in doc["runs"]:
+        for k, x in list(r["emulator"].items()) + [(f"gpu {k}", v) for k, v in r["gpu"].items()]:
+            if x["status"] == "not-run" and x.get("reason"):
+                key = f"{'emulator ' + k if not k.startswith('gpu') else k}: {x['reason']}"
+                reasons[key] = reasons.get(key, 0) + 1
+    for why, n in reasons.items():
+        con.print(Text(f"not run ({n}x) - {why}", style="dim"))
+    parts = [f"{s['units']} unit(s) compiled" if doc["compile"] else "compile check skipped"]
+    if s["compile"]:
+        parts.append("compile " + ", ".join(f"{k} {v}" for k, v in s["compile"].items()))
+    if doc["runs"]:
+        parts.append(f"{s['programs']} program(s)")
+        if s["emulator"]:
+            parts.append("emulator " + ", ".join(f"{k} {v}" for k, v in s["emulator"].items()))
+        if s["saved_by_wave64"]:
+            parts.append(f"wave64 pass fixed {len(s['saved_by_wave64'])}")
+        if s["gpu"]:
+            parts.append("GPU " + ", ".join(f"{k} {v}" for k, v in s["gpu"].items()))
+    verdict = Text("FAILED" if s["failed"] else "OK", style="bold red" if s["failed"] else "bold green")
+    line = Text("; ".join(parts) + " - ")
+    line.append_text(verdict)
+    con.print(line)

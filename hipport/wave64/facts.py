@@ -1,0 +1,1395 @@
+"""Facts shared by the wave64 rules, computed once per file.
+
+What is here:
+
+- the functions of the file and where they run (`__global__`, `__device__`, host);
+- warp-size constants (`#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`, enumerators,
+  template parameters defaulted to 32 or 64);
+- value *kinds* followed through assignments, arithmetic, function parameters, return values and
+  shared arrays: thread index, lane id (32-lane or hardware), warp id, warp count, wave mask,
+  warp-size constant (see the bit flags below);
+- the warp intrinsic calls, the shuffle loops, the lane/warp arithmetic sites;
+- one *model* per group of functions that must agree (a kernel, the device functions it calls
+  and every function sharing a warp-size constant with them): "warp32", "agnostic" or "mixed",
+  and the rewrite strategy chosen for the group (wave64.md §3, the consistency rule).
+
+Rules read these facts; nothing here decides what is a finding.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from hipport.config import Config
+from hipport.source import Node, SourceFile
+from hipport.wave64 import syntax as sx
+
+# ---- value kinds (bit flags) -----------------------------------------------------------------
+TID = 1 << 0  # thread index: threadIdx.*, linearized or global thread ids
+BDIM = 1 << 1  # blockDim-derived
+LANE32 = 1 << 2  # lane of a 32-lane warp: tid & 31, tid % 32, tid % WARP_SIZE(32)
+LANEHW = 1 << 3  # hardware lane: __lane_id(), tid % warpSize
+LANEN = 1 << 4  # a lane whose width follows the strategy: PTX %laneid, tile.thread_rank()
+WARP32 = 1 << 5  # warp index: tid >> 5, tid / 32
+WARPHW = 1 << 6  # tid / warpSize
+NWARP32 = 1 << 7  # warps per block: blockDim.x / 32
+NWARPHW = 1 << 8
+MASK = 1 << 9  # a wave mask: ballot, activemask, match, lanemask results and masks derived from them
+SHIFTMASK = 1 << 10  # a lane mask built by shifting by a lane number (1u << lane)
+WS32 = 1 << 11  # a warp-size constant equal to 32
+WSRT = 1 << 12  # warpSize
+WS64 = 1 << 13  # a warp-size constant equal to 64
+LANEREL = 1 << 14  # lane +/- k
+BID = 1 << 15  # blockIdx
+
+LANES = LANE32 | LANEHW | LANEN
+WARPS = WARP32 | WARPHW
+
+# ---- names -----------------------------------------------------------------------------------
+SHFL = {"__shfl": "shfl", "__shfl_up": "shfl_up", "__shfl_down": "shfl_down", "__shfl_xor": "shfl_xor"}
+SHFL_SYNC = {k + "_sync": v for k, v in SHFL.items()}
+BALLOTS = {"__ballot", "__ballot64", "__ballot_sync"}
+VOTES = {"__any", "__all", "__any_sync", "__all_sync", "__uni_sync", "__uni"}
+MATCHES = {"__match_any_sync", "__match_all_sync", "__match_any", "__match_all"}
+REDUCES = {f"__reduce_{op}_sync" for op in ("add", "min", "max", "and", "or", "xor")}
+LANEMASKS = {"__lanemask_lt", "__lanemask_le", "__lanemask_gt", "__lanemask_ge", "__lanemask_eq"}
+MASK_SOURCES = BALLOTS | MATCHES | LANEMASKS | {"__activemask"}
+BITOPS32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll",
+            "__fns32": "__fns64", "__builtin_popcount": "__builtin_popcountll",
+            "__builtin_ctz": "__builtin_ctzll", "__builtin_clz": "__builtin_clzll",
+            "__builtin_ffs": "__builtin_ffsll"}
+TILE_MEMBERS = {"ballot", "any", "all", "match_any", "match_all", "meta_group_rank",
+                "meta_group_size"}
+TILE_SHFL = {"shfl": "shfl", "shfl_up": "shfl_up", "shfl_down": "shfl_down", "shfl_xor": "shfl_xor"}
+WARP_CALLS = (set(SHFL) | set(SHFL_SYNC) | BALLOTS | VOTES | MATCHES | REDUCES | LANEMASKS
+              | {"__activemask", "__syncwarp", "__lane_id"})
+
+TYPES32 = {"int", "unsigned", "unsigned int", "signed", "signed int", "uint32_t", "int32_t", "uint",
+           "unsigned short", "short", "uint16_t", "int16_t", "bool", "char", "unsigned char",
+           "uint8_t", "int8_t", "u32", "s32", "uint32", "int32"}
+TYPES64 = {"unsigned long long", "unsigned long long int", "long long", "long long int", "uint64_t",
+           "int64_t", "size_t", "unsigned long", "unsigned long int", "long", "long int",
+           "lane_mask_t", "uint64", "u64", "ulong", "ulonglong", "unsigned __int64"}
+
+# A quick test for files that cannot hold a wave64 hazard.
+QUICK = re.compile(rb"__global__|__device__|__shfl|__ballot|__activemask|__syncwarp|warpSize|"
+                   rb"__AMDGCN_WAVEFRONT_SIZE|<<<|hipLaunchKernelGGL|[Ww][Aa][Rr][Pp]|[Ww][Aa][Vv][Ee]|"
+                   rb"tiled_partition|__any|__all|__lane_id")
+# Device function bodies without any of these need no analysis.
+FUNC_QUICK = re.compile(rb"__shfl|__ballot|__any|__all|__uni|__activemask|__syncwarp|__match|"
+                        rb"__reduce_|__lane|__popc|__ffs|__clz|__brev|__fns|warpSize|asm|tiled_partition|"
+                        rb"thread_block_tile|Warp|WARP|[Ww]arp|WAVE|[Ww]ave|atomicCAS|atomicExch|while|"
+                        rb"\b(?:31|32|5|0x1[fF]|16|33|64)\b|__AMDGCN|\.ballot|\.any|\.all")
+HOST_QUICK = re.compile(rb"<<<|hipLaunchKernelGGL|warpSize|dim3")
+_WARP_NAME = re.compile(r"(?i)(warp|wave)(?!s)|^k?_?ws$|^k?_?wsz$|lanes_?per|threads_?per_?(warp|wave)")
+_NOT_WARP_NAME = re.compile(r"(?i)num|count|per_?block|_?id$|idx|index|mask|tile|bank")
+_HIP_MACROS = re.compile(r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|USE_ROCM|"
+                         r"__HIP_DEVICE_COMPILE__|__HIP_ARCH_|HIP_PLATFORM_AMD|__GFX\d+__|__AMDGCN__")
+_NV_MACROS = re.compile(r"__NVCC__|__CUDACC__|__CUDA_ARCH__|__HIP_PLATFORM_NVIDIA__|__HIP_PLATFORM_NVCC__")
+_COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
+
+
+def is_warp_name(name: str) -> bool:
+    return bool(_WARP_NAME.search(name)) and not _NOT_WARP_NAME.search(name)
+
+
+def type_bits(text: str) -> int | None:
+    t = " ".join(text.replace("const", " ").replace("volatile", " ").replace("static", " ")
+                 .replace("__restrict__", " ").split())
+    if t in TYPES32:
+        return 32
+    if t in TYPES64:
+        return 64
+    return None
+
+
+# ---- data ------------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Var:
+    name: str
+    decl: Node  # declaration, parameter_declaration or field_declaration
+    type_node: Node | None
+    declarator: Node  # the declarator of this one name (init_declarator, array_declarator, ...)
+    bits: int | None
+    value: Node | None = None
+    is_param: bool = False
+    is_array: bool = False
+    is_shared: bool = False
+    is_pointer: bool = False
+    size_node: Node | None = None
+    index: int = 0  # position among the declarators of `decl`
+    count: int = 1
+
+
+@dataclass(eq=False)
+class WarpConst:
+    """A named warp-size constant: a macro, constexpr/const variable, enumerator or template default."""
+
+    name: str
+    value: int  # 32 or 64
+    kind: str  # "macro", "variable", "enumerator", "template"
+    node: Node  # the definition
+    value_node: Node | None  # the node holding the value (number_literal), or None for macros
+    value_span: tuple[int, int]  # bytes of the value literal
+    func: Func | None = None
+    amd_only: bool = False  # defined in a branch taken only on AMD (#if __HIP_PLATFORM_AMD__)
+    users: list[Func] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class WarpCall:
+    node: Node
+    fn: Func
+    name: str  # callee name as written
+    family: str  # shfl, ballot, vote, activemask, syncwarp, match, reduce, lane_id, lanemask, tile
+    base: str = ""  # shfl, shfl_up, shfl_down, shfl_xor for shuffles; any/all/uni for votes
+    sync: bool = False
+    args: list[Node] = field(default_factory=list)
+    mask: Node | None = None
+    value: Node | None = None
+    lane: Node | None = None  # source lane / delta / lane mask of a shuffle
+    width: Node | None = None
+    tile: Node | None = None  # the tile object of a member call
+
+
+@dataclass(eq=False)
+class Loop:
+    node: Node
+    var: str
+    start: Node | None
+    bound: Node | None
+    down: bool
+    warp: str  # "32" (literal or 32-constant), "rt" (warpSize), "derived", ""
+    shuffles: list[WarpCall] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Site:
+    """A lane / warp id computation: tid & 31, tid >> 5, blockDim.x / 32, tid < 32 ..."""
+
+    kind: str  # lane, warp, nwarp, guard
+    node: Node  # the binary expression
+    const: Node  # the constant operand (31, 32, 5, WARP_SIZE, warpSize)
+    origin: str  # "literal", "named" (a warp-size constant), "rt" (warpSize)
+    ceil: Node | None = None  # the `31` of (x + 31) / 32
+    fn: Func | None = None
+
+
+@dataclass(eq=False)
+class Func:
+    node: Node
+    name: str
+    body: Node | None
+    space: str  # global, device, hd, host
+    top: Node  # ancestor directly below the translation unit
+    tparams: dict[str, Node] = field(default_factory=dict)
+    nodes: dict[str, list[Node]] = field(default_factory=dict)
+    vars: dict[str, Var] = field(default_factory=dict)
+    params: list[Var] = field(default_factory=list)
+    env: dict[str, int] = field(default_factory=dict)
+    ret: int = 0
+    ret_type: Node | None = None
+    callees: set[str] = field(default_factory=set)
+    calls: list[WarpCall] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
+    sites: list[Site] = field(default_factory=list)
+    idents: list[tuple[str, Node]] = field(default_factory=list)  # warpSize and warp-constant uses
+    collective: bool = False
+    strong32: list[Node] = field(default_factory=list)
+    weak32: list[Node] = field(default_factory=list)
+    agnostic: list[Node] = field(default_factory=list)
+    group: Group | None = None
+
+    @property
+    def device(self) -> bool:
+        return self.space in ("global", "device", "hd")
+
+    def node_list(self, kind: str) -> list[Node]:
+        return self.nodes.get(kind, [])
+
+
+@dataclass(eq=False)
+class Group:
+    funcs: list[Func]
+    model: str = "agnostic"
+    strategy: str = "native"
+
+
+# ---- the facts -------------------------------------------------------------------------------
+
+_COLLECT = frozenset({
+    "call_expression", "binary_expression", "declaration", "assignment_expression", "for_statement",
+    "while_statement", "do_statement", "gnu_asm_expression", "subscript_expression",
+    "return_statement", "cast_expression", "static_assert_declaration", "template_function",
+    "template_type", "enumerator", "update_expression", "if_statement",
+})
+
+
+class Facts:
+    def __init__(self, src: SourceFile, config: Config) -> None:
+        self.src = src
+        self.config = config
+        self.data = src.data
+        self.funcs: list[Func] = []
+        self.by_name: dict[str, list[Func]] = {}
+        self.consts: dict[str, list[WarpConst]] = {}
+        self.macros: dict[str, list[tuple[Node, str, bool]]] = {}  # name -> (preproc_def, value, amd_only)
+        self.gvars: dict[str, Var] = {}
+        self.genv: dict[str, int] = {}
+        self.includes: list[Node] = []
+        self.preproc_conds: list[Node] = []  # #if / #elif conditions and #ifdef names
+        self.inactive: list[tuple[int, int]] = []  # byte ranges compiled only for NVIDIA
+        self.amd_only: list[tuple[int, int]] = []  # byte ranges compiled only for AMD
+        self.top_items: list[Node] = []
+        self.groups: list[Group] = []
+        self.calls: list[WarpCall] = []
+        self._memo: dict[int, int] = {}
+        self._ranges: list[tuple[int, int, Func]] = []
+        self.empty = QUICK.search(self.data) is None
+        if self.empty:
+            return
+        self._scan_top(src.root)
+        self._inactive_starts = [r[0] for r in self.inactive]
+        self._amd_starts = [r[0] for r in self.amd_only]
+        for fn in self.funcs:
+            self.by_name.setdefault(fn.name, []).append(fn)
+        self._ranges = sorted((f.node.start_byte, f.node.end_byte, f) for f in self.funcs)
+        self._range_starts = [r[0] for r in self._ranges]
+        self._find_consts()
+        for fn in self.funcs:
+            self._scan_func(fn)
+        self._find_identifier_uses()
+        self._propagate()
+        for fn in self.funcs:
+            if fn.device and fn.body is not None and fn.nodes:
+                self._scan_calls(fn)
+        self._mark_collective()
+        for fn in self.funcs:
+            if fn.device and fn.nodes:
+                self._scan_sites(fn)
+                self._scan_loops(fn)
+                self._scan_evidence(fn)
+        self._group()
+
+    # ---- top level -------------------------------------------------------------------------
+
+    def _scan_top(self, root: Node) -> None:
+        stack: list[tuple[Node, Node | None, dict[str, Node]]] = [(root, None, {})]
+        while stack:
+            node, top, tparams = stack.pop()
+            for child in reversed(node.children):
+                t = child.type
+                ctop = top if top is not None else child
+                if t == "function_definition":
+                    self._add_function(child, ctop, tparams)
+                elif t == "template_declaration":
+                    tp = dict(tparams)
+                    params = child.child_by_field_name("parameters")
+                    if params is not None:
+                        for p in params.named_children:
+                            if p.type == "optional_parameter_declaration":
+                                d = p.child_by_field_name("declarator")
+                                v = p.child_by_field_name("default_value")
+                                if d is not None and v is not None:
+                                    tp[self.src.text(d)] = v
+                            elif p.type == "parameter_declaration":
+                                d = p.child_by_field_name("declarator")
+                                if d is not None:
+                                    tp[self.src.text(d)] = p
+                    stack.append((child, ctop, tp))
+                elif t in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else",
+                           "preproc_elifdef"):
+                    self._preproc_branch(child)
+                    stack.append((child, ctop, tparams))
+                elif t in ("namespace_definition", "linkage_specification"):
+                    body = child.child_by_field_name("body")
+                    if body is not None:
+                        stack.append((body, ctop, tparams))
+                elif t in ("declaration_list", "field_declaration_list"):
+                    stack.append((child, ctop, tparams))
+                elif t in ("struct_specifier", "class_specifier"):
+                    body = child.child_by_field_name("body")
+                    if body is not None:
+                        stack.append((body, ctop, tparams))
+                elif t == "preproc_def":
+                    self._add_macro(child)
+                elif t == "preproc_include":
+                    if top is None:
+                        self.includes.append(child)
+                elif t in ("declaration", "field_declaration", "type_definition", "alias_declaration"):
+                    self.top_items.append(child)
+                    for sub in child.children:
+                        if sub.type in ("struct_specifier", "class_specifier"):
+                            body = sub.child_by_field_name("body")
+                            if body is not None:
+                                stack.append((body, ctop, tparams))
+                        elif sub.type == "enum_specifier":
+                            self.top_items.append(sub)
+                elif t == "enum_specifier":
+                    self.top_items.append(child)
+                elif t == "expression_statement":
+                    self.top_items.append(child)
+        self.includes.sort(key=lambda n: n.start_byte)
+        self.inactive.sort()
+        self.amd_only.sort()
+
+    def _preproc_branch(self, node: Node) -> None:
+        t = node.type
+        if t == "preproc_else":
+            return
+        if t in ("preproc_ifdef", "preproc_elifdef"):
+            name = node.child_by_field_name("name")
+            if name is None:
+                return
+            self.preproc_conds.append(name)
+            text = self.src.text(name)
+            negate = self.data[node.start_byte:node.start_byte + 7] == b"#ifndef"
+        else:
+            cond = node.child_by_field_name("condition")
+            if cond is None:
+                return
+            self.preproc_conds.append(cond)
+            text = self.src.text(cond)
+            negate = False
+            c = cond
+            if c.type == "unary_expression" and self.src.text(c).lstrip().startswith("!"):
+                negate = True
+                text = self.src.text(c.child_by_field_name("argument") or c)
+        if "&&" in text or "||" in text:
+            return
+        if _NV_MACROS.search(text) and not _HIP_MACROS.search(text):
+            nv_then = not negate
+        elif _HIP_MACROS.search(text) and not _NV_MACROS.search(text) and "__GFX" not in text:
+            nv_then = negate
+        else:
+            return
+        alt = node.child_by_field_name("alternative")
+        head_end = (node.child_by_field_name("condition") or node.child_by_field_name("name") or node).end_byte
+        then_range = (head_end, alt.start_byte if alt is not None else node.end_byte)
+        if nv_then:
+            self.inactive.append(then_range)
+            if alt is not None and alt.type == "preproc_else":
+                self.amd_only.append((alt.start_byte, alt.end_byte))
+        else:
+            self.amd_only.append(then_range)
+            if alt is not None and alt.type == "preproc_else":
+                self.inactive.append((alt.start_byte, alt.end_byte))
+
+    def is_inactive(self, pos: int) -> bool:
+        """True inside a preprocessor branch that is compiled only for NVIDIA."""
+        i = bisect.bisect_right(self._inactive_starts, pos) - 1
+        return i >= 0 and self.inactive[i][0] <= pos < self.inactive[i][1] or any(
+            s <= pos < e for s, e in self.inactive[max(0, i - 3):i])
+
+    def is_amd_only(self, pos: int) -> bool:
+        i = bisect.bisect_right(self._amd_starts, pos) - 1
+        return any(s <= pos < e for s, e in self.amd_only[max(0, i - 3):i + 1])
+
+    def _add_function(self, node: Node, top: Node, tparams: dict[str, Node]) -> None:
+        quals = {c.type for c in node.children if not c.is_named}
+        if "__global__" in quals:
+            space = "global"
+        elif "__device__" in quals:
+            space = "hd" if "__host__" in quals else "device"
+        else:
+            space = "host"
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.type not in ("function_declarator",):
+            decl = decl.child_by_field_name("declarator")
+        name = ""
+        params: list[Node] = []
+        if decl is not None:
+            nd = decl.child_by_field_name("declarator")
+            if nd is not None:
+                if nd.type == "qualified_identifier":
+                    nd = nd.child_by_field_name("name") or nd
+                if nd.type == "template_function":
+                    nd = nd.child_by_field_name("name") or nd
+                name = self.src.text(nd)
+            pl = decl.child_by_field_name("parameters")
+            if pl is not None:
+                params = [p for p in pl.named_children
+                          if p.type in ("parameter_declaration", "optional_parameter_declaration")]
+        fn = Func(node=node, name=name, body=node.child_by_field_name("body"), space=space, top=top,
+                  tparams=dict(tparams), ret_type=node.child_by_field_name("type"))
+        if self.is_inactive(node.start_byte) if self.inactive else False:
+            return
+        for i, p in enumerate(params):
+            d = p.child_by_field_name("declarator")
+            if d is None:
+                continue
+            v = self._var_from_declarator(d, p, p.child_by_field_name("type"), i, len(params))
+            if v is not None:
+                v.is_param = True
+                fn.params.append(v)
+                fn.vars[v.name] = v
+        self.funcs.append(fn)
+
+    def _add_macro(self, node: Node) -> None:
+        name_node = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name_node is None or value is None:
+            return
+        if self.inactive and self.is_inactive(node.start_byte):
+            return
+        name = self.src.text(name_node)
+        text = _COMMENT.sub(" ", self.src.text(value)).strip()
+        amd = bool(self.amd_only) and self.is_amd_only(node.start_byte)
+        self.macros.setdefault(name, []).append((node, text, amd))
+
+    # ---- declarations ----------------------------------------------------------------------
+
+    def _var_from_declarator(self, d: Node, decl: Node, type_node: Node | None, index: int,
+                             count: int) -> Var | None:
+        value = None
+        target = d
+        is_array = is_pointer = False
+        size = None
+        if target.type == "init_declarator":
+            value = target.child_by_field_name("value")
+            target = target.child_by_field_name("declarator") or target
+        while target.type in ("pointer_declarator", "array_declarator", "reference_declarator",
+                              "parenthesized_declarator"):
+            if target.type == "pointer_declarator":
+                is_pointer = True
+            elif target.type == "array_declarator":
+                is_array = True
+                if size is None:
+                    size = target.child_by_field_name("size")
+            nxt = target.child_by_field_name("declarator")
+            if nxt is None:
+                nxt = next((c for c in target.named_children), None)
+                if nxt is None:
+                    break
+            target = nxt
+        if target.type not in ("identifier", "field_identifier"):
+            return None
+        shared = any(self.data[c.start_byte:c.end_byte] == b"__shared__" for c in decl.children
+                     if c.type == "type_qualifier")
+        bits = None if (is_pointer or type_node is None) else type_bits(self.src.text(type_node))
+        return Var(name=self.src.text(target), decl=decl, type_node=type_node, declarator=d,
+                   bits=bits, value=value, is_array=is_array, is_shared=shared,
+                   is_pointer=is_pointer, size_node=size, index=index, count=count)
+
+    def declared_vars(self, decl: Node) -> list[Var]:
+        type_node = decl.child_by_field_name("type")
+        ds = decl.children_by_field_name("declarator")
+        out = []
+        for i, d in enumerate(ds):
+            v = self._var_from_declarator(d, decl, type_node, i, len(ds))
+            if v is not None:
+                out.append(v)
+        return out
+
+    # ---- constants -------------------------------------------------------------------------
+
+    def _find_consts(self) -> None:
+        for name, defs in self.macros.items():
+            for node, text, amd in defs:
+                v = self.eval_text(text)
+                if v is None or v[0] not in (32, 64) or not is_warp_name(name):
+                    continue
+                value = node.child_by_field_name("value")
+                raw = self.data[value.start_byte:value.end_byte]
+                m = re.search(rb"\b(32|64)\b", raw)
+                span = (value.start_byte + m.start(), value.start_byte + m.end()) if m else (
+                    value.start_byte, value.end_byte)
+                self.consts.setdefault(name, []).append(WarpConst(
+                    name=name, value=v[0], kind="macro", node=node, value_node=None, value_span=span,
+                    amd_only=amd))
+        for item in self.top_items:
+            self._consts_in_decl(item, None)
+            if item.type == "declaration":
+                for v in self.declared_vars(item):
+                    self.gvars[v.name] = v
+        for fn in self.funcs:
+            for name, v in fn.tparams.items():
+                if v.type == "number_literal" and is_warp_name(name):
+                    lit = sx.int_literal(self.src.text(v))
+                    if lit and lit[0] in (32, 64):
+                        self.consts.setdefault(name, []).append(WarpConst(
+                            name=name, value=lit[0], kind="template", node=v.parent, value_node=v,
+                            value_span=(v.start_byte, v.end_byte), func=fn))
+
+    def _consts_in_decl(self, item: Node, fn: Func | None) -> None:
+        if item.type == "enum_specifier":
+            body = item.child_by_field_name("body")
+            for e in (body.named_children if body is not None else []):
+                if e.type != "enumerator":
+                    continue
+                n, v = e.child_by_field_name("name"), e.child_by_field_name("value")
+                if n is None or v is None or v.type != "number_literal":
+                    continue
+                lit = sx.int_literal(self.src.text(v))
+                name = self.src.text(n)
+                if lit and lit[0] in (32, 64) and is_warp_name(name):
+                    self.consts.setdefault(name, []).append(WarpConst(
+                        name=name, value=lit[0], kind="enumerator", node=e, value_node=v,
+                        value_span=(v.start_byte, v.end_byte), func=fn,
+                        amd_only=bool(self.amd_only) and self.is_amd_only(e.start_byte)))
+            return
+        if item.type not in ("declaration", "field_declaration"):
+            return
+        head = self.data[item.start_byte:(item.child_by_field_name("type") or item).start_byte]
+        if b"const" not in head and b"constexpr" not in head:
+            return
+        for v in self.declared_vars(item):
+            if v.value is None or v.value.type != "number_literal" or v.is_array or v.is_pointer:
+                continue
+            lit = sx.int_literal(self.src.text(v.value))
+            if lit and lit[0] in (32, 64) and is_warp_name(v.name):
+                self.consts.setdefault(v.name, []).append(WarpConst(
+                    name=v.name, value=lit[0], kind="variable", node=v.declarator, value_node=v.value,
+                    value_span=(v.value.start_byte, v.value.end_byte), func=fn,
+                    amd_only=bool(self.amd_only) and self.is_amd_only(item.start_byte)))
+
+    def const_value(self, name: str) -> int | None:
+        """The value a warp-size constant takes on AMD (an AMD-only definition wins)."""
+        defs = self.consts.get(name)
+        if not defs:
+            return None
+        for d in defs:
+            if d.amd_only:
+                return d.value
+        return defs[0].value
+
+    def eval_text(self, text: str, depth: int = 0) -> tuple[int, int] | None:
+        """Evaluate a macro body made of integer literals, other macros and + - * / << >> & | ~."""
+        if depth > 8 or not text:
+            return None
+        toks = re.findall(r"0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*|<<|>>|[-+*/%&|^~()]", text)
+        if not toks or "".join(toks) != re.sub(r"\s+", "", text):
+            return None
+        out = []
+        bits = 32
+        for t in toks:
+            if t[0].isdigit():
+                lit = sx.int_literal(t)
+                if lit is None:
+                    return None
+                out.append(str(lit[0]))
+                bits = max(bits, lit[1])
+            elif t[0].isalpha() or t[0] == "_":
+                defs = self.macros.get(t)
+                if not defs:
+                    return None
+                v = self.eval_text(defs[0][1], depth + 1)
+                if v is None:
+                    return None
+                out.append(str(v[0]))
+                bits = max(bits, v[1])
+            else:
+                out.append("//" if t == "/" else t)
+        try:
+            value = eval(" ".join(out), {"__builtins__": {}}, {})  # noqa: S307 - digits and operators only
+        except Exception:
+            return None
+        if not isinstance(value, int):
+            return None
+        if value < 0 or "~" in toks:
+            value &= (1 << bits) - 1
+        return value, bits
+
+    def cval(self, node: Node | None, fn: Func | None = None) -> tuple[int, int, bool] | None:
+        """(value, bits, named) of an integer constant expression; named: uses a warp constant."""
+        if node is None:
+            return None
+        t = node.type
+        if t == "number_literal":
+            lit = sx.int_literal(self.src.text(node))
+            return (lit[0], lit[1], False) if lit else None
+        if t == "parenthesized_expression":
+            return self.cval(node.named_children[0], fn) if node.named_child_count else None
+        if t == "identifier":
+            name = self.src.text(node)
+            cv = self.const_value(name)
+            if cv is not None:
+                return cv, 32, True
+            if fn is not None and name in fn.tparams and fn.tparams[name].type == "number_literal":
+                lit = sx.int_literal(self.src.text(fn.tparams[name]))
+                return (lit[0], lit[1], False) if lit else None
+            defs = self.macros.get(name)
+            if defs:
+                v = self.eval_text(defs[0][1])
+                return (v[0], v[1], False) if v else None
+            if fn is not None:
+                var = fn.vars.get(name)
+                if var is not None and var.value is not None and var.value.type == "number_literal":
+                    head = self.data[var.decl.start_byte:var.decl.end_byte]
+                    if b"const" in head:
+                        lit = sx.int_literal(self.src.text(var.value))
+                        return (lit[0], lit[1], False) if lit else None
+            return None
+        if t == "unary_expression":
+            op = node.child_by_field_name("operator")
+            a = self.cval(node.child_by_field_name("argument"), fn)
+            if a is None or op is None:
+                return None
+            mask = (1 << a[1]) - 1
+            if op.type == "~":
+                return (~a[0]) & mask, a[1], a[2]
+            if op.type == "-":
+                return (-a[0]) & mask, a[1], a[2]
+            return a
+        if t == "cast_expression":
+            return self.cval(node.child_by_field_name("value"), fn)
+        if t == "binary_expression":
+            op = node.child_by_field_name("operator")
+            a = self.cval(node.child_by_field_name("left"), fn)
+            b = self.cval(node.child_by_field_name("right"), fn)
+            if a is None or b is None or op is None:
+                return None
+            o = op.type
+            try:
+                v = {"+": lambda: a[0] + b[0], "-": lambda: a[0] - b[0], "*": lambda: a[0] * b[0],
+                     "/": lambda: a[0] // b[0], "%": lambda: a[0] % b[0], "<<": lambda: a[0] << b[0],
+                     ">>": lambda: a[0] >> b[0], "&": lambda: a[0] & b[0], "|": lambda: a[0] | b[0],
+                     "^": lambda: a[0] ^ b[0]}[o]()
+            except (KeyError, ZeroDivisionError):
+                return None
+            return v, max(a[1], b[1]), a[2] or b[2]
+        return None
+
+    # ---- function bodies -------------------------------------------------------------------
+
+    def _scan_func(self, fn: Func) -> None:
+        body = fn.body
+        if body is None:
+            return
+        raw = self.data[body.start_byte:body.end_byte]
+        if fn.device:
+            if FUNC_QUICK.search(raw) is None and not self._uses_const_names(raw):
+                return
+        elif HOST_QUICK.search(raw) is None and not self._uses_const_names(raw):
+            return
+        nodes: dict[str, list[Node]] = {}
+        collect = _COLLECT
+        cursor = body.walk()
+        visited = False
+        while True:
+            if not visited:
+                n = cursor.node
+                t = n.type
+                if t in collect:
+                    lst = nodes.get(t)
+                    if lst is None:
+                        nodes[t] = [n]
+                    else:
+                        lst.append(n)
+                if cursor.goto_first_child():
+                    continue
+            if cursor.goto_next_sibling():
+                visited = False
+            elif cursor.goto_parent():
+                visited = True
+                if cursor.node.id == body.id:
+                    break
+            else:
+                break
+        if self.inactive:
+            for k, lst in nodes.items():
+                nodes[k] = [n for n in lst if not self.is_inactive(n.start_byte)]
+        fn.nodes = nodes
+        for d in nodes.get("declaration", []):
+            for v in self.declared_vars(d):
+                fn.vars[v.name] = v
+        for fs in nodes.get("for_statement", []):
+            init = fs.child_by_field_name("initializer")
+            if init is not None and init.type == "declaration":
+                for v in self.declared_vars(init):
+                    fn.vars.setdefault(v.name, v)
+        for e in nodes.get("enumerator", []):
+            parent = e.parent.parent if e.parent is not None else None
+            if parent is not None and parent.type == "enum_specifier":
+                self._consts_in_decl(parent, fn)
+        for d in nodes.get("declaration", []):
+            self._consts_in_decl(d, fn)
+
+    def _uses_const_names(self, raw: bytes) -> bool:
+        if not self.consts:
+            return False
+        return any(name.encode() in raw for name in self.consts)
+
+    def func_at(self, pos: int) -> Func | None:
+        i = bisect.bisect_right(self._range_starts, pos) - 1
+        while i >= 0:
+            s, e, f = self._ranges[i]
+            if s <= pos < e:
+                return f
+            if i > 0 and self._ranges[i - 1][1] > pos:
+                i -= 1
+                continue
+            return None
+        return None
+
+    def _find_identifier_uses(self) -> None:
+        names = ["warpSize", "__AMDGCN_WAVEFRONT_SIZE__", "__AMDGCN_WAVEFRONT_SIZE"]
+        names += [n for n in self.consts]
+        pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+        self.ident_uses: list[tuple[str, Node, Func | None]] = []
+        root = self.src.root
+        for m in pattern.finditer(self.data):
+            node = root.descendant_for_byte_range(m.start(), m.end())
+            if node is None or node.type not in ("identifier", "type_identifier", "field_identifier"):
+                # inside raw preprocessor text (#define X warpSize) we still record it
+                if node is None or node.type != "preproc_arg":
+                    continue
+            if self.inactive and self.is_inactive(m.start()):
+                continue
+            name = m.group(1).decode()
+            fn = self.func_at(m.start())
+            if node.type == "preproc_arg":
+                self.ident_uses.append((name, node, None))
+                continue
+            self.ident_uses.append((name, node, fn))
+            if fn is not None:
+                fn.idents.append((name, node))
+                for c in self.consts.get(name, []):
+                    if c.func is None or c.func is fn:
+                        c.users.append(fn)
+
+    # ---- kinds -----------------------------------------------------------------------------
+
+    def kinds(self, node: Node | None, fn: Func) -> int:
+        if node is None:
+            return 0
+        key = node.id
+        k = self._memo.get(key)
+        if k is None:
+            k = self._kinds(node, fn)
+            self._memo[key] = k
+        return k
+
+    def _kinds(self, node: Node, fn: Func) -> int:
+        t = node.type
+        if t == "identifier":
+            name = self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+            k = fn.env.get(name, 0) | self.genv.get(name, 0)
+            if name == "warpSize":
+                k |= WSRT
+            elif name in self.consts:
+                k |= WS64 if self.const_value(name) == 64 else WS32
+            elif name in fn.tparams and is_warp_name(name):
+                v = fn.tparams[name]
+                if v.type == "number_literal":
+                    k |= WS64 if self.src.text(v) == "64" else WS32
+            return k
+        if t == "field_expression":
+            arg = node.child_by_field_name("argument")
+            if arg is not None and arg.type == "identifier":
+                a = self.data[arg.start_byte:arg.end_byte]
+                if a == b"threadIdx":
+                    return TID
+                if a == b"blockDim":
+                    return BDIM
+                if a == b"blockIdx":
+                    return BID
+            return 0
+        if t in ("parenthesized_expression", "cast_expression", "comma_expression"):
+            inner = node.child_by_field_name("value") if t == "cast_expression" else (
+                node.child_by_field_name("right") if t == "comma_expression" else
+                (node.named_children[0] if node.named_child_count else None))
+            return self.kinds(inner, fn)
+        if t == "binary_expression":
+            return self._binary_kinds(node, fn)
+        if t == "call_expression":
+            return self._call_kinds(node, fn)
+        if t == "conditional_expression":
+            return (self.kinds(node.child_by_field_name("consequence"), fn)
+                    | self.kinds(node.child_by_field_name("alternative"), fn))
+        if t == "subscript_expression":
+            arg = node.child_by_field_name("argument")
+            if arg is not None and arg.type == "identifier":
+                name = self.src.text(arg)
+                var = fn.vars.get(name) or self.gvars.get(name)
+                if var is not None and (var.is_array or var.is_pointer):
+                    return (fn.env.get(name, 0) | self.genv.get(name, 0)) & (MASK | LANES)
+            return 0
+        if t == "unary_expression":
+            op = node.child_by_field_name("operator")
+            a = self.kinds(node.child_by_field_name("argument"), fn)
+            if op is not None and op.type in ("~", "+"):
+                return a & (MASK | TID | LANES)
+            return 0
+        if t == "assignment_expression":
+            return self.kinds(node.child_by_field_name("right"), fn)
+        return 0
+
+    def _binary_kinds(self, node: Node, fn: Func) -> int:
+        op_node = node.child_by_field_name("operator")
+        if op_node is None:
+            return 0
+        op = op_node.type
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        lk = self.kinds(left, fn)
+        rk = self.kinds(right, fn)
+        if op in ("&", "%", ">>", "/", "<<"):
+            site = self.classify_binary(node, fn, lk, rk)
+            if site is not None:
+                return {"lane32": LANE32, "lanert": LANEHW, "warp32": WARP32, "warprt": WARPHW,
+                        "nwarp32": NWARP32, "nwarprt": NWARPHW}.get(site, 0)
+        if op in ("&", "|", "^"):
+            k = (lk | rk) & (MASK | SHIFTMASK)
+            return k
+        if op == "<<":
+            if (rk & (LANES | LANEREL)) and not (lk & (MASK | TID)) and self.cval(left, fn) is not None:
+                return MASK | SHIFTMASK
+            return lk & (MASK | SHIFTMASK)
+        if op == ">>":
+            if (rk & (LANES | LANEREL)) and self.cval(left, fn) is not None:
+                return MASK | SHIFTMASK
+            return lk & (MASK | SHIFTMASK)
+        if op in ("+", "-"):
+            k = (lk | rk) & (TID | BDIM)
+            if (lk | rk) & LANES:
+                k |= ((lk | rk) & LANES) | LANEREL
+            if op == "-" and lk & MASK:
+                k |= lk & (MASK | SHIFTMASK)
+            if op == "-" and self.cval(left, fn) is not None and rk & LANES:
+                k |= LANEREL
+            return k
+        if op == "*":
+            return (lk | rk) & (TID | BDIM) if (lk | rk) & TID else 0
+        return 0
+
+    def classify_binary(self, node: Node, fn: Func, lk: int | None = None,
+                        rk: int | None = None) -> str | None:
+        """lane32 / lanert / warp32 / warprt / nwarp32 / nwarprt for lane and warp arithmetic."""
+        op_node = node.child_by_field_name("operator")
+        if op_node is None:
+            return None
+        op = op_node.type
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if left is None or right is None:
+            return None
+        if lk is None:
+            lk = self.kinds(left, fn)
+        if rk is None:
+            rk = self.kinds(right, fn)
+        if op == "&":
+            for a, ak, b, bk in ((left, lk, right, rk), (right, rk, left, lk)):
+                if not ak & TID:
+                    continue
+                c = self.cval(b, fn)
+                if c is not None and c[0] == 31:
+                    return "lane32"
+                if c is None and self._is_rt_minus_one(b, fn):
+                    return "lanert"
+            return None
+        if op == "%":
+            if not lk & TID:
+                return None
+            c = self.cval(right, fn)
+            if c is not None and c[0] == 32:
+                return "lane32"
+            if c is None and (rk & WSRT or (rk & WS64 and c is None)):
+                return "lanert"
+            return None
+        if op in (">>", "/"):
+            c = self.cval(right, fn)
+            want = 5 if op == ">>" else 32
+            base = sx.unparen(left)
+            ceil = False
+            if base.type == "binary_expression":
+                bop = base.child_by_field_name("operator")
+                if bop is not None and bop.type == "+":
+                    cc = self.cval(base.child_by_field_name("right"), fn)
+                    if cc is not None and cc[0] == 31:
+                        ceil = True
+            if c is not None and c[0] == want:
+                if lk & TID and not ceil:
+                    return "warp32"
+                if lk & BDIM or (ceil and lk & TID):
+                    return "nwarp32"
+                return None
+            if op == "/" and c is None and rk & WSRT:
+                if lk & TID:
+                    return "warprt"
+                if lk & BDIM:
+                    return "nwarprt"
+        return None
+
+    def _is_rt_minus_one(self, node: Node, fn: Func) -> bool:
+        node = sx.unparen(node)
+        if node.type != "binary_expression":
+            return False
+        op = node.child_by_field_name("operator")
+        right = self.cval(node.child_by_field_name("right"), fn)
+        return (op is not None and op.type == "-" and right is not None and right[0] == 1
+                and bool(self.kinds(node.child_by_field_name("left"), fn) & WSRT))
+
+    def _call_kinds(self, node: Node, fn: Func) -> int:
+        name = sx.call_name(node, self.data)
+        if name in MASK_SOURCES or name in ("hipport_match_any",):
+            return MASK
+        if name == "__lane_id":
+            return LANEHW
+        if name in ("ballot", "match_any", "match_all"):
+            obj = sx.field_object(node)
+            if obj is not None:
+                return MASK
+        if name == "thread_rank":
+            obj = sx.field_object(node)
+            if obj is not None and obj.type == "identifier" and self._is_tile_var(self.src.text(obj), fn):
+                return LANEN
+            return TID
+        if name in ("min", "max", "umin", "umax"):
+            args = sx.call_args(node)
+            return self.kinds(args[0], fn) & (TID | LANES) if args else 0
+        callees = self.by_name.get(name)
+        if callees:
+            k = 0
+            for c in callees:
+                k |= c.ret
+            return k
+        return 0
+
+    def _is_tile_var(self, name: str, fn: Func) -> bool:
+        var = fn.vars.get(name)
+        if var is None:
+            return False
+        if var.value is not None and b"tiled_partition" in self.data[var.value.start_byte:var.value.end_byte]:
+            return True
+        return var.type_node is not None and b"thread_block_tile" in self.data[
+            var.type_node.start_byte:var.type_node.end_byte]
+
+    def _propagate(self) -> None:
+        """Follow kinds through assignments, parameters, returns and arrays to a fixed point."""
+        flows: list[tuple[Func, str, Node, bool]] = []  # (fn, target, value, global)
+        for fn in self.funcs:
+            if not fn.nodes:
+                continue
+            for v in fn.vars.values():
+                if v.value is not None and v.value.type != "argument_list" and v.value.type != "initializer_list":
+                    flows.append((fn, v.name, v.value, False))
+            for a in fn.nodes.get("assignment_expression", []):
+                left = a.child_by_field_name("left")
+                right = a.child_by_field_name("right")
+                if left is None or right is None:
+                    continue
+                while left.type in ("subscript_expression", "parenthesized_expression",
+                                    "pointer_expression"):
+                    left = left.child_by_field_name("argument") or (
+                        left.named_children[0] if left.named_child_count else left)
+                    if left.type == "identifier":
+                        break
+                if left.type == "identifier":
+                    name = self.src.text(left)
+                    glob = name not in fn.vars and name in self.gvars
+                    flows.append((fn, name, right, glob))
+            for c in fn.nodes.get("call_expression", []):
+                name = sx.call_name(c, self.data)
+                targets = self.by_name.get(name)
+                if not targets:
+                    continue
+                fn.callees.add(name)
+            for g in fn.nodes.get("gnu_asm_expression", []):
+                text = self.src.text(g)
+                k = 0
+                if "%laneid" in text:
+                    k = LANEN
+                elif "lanemask" in text or "activemask" in text or "vote.ballot" in text:
+                    k = MASK
+                if k:
+                    outs = g.child_by_field_name("output_operands")
+                    for op in (outs.named_children if outs is not None else []):
+                        val = op.child_by_field_name("value")
+                        if val is not None and val.type == "identifier":
+                            fn.env[self.src.text(val)] = fn.env.get(self.src.text(val), 0) | k
+        for _ in range(8):
+            self._memo.clear()
+            changed = False
+            for fn, name, value, glob in flows:
+                k = self.kinds(value, fn)
+                if not k:
+                    continue
+                env = self.genv if glob else fn.env
+                old = env.get(name, 0)
+                if old | k != old:
+                    env[name] = old | k
+                    changed = True
+            for fn in self.funcs:
+                if not fn.nodes:
+                    continue
+                r = 0
+                for rs in fn.nodes.get("return_statement", []):
+                    if rs.named_child_count:
+                        r |= self.kinds(rs.named_children[0], fn)
+                if r != fn.ret:
+                    fn.ret |= r
+                    changed = True
+                for c in fn.nodes.get("call_expression", []):
+                    name = sx.call_name(c, self.data)
+                    targets = self.by_name.get(name)
+                    if not targets:
+                        continue
+                    args = sx.call_args(c)
+                    for target in targets:
+                        for i, p in enumerate(target.params):
+                            if i < len(args):
+                                k = self.kinds(args[i], fn)
+                                if k and target.env.get(p.name, 0) | k != target.env.get(p.name, 0):
+                                    target.env[p.name] = target.env.get(p.name, 0) | k
+                                    changed = True
+            if not changed:
+                break
+        self._memo.clear()
+
+    # ---- warp calls, sites, loops ----------------------------------------------------------
+
+    def _scan_calls(self, fn: Func) -> None:
+        data = self.data
+        for c in fn.nodes.get("call_expression", []):
+            name = sx.call_name(c, data)
+            if not name:
+                continue
+            obj = sx.field_object(c)
+            wc: WarpCall | None = None
+            if obj is not None:
+                if name in TILE_MEMBERS or name in TILE_SHFL:
+                    if obj.type == "identifier" and self._is_tile_var(self.src.text(obj), fn):
+                        wc = WarpCall(c, fn, name, "tile", base=TILE_SHFL.get(name, name),
+                                      args=sx.call_args(c), tile=obj)
+                        if name in TILE_SHFL:
+                            a = wc.args
+                            wc.value = a[0] if a else None
+                            wc.lane = a[1] if len(a) > 1 else None
+                if wc is not None:
+                    fn.calls.append(wc)
+                    self.calls.append(wc)
+                continue
+            if name not in WARP_CALLS:
+                continue
+            args = sx.call_args(c)
+            if name in SHFL or name in SHFL_SYNC:
+                sync = name in SHFL_SYNC
+                off = 1 if sync else 0
+                wc = WarpCall(c, fn, name, "shfl", base=(SHFL_SYNC if sync else SHFL)[name], sync=sync,
+                              args=args, mask=args[0] if sync and args else None)
+                if len(args) > off:
+                    wc.value = args[off]
+                if len(args) > off + 1:
+                    wc.lane = args[off + 1]
+                if len(args) > off + 2:
+                    wc.width = args[off + 2]
+            elif name in BALLOTS:
+                sync = name.endswith("_sync")
+                wc = WarpCall(c, fn, name, "ballot", base="ballot", sync=sync, args=args,
+                              mask=args[0] if sync and args else None)
+                wc.value = args[-1] if args else None
+            elif name in VOTES:
+                sync = name.endswith("_sync")
+                wc = WarpCall(c, fn, name, "vote", base=name.strip("_").replace("_sync", ""), sync=sync,
+                              args=args, mask=args[0] if sync and args else None)
+                wc.value = args[-1] if args else None
+            elif name == "__activemask":
+                wc = WarpCall(c, fn, name, "activemask", args=args)
+            elif name == "__syncwarp":
+                wc = WarpCall(c, fn, name, "syncwarp", sync=True, args=args, mask=args[0] if args else None)
+            elif name in MATCHES:
+                sync = name.endswith("_sync")
+                wc = WarpCall(c, fn, name, "match", base="any" if "any" in name else "all", sync=sync,
+                              args=args, mask=args[0] if sync and args else None)
+                wc.value = args[1 if sync else 0] if len(args) > (1 if sync else 0) else None
+            elif name in REDUCES:
+                wc = WarpCall(c, fn, name, "reduce", base=name[len("__reduce_"):-len("_sync")], sync=True,
+                              args=args, mask=args[0] if args else None)
+                wc.value = args[1] if len(args) > 1 else None
+            elif name == "__lane_id":
+                wc = WarpCall(c, fn, name, "lane_id", args=args)
+            elif name in LANEMASKS:
+                wc = WarpCall(c, fn, name, "lanemask", args=args)
+            if wc is not None:
+                fn.calls.append(wc)
+                self.calls.append(wc)
+
+    def _mark_collective(self) -> None:
+        for fn in self.funcs:
+            if not fn.device or not fn.nodes:
+                continue
+            fn.collective = bool(fn.calls) or bool(fn.idents) or bool(fn.nodes.get("gnu_asm_expression")) or any(
+                b"tiled_partition" in self.data[n.start_byte:n.end_byte] or
+                b"Warp" in self.data[n.start_byte:n.end_byte]
+                for n in fn.nodes.get("template_function", []) + fn.nodes.get("template_type", []))
+        # a function whose callee is collective, or that passes lane values to one, counts too
+        for _ in range(4):
+            changed = False
+            for fn in self.funcs:
+                if fn.collective or not fn.device:
+                    continue
+                if any(c.collective for name in fn.callees for c in self.by_name.get(name, [])):
+                    fn.collective = True
+                    changed = True
+            if not changed:
+                break
+
+    def _scan_sites(self, fn: Func) -> None:
+        if not fn.collective:
+            return
+        for b in fn.nodes.get("binary_expression", []):
+            op = b.child_by_field_name("operator")
+            if op is None:
+                continue
+            o = op.type
+            if o in ("&", "%", ">>", "/"):
+                kind = self.classify_binary(b, fn)
+                if kind is None:
+                    continue
+                right = b.child_by_field_name("right")
+                left = b.child_by_field_name("left")
+                const = right
+                if o == "&" and self.kinds(right, fn) & TID and not self.kinds(left, fn) & TID:
+                    const = left
+                rt = kind.endswith("rt")
+                if rt:
+                    origin = "rt"
+                else:
+                    cv = self.cval(const, fn)
+                    origin = "named" if cv is not None and cv[2] else "literal"
+                ceil = None
+                base = sx.unparen(left) if left is not None else None
+                if base is not None and base.type == "binary_expression":
+                    bop = base.child_by_field_name("operator")
+                    if bop is not None and bop.type == "+":
+                        cc = self.cval(base.child_by_field_name("right"), fn)
+                        if cc is not None and cc[0] == 31:
+                            ceil = base.child_by_field_name("right")
+                k = {"lane32": "lane", "lanert": "lane", "warp32": "warp", "warprt": "warp",
+                     "nwarp32": "nwarp", "nwarprt": "nwarp"}[kind]
+                fn.sites.append(Site(k, b, const, origin, ceil, fn))
+            elif o in ("<", ">=") and (fn.calls or fn.idents):
+                left = b.child_by_field_name("left")
+                right = b.child_by_field_name("right")
+                if self.kinds(left, fn) & TID and not self.kinds(left, fn) & (LANES | WARPS):
+                    cv = self.cval(right, fn)
+                    if cv is not None and cv[0] == 32:
+                        fn.sites.append(Site("guard", b, right, "named" if cv[2] else "literal", None, fn))
+                    elif cv is None and self.kinds(right, fn) & WSRT and sx.unparen(right).type == "identifier":
+                        fn.sites.append(Site("guard", b, right, "rt", None, fn))
+
+    def _scan_loops(self, fn: Func) -> None:
+        loops: list[Loop] = []
+        for fs in fn.nodes.get("for_statement", []):
+            lp = self._loop(fs, fn)
+            if lp is not None:
+                loops.append(lp)
+        by_id = {lp.node.id: lp for lp in loops}
+        # a loop whose start derives from an enclosing warp loop's variable (bitonic j = k >> 1)
+        for lp in loops:
+            if lp.warp or lp.start is None:
+                continue
+            outer = sx.enclosing(lp.node, ("for_statement",), fn.body)
+            while outer is not None:
+                o = by_id.get(outer.id)
+                if o is not None and o.warp and re.search(rb"\b" + o.var.encode() + rb"\b",
+                                                          self.data[lp.start.start_byte:lp.start.end_byte]):
+                    lp.warp = "derived"
+                    break
+                outer = sx.enclosing(outer, ("for_statement",), fn.body)
+        for wc in fn.calls:
+            if wc.family not in ("shfl", "tile") or wc.lane is None:
+                continue
+            lane = sx.unparen(wc.lane)
+            if lane.type != "identifier":
+                continue
+            name = self.src.text(lane)
+            outer = sx.enclosing(wc.node, ("for_statement",), fn.body)
+            while outer is not None:
+                lp = by_id.get(outer.id)
+                if lp is not None and lp.var == name:
+                    lp.shuffles.append(wc)
+                    break
+                outer = sx.enclosing(outer, ("for_statement",), fn.body)
+        fn.loops = [lp for lp in loops if lp.shuffles]
+
+    def _loop(self, fs: Node, fn: Func) -> Loop | None:
+        init = fs.child_by_field_name("initializer")
+        cond = fs.child_by_field_name("condition")
+        update = fs.child_by_field_name("update")
+        var = None
+        start = None
+        if init is not None:
+            if init.type == "declaration":
+                vs = self.declared_vars(init)
+                if len(vs) == 1:
+                    var, start = vs[0].name, vs[0].value
+            elif init.type == "assignment_expression":
+                left = init.child_by_field_name("left")
+                if left is not None and left.type == "identifier":
+                    var, start = self.src.text(left), init.child_by_field_name("right")
+        if var is None or start is None or update is None:
+            return None
+        utext = re.sub(r"\s+", "", self.src.text(update))
+        down = utext in (f"{var}>>=1", f"{var}/=2", f"{var}={var}/2", f"{var}={var}>>1")
+        up = utext in (f"{var}<<=1", f"{var}*=2", f"{var}={var}*2", f"{var}={var}<<1")
+        if not (down or up):
+            return None
+        bound = None
+        if cond is not None and cond.type == "binary_expression":
+            left = cond.child_by_field_name("left")
+            if left is not None and left.type == "identifier" and self.src.text(left) == var:
+                bound = cond.child_by_field_name("right")
+        warp = ""
+        probe = start if down else bound
+        if probe is not None:
+            cv = self.cval(probe, fn)
+            if cv is not None and cv[0] == (16 if down else 32):
+                warp = "32"
+            elif cv is None and self.kinds(probe, fn) & WSRT:
+                warp = "rt"
+            elif cv is not None and cv[0] == (32 if down else 64) and cv[2]:
+                warp = "64"
+        return Loop(fs, var, start, bound, down, warp)
+
+    def _scan_evidence(self, fn: Func) -> None:
+        """Sort the function's warp-size sites into 32-lane, wave-agnostic and weak 32 evidence."""
+        for s in fn.sites:
+            if s.origin == "rt":
+                fn.agnostic.append(s.node)
+            elif s.kind != "guard":
+                fn.strong32.append(s.node)
+        for lp in fn.loops:
+            if lp.warp in ("32",):
+                fn.strong32.append(lp.node)
+            elif lp.warp in ("rt", "64"):
+                fn.agnostic.append(lp.node)
+        for name, node in fn.idents:
+            if name == "warpSize" or name.startswith("__AMDGCN"):
+                fn.agnostic.append(node)
+            elif self.const_value(name) == 32:
+                fn.strong32.append(node)
+            elif self.const_value(name) == 64:
+                fn.agnostic.append(node)
+        for wc in fn.calls:
+            if wc.family == "lane_id":
+                fn.agnostic.append(wc.node)
+            elif wc.family == "shfl" and wc.width is None and wc.lane is not None:
+                cv = self.cval(wc.lane, fn)
+                if cv is not None and cv[0] in (16, 31) and not cv[2] and not self._in_warp_loop(wc):
+                    fn.strong32.append(wc.node)
+            elif wc.family in ("ballot", "activemask", "match") and self.sink32(wc.node, fn):
+                fn.weak32.append(wc.node)
+        for n in fn.nodes.get("template_function", []):
+            if b"tiled_partition" in self.data[n.start_byte:n.end_byte]:
+                args = n.child_by_field_name("arguments")
+                if args is not None and args.named_child_count:
+                    cv = self.cval(args.named_children[0], fn)
+                    if cv is not None and cv[0] == 32:
+                        fn.weak32.append(n)
+                    elif cv is not None and cv[0] == 64:
+                        fn.agnostic.append(n)
+        for d in fn.nodes.get("declaration", []):
+            for v in self.declared_vars(d):
+                if v.bits == 32 and (fn.env.get(v.name, 0) & MASK) and not (fn.env.get(v.name, 0) & SHIFTMASK):
+                    fn.weak32.append(v.declarator)
+
+    def _in_warp_loop(self, wc: WarpCall) -> bool:
+        return any(wc in lp.shuffles for lp in wc.fn.loops)
+
+    def sink32(self, node: Node, fn: Func) -> bool:
+        """True when the value of `node` is converted to a 32-bit type right where it is used."""
+        p = node.parent
+        child = node
+        while p is not None and p.type in ("parenthesized_expression",):
+            child, p = p, p.parent
+        if p is None:
+            return False
+        if p.type == "init_declarator":
+            var = fn.vars.get(self.src.text(p.child_by_field_name("declarator") or p))
+            return var is not None and var.bits == 32
+        if p.type == "cast_expression":
+            tn = p.child_by_field_name("type")
+            return tn is not None and type_bits(self.src.text(tn)) == 32
+        if p.type == "assignment_expression":
+            left = p.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                var = fn.vars.get(self.src.text(left)) or self.gvars.get(self.src.text(left))
+                return var is not None and var.bits == 32
+        if p.type == "argument_list":
+            call = p.parent
+            if call is not None and call.type == "call_expression":
+                name = sx.call_name(call, self.data)
+                if name in BITOPS32:
+                    return True
+        return False
+
+    # ---- groups and models -----------------------------------------------------------------
+
+    def _group(self) -> None:
+        device = [f for f in self.funcs if f.device and f.nodes]
+        parent: dict[int, int] = {id(f): id(f) for f in device}
+        objs = {id(f): f for f in device}
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        def union(a: Func, b: Func) -> None:
+            if id(a) in parent and id(b) in parent:
+                ra, rb = find(id(a)), find(id(b))
+                if ra != rb:
+                    parent[ra] = rb
+
+        for f in device:
+            for name in f.callees:
+                for g in self.by_name.get(name, []):
+                    union(f, g)
+        for defs in self.consts.values():
+            users = [u for d in defs for u in d.users if id(u) in parent and d.func is None]
+            for u in users[1:]:
+                union(users[0], u)
+        groups: dict[int, list[Func]] = {}
+        for f in device:
+            groups.setdefault(find(id(f)), []).append(f)
+        del objs
+        for funcs in groups.values():
+            g = Group(funcs)
+            strong = any(f.strong32 for f in funcs)
+            weak = any(f.weak32 for f in funcs)
+            agn = any(f.agnostic for f in funcs)
+            if strong and agn:
+                g.model = "mixed"
+            elif strong or (weak and not agn):
+                g.model = "warp32"
+            else:
+                g.model = "agnostic"
+            g.strategy = self._strategy(g.model)
+            for f in funcs:
+                f.group = g
+            self.groups.append(g)
+
+    def _strategy(self, model: str) -> str:
+        if model == "agnostic":
+            return "native"
+        s = self.config.wave_strategy
+        if s in ("logical32", "native"):
+            return s
+        return "logical32" if model == "warp32" else "native"
+
+    # ---- queries for rules -----------------------------------------------------------------
+
+    def device_funcs(self) -> Iterator[Func]:
+        for f in self.funcs:
+            if f.device and f.nodes and f.group is not None:
+                yield f
+
+    def model_of_const(self, c: WarpConst) -> tuple[str, str]:
+        """(model, strategy) for a file-level constant: that of its users, else from its value."""
+        for u in c.users:
+            if u.group is not None:
+                return u.group.model, u.group.strategy
+        if c.func is not None and c.func.group is not None:
+            return c.func.group.model, c.func.group.strategy
+        model = "warp32" if c.value == 32 else "agnostic"
+        return model, self._strategy(model)
+
+    def var(self, fn: Func, name: str) -> Var | None:
+        return fn.vars.get(name) or self.gvars.get(name)
