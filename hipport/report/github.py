@@ -1,9 +1,16 @@
-"""GitHub Actions workflow annotations: one `::error file=…,line=…::message` line per finding."""
+"""GitHub Actions workflow annotations: one `::error file=…,line=…::message` line per finding.
+
+`file=` is relative to the working folder (the checkout in CI), since GitHub attaches an
+annotation to a file only by its repository path. Properties escape `%`, CR, LF, `:` and `,`;
+the message escapes `%`, CR and LF, as the workflow-command format requires.
+"""
 
 from __future__ import annotations
 
 from hipport.model import RunResult, Severity
 from hipport.report import ViewOptions
+from hipport.report.sarif import repo_path
+from hipport.ruledocs import all_rules
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -17,10 +24,15 @@ def _escape_prop(s: str) -> str:
 
 
 def render(run: RunResult, opts: ViewOptions) -> str:
+    docs = all_rules()
     out = []
     for r, f in run.findings:
         s = f.span
-        props = (f"file={_escape_prop(r.path)},line={s.line},col={s.column},"
-                 f"endLine={s.end_line},endColumn={s.end_column},title={_escape_prop(f.rule)}")
-        out.append(f"::{LEVEL[f.severity]} {props}::{_escape_data(f'[{f.rule}] {f.message}')}")
+        path, _ = repo_path(r.path)
+        title = f"{f.rule} {docs[f.rule].name}" if f.rule in docs else f.rule
+        props = [f"file={_escape_prop(path)}", f"line={s.line}", f"endLine={max(s.end_line, s.line)}"]
+        if s.end_line <= s.line:  # GitHub rejects columns on an annotation spanning lines
+            props += [f"col={s.column}", f"endColumn={max(s.end_column, s.column)}"]
+        props.append(f"title={_escape_prop(title)}")
+        out.append(f"::{LEVEL[f.severity]} {','.join(props)}::{_escape_data(f'[{f.rule}] {f.message}')}")
     return "\n".join(out) + ("\n" if out else "")

