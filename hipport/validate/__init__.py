@@ -263,6 +263,8 @@ def _count(statuses: list[str]) -> dict[str, int]:
 
 def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.UnitResult],
              programs: list[runs.ProgramResult], product: PortedTree, stop: Path) -> dict[str, Any]:
+    """The result as plain data: flat `summary`, `table` and `errors` first (what the HTML
+    report shows as is), the full records under `details`."""
     comp = [a.status for u in units for a in u.archs.values()]
     emu = [leg.status for p in programs for k, leg in p.emulator.items() if k != "unfixed64"]
     gpu = [leg.status for p in programs for leg in p.gpu.values()]
@@ -271,23 +273,96 @@ def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.Un
     if opts.strict and not_run:
         failed = True
     saved = [p.program.name for p in programs if p.saved_by_wave64]
+    archs = list(plan.archs) + [a for a, _ in plan.skipped]
+    compile_d = [u.to_dict() for u in units]
+    runs_d = [p.to_dict(stop) for p in programs]
+
+    def bad(xs: list[str]) -> int:
+        return sum(1 for x in xs if x in ("fail", *runs.FAILED))
+
+    summary = {
+        "failed": failed,
+        "units": len(units),
+        "programs": len(programs),
+        "compile_pass": comp.count(compilemod.PASS),
+        "compile_fail": comp.count(compilemod.FAIL),
+        "compile_not_run": comp.count(compilemod.NOT_RUN),
+        "emulator_pass": emu.count(runs.PASS),
+        "emulator_fail": bad(emu),
+        "emulator_not_run": emu.count(runs.NOT_RUN),
+        "fixed_by_wave64": len(saved),
+        "gpu_pass": gpu.count(runs.PASS),
+        "gpu_fail": bad(gpu),
+        "gpu_not_run": gpu.count(runs.NOT_RUN),
+        "not_run": not_run,
+    }
     return {
         "version": SCHEMA_VERSION,
-        "archs": list(plan.archs) + [a for a, _ in plan.skipped],
-        "archs_skipped": [{"arch": a, "reason": r} for a, r in plan.skipped],
-        "toolchain": toolchains.summary(),
-        "ported_root": str(product.root) if opts.work_dir or opts.ported else None,
-        "compile": [u.to_dict() for u in units],
-        "runs": [p.to_dict(stop) for p in programs],
-        "summary": {
-            "units": len(units),
-            "programs": len(programs),
-            "compile": _count(comp),
-            "emulator": _count(emu),
-            "unfixed64": _count([p.emulator["unfixed64"].status for p in programs if "unfixed64" in p.emulator]),
-            "gpu": _count(gpu),
-            "saved_by_wave64": saved,
-            "not_run": not_run,
-            "failed": failed,
+        "failed": failed,
+        "archs": archs,
+        "summary": summary,
+        "table": table_rows(archs, compile_d, runs_d),
+        "errors": flat_errors(compile_d, runs_d),
+        "details": {
+            "toolchain": toolchains.summary(),
+            "archs_skipped": [{"arch": a, "reason": r} for a, r in plan.skipped],
+            "ported_root": str(product.root) if opts.work_dir or opts.ported else None,
+            "fixed_by_wave64": saved,
+            "compile": compile_d,
+            "runs": runs_d,
         },
     }
+
+
+_WORD = {"mismatch": "fail", "build-error": "fail", "run-error": "fail", "not-run": "not run"}
+
+
+def table_rows(archs: list[str], compile_d: list[dict[str, Any]], runs_d: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per file: compile per arch, emulator legs, GPU (the terminal table's columns)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for u in compile_d:
+        row = rows.setdefault(u["file"], {"file": u["file"]})
+        for a in archs:
+            r = u["archs"].get(a)
+            row[f"compile {a}"] = _WORD.get(r["status"], r["status"]) if r else ""
+    for r in runs_d:
+        row = rows.setdefault(r["program"], {"file": r["program"]})
+        for a in archs:
+            row.setdefault(f"compile {a}", "")
+        e = r["emulator"]
+        for key, leg in (("emulator w32 (CUDA)", "ref32"), ("emulator w64 (port)", "port64"),
+                         ("emulator w64 (no wave64)", "unfixed64")):
+            st = e.get(leg, {}).get("status", "")
+            row[key] = _WORD.get(st, st)
+        ran = [f"{k} {_WORD.get(v['status'], v['status'])}" for k, v in r["gpu"].items() if v["status"] != "not-run"]
+        row["gpu"] = ", ".join(ran) or "not run"
+    return list(rows.values())
+
+
+def flat_errors(compile_d: list[dict[str, Any]], runs_d: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every compile error once (archs merged) and every run failure, one flat record each."""
+    out: list[dict[str, Any]] = []
+    seen: dict[tuple, dict[str, Any]] = {}
+    for u in compile_d:
+        for arch, r in u["archs"].items():
+            for e in r["errors"]:
+                key = (e["file"], e["line"], e["column"], e["message"])
+                if key in seen:
+                    seen[key]["where"] += f", {arch}"
+                    continue
+                rec = {"file": e["file"] or e["ported_file"], "line": e["line"], "category": e["category"],
+                       "rule": e["rule"], "message": e["message"], "where": f"hipcc {arch}"}
+                seen[key] = rec
+                out.append(rec)
+    for r in runs_d:
+        for leg, x in list(r["emulator"].items()) + [(f"gpu {k}", v) for k, v in r["gpu"].items()]:
+            if x["status"] not in runs.FAILED:
+                continue
+            for e in x.get("errors", [])[:10]:
+                out.append({"file": e["file"] or e["ported_file"], "line": e["line"], "category": e["category"],
+                            "rule": e["rule"], "message": e["message"], "where": leg})
+            if not x.get("errors"):
+                out.append({"file": r["program"], "line": None,
+                            "category": "run", "rule": None, "message": x.get("reason") or x["status"],
+                            "where": leg})
+    return out

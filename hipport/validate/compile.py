@@ -182,6 +182,13 @@ def map_diagnostics(diags: list[Diagnostic], tree: PortedTree, cwd: Path | None,
         entry: Entry | None = None
         if d.ported_file:
             hit = tree.locate(d.ported_file, d.ported_line, d.ported_column, cwd)
+            if hit is None:  # in a system or emulator header: where the project code reached it
+                for path, line, col in d.chain:
+                    hit = tree.locate(path, line, col, cwd)
+                    if hit is not None:
+                        d.notes.insert(0, f"reported in {d.ported_file}:{d.ported_line}")
+                        d.ported_file, d.ported_line, d.ported_column = path, line, col
+                        break
             if hit is not None:
                 entry, loc, m = hit
                 d.ported_file = str(entry.copy)

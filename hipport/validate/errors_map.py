@@ -32,6 +32,10 @@ _EDG = re.compile(r"^(?P<path>[^\s(][^(\n]*?)\((?P<line>\d+)\):\s*(?P<sev>catast
 _TOOL = re.compile(r"^(?P<tool>(?:[\w./+-]*/)?(?:clang(?:\+\+)?(?:-\d+)?|ld(?:\.lld|\.gold|\.bfd)?|lld|"
                    r"collect2|nvcc|nvlink|hipcc|g\+\+|gcc|c\+\+|/usr/bin/ld)(?:\.exe)?):\s*"
                    r"(?:(?P<sev>fatal error|error|warning)\s*:\s*)?(?P<msg>.*)$")
+_REQUIRED = re.compile(r"^(?P<path>[^\s:][^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?\s+(?:recursively )?required (?:from|by)\b")
+_IN_WHAT = re.compile(r"^[^\s:][^:\n]*?: In (?:instantiation of|function|member function|static member function|"
+                      r"constructor|destructor|lambda function|substitution of)\b")
+_CHAIN_NOTE = re.compile(r"requested here|in instantiation of|required from|in call to|expanded from")
 _UNDEF_REF = re.compile(r"undefined (?:reference to|symbol:?)\s*[`'\"]?([^'`\"\n]+)")
 _QUOTED = re.compile(r"'([^']+)'")
 
@@ -86,7 +90,10 @@ class Diagnostic:
     rule: str | None = None
     notes: list[str] = field(default_factory=list)
     archs: list[str] = field(default_factory=list)
-    tool: str = ""  # which build reported it: "hipcc gfx90a", "g++ (emulator, wave 64)"
+    tool: str = ""
+    # Where the error was reached from (template instantiations, macro expansions): used when
+    # the error itself lies in a system or emulator header. (path, line, column) each.
+    chain: list[tuple[str, int, int | None]] = field(default_factory=list)  # which build reported it: "hipcc gfx90a", "g++ (emulator, wave 64)"
 
     def key(self) -> tuple:
         return (self.file or self.ported_file, self.line or self.ported_line, self.column, self.message)
@@ -101,26 +108,40 @@ class Diagnostic:
 
 
 def parse(output: str, keep_warnings: bool = False) -> list[Diagnostic]:
-    """Errors (and optionally warnings) from clang, gcc, nvcc or linker output, with their notes."""
+    """Errors (and optionally warnings) from clang, gcc, nvcc or linker output, with their notes
+    and instantiation chains (gcc prints those before the error, clang after it)."""
     diags: list[Diagnostic] = []
     last: Diagnostic | None = None
+    pending: list[tuple[str, int, int | None]] = []
     for raw in output.splitlines():
         line = raw.rstrip()
+        if _IN_WHAT.match(line):
+            pending = []
+            continue
+        r = _REQUIRED.match(line)
+        if r:
+            pending.append((r.group("path"), int(r.group("line")), int(r.group("col")) if r.group("col") else None))
+            continue
         m = _CLANG.match(line) or _EDG.match(line)
         if m:
             sev = m.group("sev")
+            col = m.groupdict().get("col")
             if sev in ("note", "remark"):
-                if last is not None and len(last.notes) < 8:
-                    last.notes.append(f"{m.group('path')}:{m.group('line')}: {m.group('msg')}")
+                if last is not None:
+                    if len(last.notes) < 8:
+                        last.notes.append(f"{m.group('path')}:{m.group('line')}: {m.group('msg')}")
+                    if _CHAIN_NOTE.search(m.group("msg")):
+                        last.chain.append((m.group("path"), int(m.group("line")), int(col) if col else None))
                 continue
             if sev == "catastrophic error":
                 sev = "fatal error"
             if sev == "warning" and not keep_warnings:
                 last = None
+                pending = []
                 continue
-            col = m.groupdict().get("col")
             last = Diagnostic(sev, m.group("msg").strip(), m.group("path"), int(m.group("line")),
-                              int(col) if col else None)
+                              int(col) if col else None, chain=list(pending))
+            pending = []
             diags.append(last)
             continue
         t = _TOOL.match(line)

@@ -19,7 +19,7 @@ from pathlib import Path
 from hipport.config import Config
 from hipport.model import FileResult, FileStatus, RunResult
 from hipport.pipeline import run as run_pipeline
-from hipport.validate.linemap import Location, LineMap
+from hipport.validate.linemap import LineMap, Location
 from hipport.workspace import CUDA_SOURCE, CXX_EXT, HOST, PORTED_ROLES, WorkFile, role_of
 
 TU_EXT = {".cu", ".hip", ".c", ".cc", ".cpp", ".cxx", ".c++"}

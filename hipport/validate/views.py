@@ -33,10 +33,11 @@ def render_text(doc: dict[str, Any], color: bool = False, width: int | None = No
     buf = StringIO()
     con = Console(file=buf, force_terminal=color, no_color=not color, width=width or 120,
                   highlight=False, soft_wrap=False)
-    archs = [a for a in doc["archs"]]
-    runs = {r["program"]: r for r in doc["runs"]}
+    archs = list(doc["archs"])
+    det = doc["details"]
+    runs = {r["program"]: r for r in det["runs"]}
     rows: dict[str, dict[str, Any]] = {}
-    for u in doc["compile"]:
+    for u in det["compile"]:
         rows.setdefault(u["file"], {})["compile"] = u
     for name, r in runs.items():
         rows.setdefault(name, {})["run"] = r
@@ -89,7 +90,8 @@ def _gpu_cell(gpu: dict[str, Any]) -> Text:
 
 
 def _details(con: Console, doc: dict[str, Any]) -> None:
-    for u in doc["compile"]:
+    det = doc["details"]
+    for u in det["compile"]:
         seen: set[tuple] = set()
         for arch, r in u["archs"].items():
             if r["status"] == "fail" and not r["errors"] and r.get("reason"):
@@ -104,7 +106,7 @@ def _details(con: Console, doc: dict[str, Any]) -> None:
                 con.print(format_error(e, archs if len(archs) < len(u["archs"]) else None))
             if r["status"] == "not-run" and r.get("reason"):
                 pass  # shown once in the summary
-    for r in doc["runs"]:
+    for r in det["runs"]:
         for leg, label in (("ref32", "wave 32, CUDA reference"), ("port64", "wave 64, full port"),
                            ("unfixed64", "wave 64, without wave64 fixes")):
             x = r["emulator"].get(leg)
@@ -152,32 +154,35 @@ def format_error(e: dict[str, Any], archs: list[str] | None) -> Text:
 
 def _summary(con: Console, doc: dict[str, Any]) -> None:
     s = doc["summary"]
-    for a in doc.get("archs_skipped", []):
+    det = doc["details"]
+    for a in det.get("archs_skipped", []):
         con.print(Text(f"{a['arch']}: not compiled for ({a['reason']})", style="dim"))
     reasons: dict[str, int] = {}
-    for u in doc["compile"]:
+    for u in det["compile"]:
         for r in u["archs"].values():
             if r["status"] == "not-run" and r.get("reason"):
-                reasons[f"compile: {r['reason']}"] = reasons.get(f"compile: {r['reason']}", 0) + 1
-    for r in doc["runs"]:
-        for k, x in list(r["emulator"].items()) + [(f"gpu {k}", v) for k, v in r["gpu"].items()]:
+                key = f"compile: {r['reason']}"
+                reasons[key] = reasons.get(key, 0) + 1
+    for r in det["runs"]:
+        for k, x in [(f"emulator {k}", v) for k, v in r["emulator"].items()] + \
+                [(f"{k} GPU", v) for k, v in r["gpu"].items()]:
             if x["status"] == "not-run" and x.get("reason"):
-                key = f"{'emulator ' + k if not k.startswith('gpu') else k}: {x['reason']}"
+                key = f"{k}: {x['reason']}"
                 reasons[key] = reasons.get(key, 0) + 1
     for why, n in reasons.items():
-        con.print(Text(f"not run ({n}x) - {why}", style="dim"))
-    parts = [f"{s['units']} unit(s) compiled" if doc["compile"] else "compile check skipped"]
-    if s["compile"]:
-        parts.append("compile " + ", ".join(f"{k} {v}" for k, v in s["compile"].items()))
-    if doc["runs"]:
-        parts.append(f"{s['programs']} program(s)")
-        if s["emulator"]:
-            parts.append("emulator " + ", ".join(f"{k} {v}" for k, v in s["emulator"].items()))
-        if s["saved_by_wave64"]:
-            parts.append(f"wave64 pass fixed {len(s['saved_by_wave64'])}")
-        if s["gpu"]:
-            parts.append("GPU " + ", ".join(f"{k} {v}" for k, v in s["gpu"].items()))
+        con.print(Text(f"not run ({n}x): {why}", style="dim"))
+    parts = []
+    if det["compile"]:
+        parts.append(f"compile: {s['compile_pass']} pass, {s['compile_fail']} fail, "
+                     f"{s['compile_not_run']} not run ({s['units']} units)")
+    if det["runs"]:
+        parts.append(f"emulator: {s['emulator_pass']} pass, {s['emulator_fail']} fail, "
+                     f"{s['emulator_not_run']} not run ({s['programs']} programs; "
+                     f"wave64 pass fixed {s['fixed_by_wave64']})")
+        parts.append(f"GPU: {s['gpu_pass']} pass, {s['gpu_fail']} fail, {s['gpu_not_run']} not run")
+    if not parts:
+        parts.append("nothing was checked")
     verdict = Text("FAILED" if s["failed"] else "OK", style="bold red" if s["failed"] else "bold green")
-    line = Text("; ".join(parts) + " - ")
+    line = Text("; ".join(parts) + ": ")
     line.append_text(verdict)
     con.print(line)

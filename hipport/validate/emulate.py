@@ -1,0 +1,154 @@
+"""`hipport emulate FILE`: build one program against the wave emulator and run it.
+
+CUDA input is ported first (with `hipLaunchKernelGGL` launches, which g++ can compile) into
+a temporary mirror of the file's project folder, so its local headers are ported too; HIP
+input only has its `<<<>>>` launches rewritten. Build errors are reported at the original
+file and line. The program's stdout, stderr and exit status are passed through unchanged.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from hipport.config import Config
+from hipport.errors import HipportError
+from hipport.validate import errors_map, project
+from hipport.validate.compile import Flags, map_diagnostics
+from hipport.validate.tree import PortedTree
+from hipport.workspace import PORTED_ROLES, discover, role_of
+
+BUILD_FAILED = 2  # exit status when the program could not be built (hipport's input-error code)
+
+
+@dataclass
+class EmulateOptions:
+    file: Path
+    args: list[str] = field(default_factory=list)
+    wave: int = 64
+    wave64: bool = True  # apply the wave64 pass when porting CUDA
+    includes: tuple[Path, ...] = ()
+    defines: tuple[str, ...] = ()
+    check: bool = False
+    timeout: float | None = None
+    keep: Path | None = None  # keep the ported copy and the binary here
+    quiet: bool = False
+
+
+def is_cuda(path: Path, data: bytes) -> bool:
+    return path.suffix.lower() != ".hip" and role_of(path, data[:65536]) in PORTED_ROLES \
+        and b"hip/hip_runtime" not in data
+
+
+def emulate(o: EmulateOptions, config: Config, err=None) -> int:  # noqa: ANN001 - err: a callable
+    say = err or (lambda m: sys.stderr.write(m + "\n"))
+    try:
+        from hipport.validate import emulator
+    except ImportError:
+        raise HipportError("the wave emulator (hipport.validate.emulator) is not installed") from None
+    if o.wave not in (32, 64):
+        raise HipportError(f"--wave must be 32 or 64, not {o.wave}")
+    src = o.file
+    if not src.is_file():
+        raise HipportError("no such file", src)
+    data = src.read_bytes()
+    cuda = is_cuda(src, data)
+    cfg = replace(config, launch_syntax="ggl", wave64=o.wave64 and cuda)
+    # The file's project (nearest folder with a build file) or its own folder travels along.
+    stop = _repo_root(src)
+    pdir = project.project_dir(src.resolve(), stop) or src.resolve().parent
+    files = discover([pdir], config.include, config.exclude)
+    if not any(f.path.resolve() == src.resolve() for f in files):
+        files = discover([src])
+    work = Path(tempfile.mkdtemp(prefix="hipport-emulate-")) if o.keep is None else o.keep.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        if not cuda:  # HIP already: port nothing but the launches (a .hip file is no CUDA role)
+            cfg = replace(Config(), launch_syntax="ggl", wave64=False, cache=False)
+        tree = PortedTree.port(files, cfg, work / "src", label="emulate", transform=None)
+        if not cuda:
+            _force_launches(tree, src, cfg)
+        sources = [(e.wf.display, e.wf.path.resolve()) for e in tree.entries if e.wf is not None]
+        progs = [p for p in project.find_programs(sources, stop) if p.main == src.resolve()]
+        prog = progs[0] if progs else project.Program(str(src), src.resolve(), [src.resolve()])
+        flags = prog.flags.merged(Flags(tuple(p.resolve() for p in o.includes), (), tuple(o.defines)))
+        copies = []
+        for s in prog.sources:
+            e = tree.entry_for_original(s)
+            if e is None:
+                raise HipportError("a source of this program was not found", s)
+            copies.append(e.copy)
+        binary = work / f"{src.stem}.w{o.wave}"
+        try:
+            emulator.build(copies, binary, wave=o.wave,
+                           include_dirs=[tree.copy_of_dir(p) for p in flags.includes + flags.system_includes],
+                           defines=[d for d in flags.defines if not d.startswith("!")], check=o.check,
+                           extra_flags=["-x", "c++"])
+        except emulator.EmulatorBuildError as e:
+            diags = errors_map.parse(e.stderr)
+            map_diagnostics(diags, tree, copies[0].parent, None, "g++ (emulator)")
+            if not diags:
+                say(e.stderr.rstrip())
+            for d in diags:
+                where = f"{d.file or d.ported_file or '?'}" + (f":{d.line}" if d.line else "") + \
+                        (f":{d.column}" if d.column else "")
+                say(f"{where}: {d.severity}: {d.message} [{d.category}]")
+                if d.source:
+                    say(f"    {d.source}")
+            say(f"hipport: error: {src}: could not build the program for the wave emulator "
+                f"(wave {o.wave}){'; port kept in ' + str(work / 'src') if o.keep else ''}")
+            return BUILD_FAILED
+        if not o.quiet and o.keep is not None:
+            say(f"hipport: built {binary} (wave {o.wave})")
+        try:
+            p = emulator.run(binary, list(o.args), o.timeout)  # type: ignore[arg-type]
+        except subprocess.TimeoutExpired as e:
+            _forward(e.stdout, e.stderr)
+            say(f"hipport: error: {src}: timed out after {o.timeout:g}s")
+            return 124
+        _forward(p.stdout, p.stderr)
+        rc = p.returncode
+        return rc if rc >= 0 else 128 - rc
+    finally:
+        if o.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _forward(out: str | bytes | None, err: str | bytes | None) -> None:
+    for data, stream in ((out, sys.stdout), (err, sys.stderr)):
+        if not data:
+            continue
+        b = data if isinstance(data, bytes) else data.encode("utf-8", "surrogateescape")
+        stream.flush()
+        stream.buffer.write(b)
+        stream.flush()
+
+
+def _force_launches(tree: PortedTree, src: Path, cfg: Config) -> None:
+    """HIP files have no CUDA role, so the pipeline copied them: rewrite their launches here."""
+    from hipport.pipeline import port_bytes
+    for e in tree.entries:
+        if e.copy.suffix.lower() not in (".hip", ".cu", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".cuh"):
+            continue
+        data = e.copy.read_bytes()
+        if b"<<<" not in data:
+            continue
+        r = port_bytes(e.display, "cuda-source", data, cfg)
+        if r.ported is not None:
+            e.copy.write_bytes(r.ported)
+            e.result, e.original_bytes, e.linemap = r, data, None
+
+
+def _repo_root(p: Path) -> Path:
+    p = p.resolve()
+    for cand in p.parents:
+        if (cand / ".git").exists():
+            return cand
+    return p.parent
+
+
+__all__ = ["BUILD_FAILED", "EmulateOptions", "emulate"]
