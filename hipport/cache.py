@@ -40,6 +40,9 @@ class Cache:
         if not gi.exists():
             gi.write_text("# written by hipport: the cache is not for version control\n*\n")
         self.db = sqlite3.connect(folder / f"results-v{FORMAT}.sqlite")
+        # The cache is disposable: trade crash durability for speed (no fsync per commit).
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=OFF")
         self.db.execute("CREATE TABLE IF NOT EXISTS r (k TEXT PRIMARY KEY, v BLOB)")
         self.salt = f"{__version__}:{FORMAT}"
 

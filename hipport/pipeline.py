@@ -185,6 +185,10 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             if progress:
                 progress(done, len(jobs))
     else:
+        # Load the tables and compile the name scanner once, here: forked workers inherit them.
+        from hipport.translate.names import candidates_regex
+
+        candidates_regex(rulesmod.load(config.blas))
         chunk = max(1, min(32, len(todo) // (workers * 8)))
         with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(config,)) as ex:
             for (i, _, k), r in zip(todo, ex.map(_pool_work, [j for _, j, _ in todo], chunksize=chunk)):
