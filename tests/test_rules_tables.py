@@ -1,0 +1,84 @@
+"""The API mapping tables: they load, they are broad, and what they promise HIP declares."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from hipport.config import version_tuple
+from hipport.errors import HipportError
+from hipport.rules import load, load_table, rules_dir
+
+HIP_INCLUDE = Path("/usr/include/hip")
+CORE = ("runtime", "driver", "device", "complex", "vector")
+# HIPIFY's supported counts for these families (the breadth we must at least match).
+BREADTH = {"runtime": 920, "driver": 1105, "device": 513, "complex": 26}
+
+
+def test_every_table_loads_and_names_its_family() -> None:
+    for path in sorted((rules_dir() / "api").glob("*.toml")):
+        meta, names, headers, spaces = load_table(path)
+        assert meta["family"], path
+        assert names or headers or spaces, f"{path.name} maps nothing"
+
+
+@pytest.mark.parametrize("family,floor", sorted(BREADTH.items()))
+def test_breadth_at_least_hipify(family: str, floor: int) -> None:
+    rs = load()
+    supported = [m for m in rs.names.values() if m.family == family and m.status != "unsupported"]
+    assert len(supported) >= floor
+
+
+def test_unknown_key_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "x.toml"
+    bad.write_text('family = "x"\n[names]\ncudaFoo = { hip = "hipFoo", kind = "function", hpi = 1 }\n')
+    with pytest.raises(HipportError, match=r"x\.toml: \[names\] cudaFoo: unknown key\(s\) hpi"):
+        load_table(bad)
+    bad.write_text('family = "x"\n[names]\ncudaFoo = { kind = "function" }\n')
+    with pytest.raises(HipportError, match="a supported entry needs a 'hip' name"):
+        load_table(bad)
+
+
+@cache
+def _hip_identifiers() -> frozenset[str]:
+    """Every identifier in HIP's AMD headers (the NVIDIA shims would prove nothing)."""
+    words: set[str] = set()
+    for p in HIP_INCLUDE.rglob("*.h*"):
+        if "nvidia_detail" not in p.parts:
+            words.update(re.findall(r"[A-Za-z_]\w*", p.read_text(errors="replace")))
+    return frozenset(words)
+
+
+def _declared(name: str, words: frozenset[str]) -> bool:
+    # HIP 5.2 builds the vector constructors by token pasting (`make_##type`).
+    return name in words or (name.startswith("make_") and "make_" in words)
+
+
+@pytest.mark.skipif(not HIP_INCLUDE.is_dir(), reason="HIP headers are not installed "
+                    "(apt-get install libamdhip64-dev)")
+def test_supported_hip_names_are_declared_in_the_installed_headers() -> None:
+    """A `supported` mapping at ROCm <= 5.2 must name something HIP 5.2 declares for AMD;
+    newer names must carry the version that added them."""
+    text = _hip_identifiers()
+    rs = load()
+    missing = sorted(f"{m.family}:{m.cuda}->{m.hip}" for m in rs.names.values()
+                     if m.family in CORE and m.status != "unsupported" and m.hip
+                     and version_tuple(m.since) <= (5, 2) and not _declared(m.hip, text))
+    assert missing == []
+
+
+def test_headers_map_to_installed_hip_headers() -> None:
+    rs = load()
+    for h in rs.headers.values():
+        if h.family == "headers" and h.hip and HIP_INCLUDE.is_dir():
+            assert (HIP_INCLUDE.parent / h.hip).is_file(), f"{h.cuda} -> {h.hip} is not installed"
+
+
+def test_rocblas_replaces_hipblas_names_only_when_asked() -> None:
+    if "cublasSgemm" not in load().names:
+        pytest.skip("no cuBLAS table yet")
+    assert load().names["cublasSgemm"].hip.startswith("hipblas")
+    assert load("rocblas").names["cublasSgemm"].hip.startswith("rocblas")
