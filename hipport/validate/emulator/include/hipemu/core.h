@@ -19,6 +19,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/time.h>
@@ -238,9 +239,11 @@ inline Fiber* current(const char* name, const Site& s) {
 
 // ---------------------------------------------------------------- contexts
 #if !defined(HIPEMU_USE_UCONTEXT)
-// x86-64 System V switch: save callee-saved registers, MXCSR and x87 control
-// word on the current stack, store sp, load the other sp, restore, return.
-// Weak so that several translation units may include this header.
+// x86-64 System V switch: push the callee-saved registers, store sp, load
+// the other fiber's sp, pop, return.  MXCSR / x87 control words are NOT
+// switched (ldmxcsr/fldcw are serialising and cost half the switch time):
+// all fibers share the FP environment, so a kernel must not change rounding
+// modes.  Weak so that several translation units may include this header.
 asm(R"(
     .pushsection .text
     .weak hipemu_ctx_switch_v1
@@ -252,14 +255,8 @@ hipemu_ctx_switch_v1:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $8, %rsp
-    stmxcsr (%rsp)
-    fnstcw 4(%rsp)
     movq %rsp, (%rdi)
     movq %rsi, %rsp
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
-    addq $8, %rsp
     popq %r15
     popq %r14
     popq %r13
@@ -307,14 +304,13 @@ inline void ctx_init(Fiber& f) {
   f.uc.uc_link = nullptr;
   makecontext(&f.uc, (void (*)())fiber_main_uc, 0);
 #else
-  void** sp = reinterpret_cast<void**>(f.stack_lo + f.stack_size);
+  // Stagger stack tops by 64-byte lines (cache colouring): page-aligned tops
+  // would all map to the same L1 set.
+  size_t colour = (size_t)(f.linear & 63) * 64;
+  void** sp = reinterpret_cast<void**>(f.stack_lo + f.stack_size - colour);
   *--sp = nullptr;                                   // fake return address
   *--sp = reinterpret_cast<void*>(&fiber_main);     // 'ret' target
   for (int i = 0; i < 6; ++i) *--sp = nullptr;       // rbp rbx r12-r15
-  --sp;                                              // mxcsr | x87 cw
-  uint32_t* cw = reinterpret_cast<uint32_t*>(sp);
-  asm volatile("stmxcsr %0" : "=m"(cw[0]));
-  asm volatile("fnstcw %0" : "=m"(*reinterpret_cast<uint16_t*>(&cw[1])));
   f.sp = sp;
 #endif
 }
@@ -328,32 +324,54 @@ inline void resume(Fiber& f) {
 #else
   hipemu_ctx_switch_v1(&g.sched_sp, f.sp);
 #endif
-  asan_finish(g.sched_fake, &g.main_bottom, &g.main_size);
+  asan_finish(g.sched_fake, nullptr, nullptr);
 }
 
-// Suspend the running fiber and return to the scheduler.
-inline void yield(Fiber* f) {
-  asan_start(&f->fake_stack, g.main_bottom, g.main_size);
+// The next lane of f's wave that is ready to run (lanes run in lane order;
+// the scheduler's pass over the wave skips lanes that ran meanwhile).
+inline Fiber* next_ready(Fiber* f) {
+  int end = (f->wave + 1) * kWave;
+  if (end > g.nthreads) end = g.nthreads;
+  for (Fiber* p = f + 1; p < g.fibers + end; ++p)
+    if (p->state == F_READY) return p;
+  return nullptr;
+}
+
+// Suspend the running fiber: switch straight to the next ready lane of the
+// wave, or back to the scheduler.  `fake` is null when f leaves for good.
+inline void switch_out(Fiber* f, void** fake) {
 #if defined(HIPEMU_USE_UCONTEXT)
-  swapcontext(&f->uc, &g.sched_uc);
+  (void)next_ready;
+  asan_start(fake, g.main_bottom, g.main_size);
+  if (fake)
+    swapcontext(&f->uc, &g.sched_uc);
+  else
+    setcontext(&g.sched_uc);
 #else
-  hipemu_ctx_switch_v1(&f->sp, g.sched_sp);
+  if (Fiber* n = next_ready(f)) {
+    g.cur = n;
+    g.switches = g.switches + 1;
+    asan_start(fake, n->stack_lo, n->stack_size);
+    hipemu_ctx_switch_v1(&f->sp, n->sp);
+  } else {
+    asan_start(fake, g.main_bottom, g.main_size);
+    hipemu_ctx_switch_v1(&f->sp, g.sched_sp);
+  }
 #endif
+}
+
+inline void yield(Fiber* f) {
+  switch_out(f, &f->fake_stack);
   asan_finish(f->fake_stack, nullptr, nullptr);
 }
 
 inline void fiber_main() {
-  asan_finish(nullptr, &g.main_bottom, &g.main_size);
+  asan_finish(nullptr, nullptr, nullptr);
   g.body(g.body_ctx);
   Fiber* f = g.cur;
   f->state = F_DONE;
   ++g.ndone;
-  asan_start(nullptr, g.main_bottom, g.main_size);
-#if defined(HIPEMU_USE_UCONTEXT)
-  setcontext(&g.sched_uc);
-#else
-  hipemu_ctx_switch_v1(&f->sp, g.sched_sp);
-#endif
+  switch_out(f, nullptr);
   __builtin_trap();  // never resumed
 }
 
@@ -364,6 +382,19 @@ inline size_t env_size(const char* name, size_t dflt) {
 }
 
 inline void alloc_fibers(int n) {
+#if HIPEMU_ASAN
+  if (!g.main_bottom) {  // bounds of the launching thread's stack, for ASan
+    pthread_attr_t a;
+    void* addr = nullptr;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+      pthread_attr_getstack(&a, &addr, &size);
+      pthread_attr_destroy(&a);
+    }
+    g.main_bottom = addr;
+    g.main_size = size;
+  }
+#endif
   if (n <= g.cap) return;
   if (!g.stack_size) {
     size_t kb = env_size("HIPEMU_STACK_KB", HIPEMU_ASAN ? 512 : 128);
