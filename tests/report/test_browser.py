@@ -161,3 +161,43 @@ def test_chromium_is_there_when_ci_says_so() -> None:
 
     if os.environ.get("CI") and shutil.which("chromium") is None:
         pytest.fail("CI=true but chromium is not installed")
+
+
+FILE_HARNESS = """
+(function () {
+  var orig = document.querySelector(".ln.orig");
+  var before = getComputedStyle(orig).display;
+  var box = document.getElementById("show-orig");
+  box.click();
+  var after = getComputedStyle(orig).display;
+  var only = document.getElementById("only-marked");
+  only.click();
+  var plain = document.querySelector(".ln:not(.chg):not(.warn):not(.unsup):not(.orig)");
+  var out = document.createElement("pre");
+  out.id = "harness";
+  out.textContent = JSON.stringify({before: before, after: after, body: document.body.className,
+    plain: getComputedStyle(plain).display});
+  document.body.appendChild(out);
+})();
+"""
+
+
+def test_file_page_toggles(report: tuple[RunResult, Path], chromium: Chromium) -> None:
+    """The original lines are hidden until 'show original lines' is ticked; 'only changed or
+    flagged lines' hides the rest."""
+    import json
+
+    run, out = report
+    page = (out / html.page_name(run.files[1].path)).read_text()
+    page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page)
+    page = page.replace("</body>", '<script src="harness.js" defer></script></body>')
+    (out / "harness.html").write_text(page)
+    (out / "harness.js").write_text(FILE_HARNESS)
+    try:
+        res = json.loads(parse(chromium.dump_dom((out / "harness.html").as_uri())).by_id("harness").text)
+    finally:
+        (out / "harness.html").unlink()
+        (out / "harness.js").unlink()
+    assert res["before"] == "none" and res["after"] == "flex"
+    assert set(res["body"].split()) == {"show-orig", "only-marked"}
+    assert res["plain"] == "none"

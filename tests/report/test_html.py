@@ -381,3 +381,21 @@ def test_only_our_files_are_removed(tmp_path: Path, run12: RunResult) -> None:
     html.write(run12, out)
     assert (out / "notes.html").read_text() == "mine" and (out / "z_user.html").is_file()
     assert not (out / ".gitignore").exists()  # only written into a folder that was empty
+
+
+@pytest.mark.slow
+def test_a_thousand_files_render_in_seconds(tmp_path: Path) -> None:
+    import time
+
+    run = make_run(1000)
+    out = tmp_path / "rep"
+    t0 = time.perf_counter()
+    first = html.write_report(run, out)
+    t_first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    again = html.write_report(run, out)
+    t_again = time.perf_counter() - t0
+    assert len(first.written) == 1003 and again.written == []
+    # benchmarks/report_speed.py measures ~2.5 s and ~0.5 s on a 2-core machine; leave room.
+    assert t_first < 30 and t_again < 10 and t_again < t_first
+    assert (out / "index.html").stat().st_size < 400_000
