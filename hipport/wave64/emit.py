@@ -83,6 +83,7 @@ class Emitter:
         self.shfl_wraps = facts.config.rocm_at_least("5.7")  # __shfl masks the source lane
         self.tile_votes = facts.config.rocm_at_least("7.0")  # thread_block_tile::ballot/any/all
         self._insert_pos: int | None = None
+        self._removed: list[tuple[int, int]] | None = None
 
     # ---- strategy, applicability -----------------------------------------------------------
 
@@ -186,3 +187,50 @@ class Emitter:
 
     def width32(self, wc: WarpCall, rule: str) -> Edit | None:
         return sx.append_arg(wc.node, "32", rule)
+
+    # ---- masks ------------------------------------------------------------------------------
+
+    def mask_is_all(self, wc: WarpCall) -> bool:
+        """The mask names every active lane: a full literal, __activemask() or a variable holding it."""
+        m = wc.mask
+        if m is None:
+            return True
+        f = self.facts
+        cv = f.cval(m, wc.fn)
+        if cv is not None:
+            return cv[0] in (0xFFFFFFFF, (1 << 64) - 1)
+        m = sx.unparen(m)
+        if m.type == "identifier":
+            var = f.var(wc.fn, f.src.text(m))
+            if var is None or var.value is None:
+                return False
+            m = sx.unparen(var.value)
+        if m.type == "call_expression":
+            name = sx.call_name(m, f.data)
+            if name == "__activemask":
+                return True
+            if name in ("__ballot", "__ballot_sync"):
+                a = sx.call_args(m)
+                cv = f.cval(a[-1], wc.fn) if a else None
+                return cv is not None and cv[0] == 1
+        return False
+
+    def mask_dropped(self, wc: WarpCall) -> bool:
+        """True when the rewrite of `wc` deletes its mask argument."""
+        if wc.mask is None or not wc.sync:
+            return False
+        fam = wc.family
+        if fam == "vote":
+            return (self.model(wc.fn) != "agnostic" and self.strategy(wc.fn) == "logical32") or not self.native_sync
+        if self.native_sync:
+            return False
+        if fam == "ballot":
+            return self.mask_is_all(wc)
+        return fam in ("shfl", "match", "reduce", "syncwarp")
+
+    def removed(self, node: Node) -> bool:
+        """True when `node` lies inside code a rewrite deletes (a dropped *_sync mask)."""
+        if self._removed is None:
+            self._removed = sorted((wc.mask.start_byte, wc.mask.end_byte) for wc in self.facts.calls
+                                   if wc.mask is not None and self.mask_dropped(wc))
+        return any(s <= node.start_byte and node.end_byte <= e for s, e in self._removed)

@@ -163,8 +163,9 @@ class Loop:
     start: Node | None
     bound: Node | None
     down: bool
-    warp: str  # "32" (literal or 32-constant), "rt" (warpSize), "derived", ""
+    warp: str  # "32" (literal or 32-constant), "rt" (warpSize), "64", "derived", ""
     shuffles: list[WarpCall] = field(default_factory=list)
+    outer: Loop | None = None  # for "derived": the warp loop whose variable starts this one
 
 
 @dataclass(eq=False)
@@ -249,6 +250,8 @@ class Facts:
         self.calls: list[WarpCall] = []
         self._memo: dict[int, int] = {}
         self._ranges: list[tuple[int, int, Func]] = []
+        self.aliases: set[str] = set()
+        self.ident_uses: list[tuple[str, Node, Func | None, int, int]] = []
         self.empty = QUICK.search(self.data) is None
         if self.empty:
             return
@@ -534,6 +537,8 @@ class Facts:
             return
         if item.type not in ("declaration", "field_declaration"):
             return
+        if self.inactive and self.is_inactive(item.start_byte):
+            return
         head = self.data[item.start_byte:(item.child_by_field_name("type") or item).start_byte]
         if b"const" not in head and b"constexpr" not in head:
             return
@@ -727,10 +732,11 @@ class Facts:
         return None
 
     def _find_identifier_uses(self) -> None:
+        self.aliases = {n for n, defs in self.macros.items() if defs[0][1] == "warpSize"}
         names = ["warpSize", "__AMDGCN_WAVEFRONT_SIZE__", "__AMDGCN_WAVEFRONT_SIZE"]
-        names += [n for n in self.consts]
+        names += [n for n in self.consts] + sorted(self.aliases)
         pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
-        self.ident_uses: list[tuple[str, Node, Func | None]] = []
+        self.ident_uses = []
         root = self.src.root
         for m in pattern.finditer(self.data):
             node = root.descendant_for_byte_range(m.start(), m.end())
@@ -743,9 +749,9 @@ class Facts:
             name = m.group(1).decode()
             fn = self.func_at(m.start())
             if node.type == "preproc_arg":
-                self.ident_uses.append((name, node, None))
+                self.ident_uses.append((name, node, None, m.start(), m.end()))
                 continue
-            self.ident_uses.append((name, node, fn))
+            self.ident_uses.append((name, node, fn, m.start(), m.end()))
             if fn is not None:
                 fn.idents.append((name, node))
                 for c in self.consts.get(name, []):
@@ -769,7 +775,7 @@ class Facts:
         if t == "identifier":
             name = self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
             k = fn.env.get(name, 0) | self.genv.get(name, 0)
-            if name == "warpSize":
+            if name == "warpSize" or name in self.aliases:
                 k |= WSRT
             elif name in self.consts:
                 k |= WS64 if self.const_value(name) == 64 else WS32
@@ -813,7 +819,7 @@ class Facts:
             op = node.child_by_field_name("operator")
             a = self.kinds(node.child_by_field_name("argument"), fn)
             if op is not None and op.type in ("~", "+"):
-                return a & (MASK | TID | LANES)
+                return a & (MASK | SHIFTMASK | TID | LANES)
             return 0
         if t == "assignment_expression":
             return self.kinds(node.child_by_field_name("right"), fn)
@@ -838,17 +844,17 @@ class Facts:
             return k
         if op == "<<":
             if (rk & (LANES | LANEREL)) and not (lk & (MASK | TID)) and self.cval(left, fn) is not None:
-                return MASK | SHIFTMASK
+                return SHIFTMASK
             return lk & (MASK | SHIFTMASK)
         if op == ">>":
             if (rk & (LANES | LANEREL)) and self.cval(left, fn) is not None:
-                return MASK | SHIFTMASK
+                return SHIFTMASK
             return lk & (MASK | SHIFTMASK)
         if op in ("+", "-"):
             k = (lk | rk) & (TID | BDIM)
             if (lk | rk) & LANES:
                 k |= ((lk | rk) & LANES) | LANEREL
-            if op == "-" and lk & MASK:
+            if op == "-" and lk & (MASK | SHIFTMASK):
                 k |= lk & (MASK | SHIFTMASK)
             if op == "-" and self.cval(left, fn) is not None and rk & LANES:
                 k |= LANEREL
@@ -1190,6 +1196,7 @@ class Facts:
                 if o is not None and o.warp and re.search(rb"\b" + o.var.encode() + rb"\b",
                                                           self.data[lp.start.start_byte:lp.start.end_byte]):
                     lp.warp = "derived"
+                    lp.outer = o.outer or o
                     break
                 outer = sx.enclosing(outer, ("for_statement",), fn.body)
         for wc in fn.calls:
@@ -1260,7 +1267,7 @@ class Facts:
             elif lp.warp in ("rt", "64"):
                 fn.agnostic.append(lp.node)
         for name, node in fn.idents:
-            if name == "warpSize" or name.startswith("__AMDGCN"):
+            if name == "warpSize" or name.startswith("__AMDGCN") or name in self.aliases:
                 fn.agnostic.append(node)
             elif self.const_value(name) == 32:
                 fn.strong32.append(node)

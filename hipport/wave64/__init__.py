@@ -1,0 +1,46 @@
+"""The wave64 pass: find warp-width-32 assumptions and rewrite them for 64-lane wavefronts.
+
+`run(src, config)` returns findings for rules W001-W021 (see `registry.RULES` and
+`rules/wave64/W0nn.md`). Each finding names its function (`kernel`) and the wave model of the
+group of functions it belongs to (`model`: warp32, agnostic or mixed); where a rewrite exists,
+`fix` holds byte-span edits on the original text (priority 10, final HIP code) that follow one
+strategy per group: logical32 (keep 32-lane logical warps) or native (wave-size agnostic).
+"""
+
+from __future__ import annotations
+
+from hipport.config import Config
+from hipport.model import Edit, Finding, Fix
+from hipport.source import SourceFile
+from hipport.wave64.emit import Emitter
+from hipport.wave64.facts import Facts
+from hipport.wave64.registry import RULES
+
+__all__ = ["run", "RULES"]
+
+
+def run(src: SourceFile, config: Config) -> list[Finding]:
+    """All wave64 findings for one file, in file order."""
+    facts = Facts(src, config)
+    if facts.empty:
+        return []
+    em = Emitter(facts)
+    findings: list[Finding] = []
+    for info in RULES:
+        findings.extend(info.load().check(facts, em))
+    return _canonical(findings)
+
+
+def _canonical(findings: list[Finding]) -> list[Finding]:
+    """Make equal edits (same span and text) one object, so they merge when fixes are combined,
+    and order findings by position."""
+    seen: dict[tuple[int, int, str], Edit] = {}
+    out = []
+    for f in findings:
+        if f.fix is not None:
+            edits = tuple(seen.setdefault((e.start, e.end, e.replacement), e) for e in f.fix.edits)
+            f = Finding(f.rule, f.severity, f.span, f.message,
+                        Fix(f.fix.title, f.fix.applicability, edits), f.kernel, f.model, f.family)
+        out.append(f)
+    out.sort(key=lambda f: (f.span.start, f.span.end, f.rule))
+    return out

@@ -1,0 +1,1 @@
+"""One module per wave64 rule; `hipport.wave64.registry.RULES` lists them."""

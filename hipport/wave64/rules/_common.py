@@ -1,0 +1,118 @@
+"""Helpers shared by the rule modules: building findings, typed widening, consumers of a value."""
+
+from __future__ import annotations
+
+from hipport.model import Edit, Finding, Fix, Severity
+from hipport.source import Node
+from hipport.wave64 import syntax as sx
+from hipport.wave64.facts import Facts, Func, Var
+from hipport.wave64.registry import BY_ID
+
+MASK_OPS = ("&", "|", "^", "<<", ">>", "~")
+
+
+def finding(facts: Facts, rule: str, node: Node | tuple[int, int], message: str, fn: Func | None,
+            fix: Fix | None = None, kept: bool = False, model: str | None = None) -> Finding:
+    """A finding for `rule` at `node`; `kept` sites (already right for the strategy) are info."""
+    info = BY_ID[rule]
+    if isinstance(node, tuple):
+        span = facts.src.span(*node)
+    else:
+        span = facts.src.node_span(node)
+    severity = Severity.INFO if kept and fix is None else info.severity
+    if model is None and fn is not None and fn.group is not None:
+        model = fn.group.model
+    return Finding(rule=rule, severity=severity, span=span, message=message, fix=fix,
+                   kernel=fn.name if fn is not None else None, model=model)
+
+
+WIDE = "unsigned long long"
+
+
+def widen_var(var: Var, rule: str) -> list[Edit] | None:
+    """Make a 32-bit variable, parameter or array element 64-bit: edit its type token only."""
+    if var.is_pointer or var.type_node is None:
+        return None
+    if var.count != 1 and not var.is_param:
+        return None
+    return [sx.replace(var.type_node, WIDE, rule)]
+
+
+def consumer(node: Node) -> tuple[Node | None, Node]:
+    """The first ancestor of `node` that is not a parenthesis or a mask operator, and the child of
+    it on the way up (what it consumes)."""
+    child = node
+    p = node.parent
+    while p is not None:
+        t = p.type
+        if t == "parenthesized_expression":
+            child, p = p, p.parent
+            continue
+        if t == "binary_expression":
+            op = p.child_by_field_name("operator")
+            if op is not None and op.type in MASK_OPS:
+                child, p = p, p.parent
+                continue
+        if t == "unary_expression":
+            op = p.child_by_field_name("operator")
+            if op is not None and op.type == "~":
+                child, p = p, p.parent
+                continue
+        break
+    return p, child
+
+
+def code(facts: Facts, node: Node) -> str:
+    return facts.src.text(node)
+
+
+def short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+_CONST_PARENTS = {"template_argument_list", "static_assert_declaration", "enumerator", "case_statement",
+                  "launch_bounds", "alignas_qualifier", "bitfield_clause", "preproc_if", "preproc_elif"}
+_STOP = {"compound_statement", "expression_statement", "function_definition", "for_statement",
+         "if_statement", "while_statement", "return_statement", "translation_unit"}
+
+
+def in_constant_context(facts: Facts, node: Node) -> bool:
+    """True when `node` is part of a constant expression: an array bound, a template argument, a
+    static_assert, an enumerator or case value, or the initializer of a constexpr / static const."""
+    child = node
+    p = node.parent
+    while p is not None and p.type not in _STOP:
+        t = p.type
+        if t in _CONST_PARENTS:
+            return True
+        if t == "array_declarator":
+            size = p.child_by_field_name("size")
+            if size is not None and sx.inside(child, size):
+                return True
+        if t == "init_declarator":
+            decl = p.parent
+            if decl is not None and decl.type in ("declaration", "field_declaration"):
+                tn = decl.child_by_field_name("type")
+                head = facts.data[decl.start_byte:(tn or decl).start_byte]
+                if b"constexpr" in head or (b"static" in head and b"const" in head):
+                    return True
+            return False
+        if t == "declaration":
+            return False
+        child, p = p, p.parent
+    return False
+
+
+def idents_in(facts: Facts, node: Node, name: str) -> list[Node]:
+    """Identifier nodes spelled `name` inside `node` (small subtrees only)."""
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier":
+            if facts.data[n.start_byte:n.end_byte] == name.encode():
+                out.append(n)
+            continue
+        stack.extend(n.children)
+    return out

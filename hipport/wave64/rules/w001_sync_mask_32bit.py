@@ -1,0 +1,102 @@
+"""W001 sync-mask-32bit: a `*_sync` shuffle, ballot or vote with a 32-bit mask, or one the ROCm
+floor does not declare.
+
+HIP's `*_sync` intrinsics exist from 6.2 (behind HIP_ENABLE_WARP_SYNC_BUILTINS until 7.0) and take
+64-bit masks only (a static_assert rejects `0xffffffff`). Below a 7.0 floor the fix calls the
+non-sync form and drops the mask (a shuffle reads whatever lane it names; a ballot only counts
+active lanes, so a partial mask is ANDed in). From 7.0 the call stays and the mask becomes 64-bit:
+`~0ull` natively, the caller's half `0xffffffffull << (__lane_id() & 32)` under logical32.
+Votes in 32-lane code are W017's.
+"""
+
+from __future__ import annotations
+
+from hipport.model import Edit, Finding
+from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import HALF_SHIFT, Emitter
+from hipport.wave64.facts import MASK, Facts, WarpCall
+from hipport.wave64.rules._common import finding, short
+
+RULE = "W001"
+
+
+def mask_bits(facts: Facts, wc: WarpCall) -> int | None:
+    m = wc.mask
+    if m is None:
+        return None
+    cv = facts.cval(m, wc.fn)
+    if cv is not None:
+        return cv[1]
+    u = sx.unparen(m)
+    if u.type == "identifier":
+        var = facts.var(wc.fn, facts.src.text(u))
+        if var is not None:
+            if var.bits is None and facts.kinds(u, wc.fn) & MASK:
+                return 64
+            return var.bits
+        return None
+    if u.type == "call_expression" and sx.call_name(u, facts.data) in ("__activemask", "__ballot",
+                                                                        "__ballot_sync", "__ballot64"):
+        return 64
+    if u.type == "cast_expression":
+        from hipport.wave64.facts import type_bits
+        t = u.child_by_field_name("type")
+        return type_bits(facts.src.text(t)) if t is not None else None
+    return None
+
+
+def _partial_ballot(em: Emitter, wc: WarpCall, strategy: str) -> list[Edit]:
+    """`__ballot_sync(M, P)` -> `((M) & __ballot(P))`, M shifted into the caller's half under logical32."""
+    callee = sx.call_function(wc.node)
+    args = wc.args
+    if callee is None or len(args) < 2 or wc.mask is None:
+        return []
+    al = sx.arg_list(wc.node)
+    assert al is not None
+    if strategy == "logical32":
+        head, sep = "(((unsigned long long)(", f") << {HALF_SHIFT}) & __ballot("
+    else:
+        head, sep = "((", ") & __ballot("
+    return [sx.replace_span(callee.start_byte, al.start_byte + 1, head, RULE),
+            sx.replace_span(wc.mask.end_byte, args[1].start_byte, sep, RULE),
+            sx.replace_span(wc.node.end_byte - 1, wc.node.end_byte, "))", RULE)]
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    for wc in facts.calls:
+        if not wc.sync or wc.family not in ("shfl", "ballot", "vote") or wc.mask is None:
+            continue
+        fn = wc.fn
+        if em.removed(wc.node):
+            continue
+        model, strategy = em.model(fn), em.strategy(fn)
+        if wc.family == "vote" and model != "agnostic":
+            continue  # W017
+        bits = mask_bits(facts, wc)
+        missing = not em.native_sync
+        if not missing and bits == 64:
+            continue
+        plain = wc.name[:-len("_sync")]
+        mask_text = short(facts.src.text(wc.mask), 30)
+        if missing:
+            msg = (f"`{wc.name}` is not declared before HIP 7.0 (6.2-6.4 need HIP_ENABLE_WARP_SYNC_BUILTINS);"
+                   f" the ROCm {facts.config.rocm} floor lacks it")
+            if bits == 32:
+                msg += f", and its 32-bit mask `{mask_text}` fails HIP's 64-bit mask static_assert"
+            mechanical = True
+            if wc.family == "ballot" and not em.mask_is_all(wc):
+                edits = _partial_ballot(em, wc, strategy)
+                title = f"use `__ballot` and AND the mask `{mask_text}` in"
+            else:
+                edits = em.drop_sync(wc, RULE)
+                title = f"use `{plain}` and drop the mask (AMD waves run in lockstep)"
+        else:
+            msg = (f"`{wc.name}` mask `{mask_text}` is {bits or 'not provably 64'}-bit: HIP masks are"
+                   f" 64-bit (static_assert); widening it to `0xffffffffull` would leave lanes 32-63 out")
+            edits = em.mask64(wc, strategy, RULE)
+            mechanical = em.mask_is_all(wc)
+            title = ("give each 32-lane half its own 64-bit mask" if strategy == "logical32"
+                     else "use a 64-bit mask")
+        out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits, fn, mechanical)))
+    return out

@@ -1,0 +1,152 @@
+"""W002 ballot-stored-32bit: a ballot / activemask / match result kept in a 32-bit type.
+
+On AMD these return `unsigned long long`; `unsigned m = __ballot(p)` silently drops lanes 32-63
+(no warning under -Wall -Wextra). In 32-lane code under logical32 every such call becomes the
+caller's half, `(unsigned)(__ballot(p) >> (__lane_id() & 32))`, so 32-bit storage stays right and
+bit positions match CUDA's; natively the storage becomes `unsigned long long` along the chain.
+"""
+
+from __future__ import annotations
+
+from hipport.model import Edit, Finding
+from hipport.source import Node
+from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import Emitter
+from hipport.wave64.facts import BITOPS32, MASK, Facts, Func, Var, WarpCall, type_bits
+from hipport.wave64.rules._common import WIDE, consumer, finding, short, widen_var
+
+RULE = "W002"
+
+
+def sink_of(facts: Facts, fn: Func, node: Node) -> tuple[str, object]:
+    """Where the value of `node` goes: var, cast, return, param, bitop, mask or other."""
+    p, child = consumer(node)
+    if p is None:
+        return "other", None
+    t = p.type
+    if t == "init_declarator":
+        d = p.child_by_field_name("declarator")
+        while d is not None and d.type not in ("identifier",):
+            d = d.child_by_field_name("declarator")
+        var = facts.var(fn, facts.src.text(d)) if d is not None else None
+        return ("var", var) if var is not None else ("other", None)
+    if t == "assignment_expression" and child.id == (p.child_by_field_name("right") or p).id:
+        left = p.child_by_field_name("left")
+        while left is not None and left.type in ("subscript_expression", "parenthesized_expression"):
+            left = left.child_by_field_name("argument") or (left.named_children[0] if left.named_child_count else None)
+        if left is not None and left.type == "identifier":
+            var = facts.var(fn, facts.src.text(left))
+            if var is not None:
+                return "var", var
+        return "other", None
+    if t == "cast_expression":
+        return "cast", p
+    if t == "return_statement":
+        return "return", fn
+    if t == "argument_list":
+        call = p.parent
+        if call is None or call.type != "call_expression":
+            return "other", None
+        name = sx.call_name(call, facts.data)
+        if name in BITOPS32:
+            return "bitop", call
+        args = sx.call_args(call)
+        index = next((i for i, a in enumerate(args) if a.id == child.id), -1)
+        if name.endswith("_sync") and index == 0:
+            return "mask", call
+        targets = facts.by_name.get(name)
+        if targets and 0 <= index < len(targets[0].params):
+            return "param", targets[0].params[index]
+    return "other", None
+
+
+def sink_bits(facts: Facts, kind: str, target: object) -> int | None:
+    if kind in ("var", "param"):
+        assert isinstance(target, Var)
+        return None if target.is_pointer else target.bits
+    if kind == "cast":
+        assert isinstance(target, Node)
+        tn = target.child_by_field_name("type")
+        return type_bits(facts.src.text(tn)) if tn is not None else None
+    if kind == "return":
+        assert isinstance(target, Func)
+        return type_bits(facts.src.text(target.ret_type)) if target.ret_type is not None else None
+    return None
+
+
+def widen(facts: Facts, kind: str, target: object) -> list[Edit] | None:
+    if kind in ("var", "param"):
+        assert isinstance(target, Var)
+        return widen_var(target, RULE)
+    if kind == "cast":
+        assert isinstance(target, Node)
+        tn = target.child_by_field_name("type")
+        return [sx.replace(tn, WIDE, RULE)] if tn is not None else None
+    if kind == "return":
+        assert isinstance(target, Func)
+        return [sx.replace(target.ret_type, WIDE, RULE)] if target.ret_type is not None else None
+    return None
+
+
+def _what(facts: Facts, wc: WarpCall) -> str:
+    return f"`{short(facts.src.text(wc.node), 40)}`"
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    covered: set[int] = set()
+    for wc in facts.calls:
+        if wc.family == "tile":
+            if wc.name not in ("ballot", "match_any") or em.strategy(wc.fn) != "native":
+                continue
+        elif wc.family not in ("ballot", "activemask", "match") or (wc.family == "match" and wc.base == "all"):
+            continue
+        if em.removed(wc.node):
+            continue
+        fn = wc.fn
+        model, strategy = em.model(fn), em.strategy(fn)
+        kind, target = sink_of(facts, fn, wc.node)
+        if kind in ("bitop", "mask"):
+            continue  # W003 / the *_sync rules
+        bits = sink_bits(facts, kind, target)
+        if isinstance(target, Var):
+            covered.add(id(target))
+        is32 = bits is not None and bits <= 32
+        if not is32 and (model == "agnostic" or strategy == "native"):
+            continue
+        where = {"var": f"`{getattr(target, 'name', '')}`", "param": f"parameter `{getattr(target, 'name', '')}`",
+                 "cast": "a 32-bit cast", "return": f"the 32-bit return value of `{fn.name}`"}.get(kind)
+        if is32:
+            msg = (f"{_what(facts, wc)} is 64-bit on AMD; keeping it in {where} drops lanes 32-63"
+                   " without a diagnostic")
+        else:
+            msg = (f"{_what(facts, wc)} covers the whole 64-lane wave, but this kernel's other sites assume"
+                   " 32-lane warps")
+        edits: list[Edit] | None
+        if strategy == "logical32":
+            edits = em.half(wc.node, RULE)
+            title = "take the caller's 32-lane half: `(unsigned)(X >> (__lane_id() & 32))`"
+        else:
+            edits = widen(facts, kind, target)
+            title = "keep the mask in `unsigned long long`"
+            if edits is None:
+                msg += " (declaration shared with other names or a pointer: widen it by hand)"
+        out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits or [], fn, True)))
+    # 32-bit variables that receive a wave mask through other variables or parameters
+    for fn in facts.device_funcs():
+        for var in list(fn.params) + list(fn.vars.values()):
+            if id(var) in covered or var.bits != 32 or var.is_pointer:
+                continue
+            if not fn.env.get(var.name, 0) & MASK:
+                continue
+            covered.add(id(var))
+            strategy = em.strategy(fn)
+            msg = f"`{var.name}` is 32-bit but holds a 64-bit wave mask"
+            if strategy == "logical32":
+                out.append(finding(facts, RULE, var.declarator, msg + "; kept: under logical32 the mask is"
+                                   " the caller's 32-lane half", fn, kept=True))
+                continue
+            edits = widen_var(var, RULE) or []
+            out.append(finding(facts, RULE, var.declarator, msg, fn,
+                               em.fix("keep the mask in `unsigned long long`", edits, fn, True)))
+    return out

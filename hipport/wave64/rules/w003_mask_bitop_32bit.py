@@ -1,0 +1,133 @@
+"""W003 mask-bitop-32bit: 32-bit bit operations on a wave mask.
+
+`__popc`, `__ffs`, `__clz`, `__brev`, `__fns32` and the `__builtin_*` 32-bit forms take the
+truncated mask: counts and positions ignore lanes 32-63, and the constants around them (`31 -
+__clz(m)`, loops to 32, `== 0xffffffff`) assume 32 lanes. Natively: the 64-bit forms and 63/64 or
+`warpSize`; under logical32 the mask is the caller's 32-lane half, so the 32-bit forms stay.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipport.model import Edit, Finding
+from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import Emitter
+from hipport.wave64.facts import BITOPS32, MASK, SHIFTMASK, Facts, Func
+from hipport.wave64.rules._common import consumer, finding, short
+
+RULE = "W003"
+
+
+def _direct_sources(facts: Facts, fn: Func, arglist_id: int) -> list:
+    out = []
+    for wc in fn.calls:
+        if wc.family in ("ballot", "activemask", "match") and not (wc.family == "match" and wc.base == "all"):
+            p, _ = consumer(wc.node)
+            if p is not None and p.id == arglist_id:
+                out.append(wc)
+    return out
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    for fn in facts.device_funcs():
+        strategy = em.strategy(fn)
+        for c in fn.node_list("call_expression"):
+            name = sx.call_name(c, facts.data)
+            if name not in BITOPS32 or em.removed(c):
+                continue
+            args = sx.call_args(c)
+            if not args or not facts.kinds(args[0], fn) & (MASK | SHIFTMASK):
+                continue
+            al = sx.arg_list(c)
+            msg = f"`{name}` of a wave mask counts only lanes 0-31 (AMD masks are 64-bit)"
+            if strategy == "logical32":
+                edits: list[Edit] = []
+                for wc in _direct_sources(facts, fn, al.id if al is not None else -1):
+                    if not em.removed(wc.node):
+                        edits += em.half(wc.node, RULE)
+                if edits:
+                    out.append(finding(facts, RULE, c, msg, fn, em.fix(
+                        "count the caller's 32-lane half of the ballot", edits, fn, True)))
+                else:
+                    out.append(finding(facts, RULE, c, msg + "; kept: under logical32 the mask is the"
+                                       " caller's 32-lane half", fn, kept=True))
+                continue
+            wide = BITOPS32[name]
+            callee = sx.call_function(c)
+            assert callee is not None
+            edits = [sx.replace(callee, wide, RULE)]
+            mechanical = name not in ("__clz", "__builtin_clz", "__brev")
+            parent = sx.parent_skipping_parens(c)
+            if name in ("__clz", "__builtin_clz") and parent is not None and parent.type == "binary_expression":
+                op = parent.child_by_field_name("operator")
+                left = parent.child_by_field_name("left")
+                cv = facts.cval(left, fn)
+                if op is not None and op.type == "-" and cv is not None and cv[0] in (31, 32):
+                    edits.append(sx.replace(left, "63" if cv[0] == 31 else "64", RULE))
+                    mechanical = True
+                    msg = f"`{cv[0]} - {name}(m)` finds the highest lane among lanes 0-31 only"
+            out.append(finding(facts, RULE, c, msg, fn, em.fix(f"use `{wide}`", edits, fn, mechanical)))
+        for b in fn.node_list("binary_expression"):
+            op = b.child_by_field_name("operator")
+            if op is None or op.type not in ("==", "!="):
+                continue
+            left, right = b.child_by_field_name("left"), b.child_by_field_name("right")
+            for m, lit in ((left, right), (right, left)):
+                if m is None or lit is None or not facts.kinds(m, fn) & MASK:
+                    continue
+                cv = facts.cval(lit, fn)
+                if cv is None or cv[0] != 0xFFFFFFFF or cv[1] != 32 or em.removed(b):
+                    continue
+                msg = f"`{short(facts.src.text(b), 40)}` tests 32 lanes of a 64-bit wave mask"
+                if strategy == "logical32":
+                    out.append(finding(facts, RULE, b, msg + "; kept: under logical32 the mask is the"
+                                       " caller's 32-lane half", fn, kept=True))
+                else:
+                    out.append(finding(facts, RULE, b, msg, fn, em.fix(
+                        "compare with the active lanes, `__ballot(1)`", [sx.replace(lit, "__ballot(1)", RULE)],
+                        fn, False)))
+                break
+        for fs in fn.node_list("for_statement"):
+            cond = fs.child_by_field_name("condition")
+            body = fs.child_by_field_name("body")
+            init = fs.child_by_field_name("initializer")
+            if cond is None or body is None or init is None or cond.type != "binary_expression":
+                continue
+            var_node = cond.child_by_field_name("left")
+            bound = cond.child_by_field_name("right")
+            if var_node is None or var_node.type != "identifier" or bound is None:
+                continue
+            cv = facts.cval(bound, fn)
+            if cv is None or cv[0] != 32 or cv[2]:
+                continue
+            var = facts.src.text(var_node)
+            uses = []
+            for b in fn.node_list("binary_expression"):
+                if not sx.inside(b, body):
+                    continue
+                bop = b.child_by_field_name("operator")
+                bl, br = b.child_by_field_name("left"), b.child_by_field_name("right")
+                if bop is None or br is None or br.type != "identifier" or facts.src.text(br) != var:
+                    continue
+                if bop.type == ">>" and facts.kinds(bl, fn) & MASK:
+                    uses.append(None)
+                elif bop.type == "<<" and bl is not None and facts.cval(bl, fn) is not None:
+                    p, _ = consumer(b)
+                    uses.append(bl)
+            if not uses or not any(
+                    facts.kinds(b, fn) & MASK for b in fn.node_list("binary_expression") if sx.inside(b, body)):
+                continue
+            msg = f"loop over the bits of a wave mask stops at 32 (`{short(facts.src.text(cond), 30)}`)"
+            if strategy == "logical32":
+                out.append(finding(facts, RULE, bound, msg + "; kept: under logical32 the mask is the"
+                                   " caller's 32-lane half", fn, kept=True))
+                continue
+            edits = [sx.replace(bound, "warpSize", RULE)]
+            for lit in uses:
+                if lit is not None and re.fullmatch(r"1[uU]?", facts.src.text(lit)):
+                    edits.append(sx.replace(lit, "1ull", RULE))
+            out.append(finding(facts, RULE, bound, msg, fn, em.fix("loop to `warpSize` over 64-bit bits",
+                                                                 edits, fn, False)))
+    return out

@@ -1,0 +1,63 @@
+"""W004 lane-id-mask-31: a lane id computed as `tid & 31` or `tid % 32`.
+
+On wave64 the hardware lane is 0..63. In code that keeps 32-lane logical warps (logical32) the
+expression is right and stays; natively it becomes `tid & (warpSize - 1)` / `tid % warpSize`
+(equal to `__lane_id()` for 1-D blocks). In a mixed kernel rewritten as logical32, the wave-wide
+forms (`tid % warpSize`, `__lane_id()`) become 32-lane ones instead.
+"""
+
+from __future__ import annotations
+
+from hipport.model import Finding
+from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import Emitter
+from hipport.wave64.facts import Facts
+from hipport.wave64.rules._common import finding, idents_in, in_constant_context, short
+
+RULE = "W004"
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    for fn in facts.device_funcs():
+        model, strategy = em.model(fn), em.strategy(fn)
+        for s in fn.sites:
+            if s.kind != "lane" or s.origin == "named" or em.removed(s.node):
+                continue
+            if s.origin == "rt" and model != "mixed":
+                continue
+            if in_constant_context(facts, s.node):
+                continue
+            text = short(facts.src.text(s.node), 40)
+            op = s.node.child_by_field_name("operator")
+            if s.origin == "literal":
+                msg = f"lane id `{text}` assumes 32-lane warps; a wave64 lane is 0..63"
+                if strategy == "logical32":
+                    out.append(finding(facts, RULE, s.node, msg + "; kept: logical 32-lane warps", fn,
+                                       kept=True))
+                    continue
+                repl = "(warpSize - 1)" if op is not None and op.type == "&" else "warpSize"
+                out.append(finding(facts, RULE, s.node, msg, fn, em.fix(
+                    f"use the wave's lane: `{repl}`", [sx.replace(s.const, repl, RULE)], fn, False)))
+            else:
+                msg = f"lane id `{text}` follows the wave while other sites of this kernel assume 32 lanes"
+                if strategy == "native":
+                    out.append(finding(facts, RULE, s.node, msg + "; kept: the kernel becomes wave-agnostic",
+                                       fn, kept=True))
+                    continue
+                edits = [sx.replace(i, "32", RULE) for i in idents_in(facts, s.const, "warpSize")]
+                out.append(finding(facts, RULE, s.node, msg, fn, em.fix(
+                    "use the 32-lane logical lane", edits, fn, False)))
+        if model == "mixed":
+            for wc in fn.calls:
+                if wc.family != "lane_id" or em.removed(wc.node):
+                    continue
+                msg = "`__lane_id()` is the wave lane (0..63) while other sites of this kernel assume 32 lanes"
+                if strategy == "native":
+                    out.append(finding(facts, RULE, wc.node, msg + "; kept: the kernel becomes wave-agnostic",
+                                       fn, kept=True))
+                    continue
+                out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(
+                    "use the 32-lane logical lane `(__lane_id() & 31)`",
+                    sx.wrap(wc.node, "(", " & 31)", RULE), fn, False)))
+    return out

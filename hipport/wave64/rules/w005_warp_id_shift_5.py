@@ -1,0 +1,85 @@
+"""W005 warp-id-shift-5: a warp id or warp count computed with `>> 5`, `/ 32`, `(n + 31) / 32`,
+and first-warp guards `tid < 32` around warp collectives.
+
+Natively these become `/ warpSize` (a run-time value is fine outside constant expressions; array
+bounds and template arguments are W007 / W008). Under logical32 they stay: a wave64 holds two
+32-lane logical warps.
+"""
+
+from __future__ import annotations
+
+from hipport.model import Edit, Finding
+from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import Emitter
+from hipport.wave64.facts import Facts, Func, Site
+from hipport.wave64.rules._common import finding, idents_in, in_constant_context, short
+
+RULE = "W005"
+
+
+def _guards_collective(facts: Facts, fn: Func, s: Site) -> bool:
+    ifs = sx.enclosing(s.node, ("if_statement",), fn.body)
+    if ifs is None:
+        return False
+    cond = ifs.child_by_field_name("condition")
+    body = ifs.child_by_field_name("consequence")
+    if cond is None or body is None or not sx.inside(s.node, cond):
+        return False
+    if any(sx.inside(wc.node, body) for wc in fn.calls):
+        return True
+    for c in fn.node_list("call_expression"):
+        if sx.inside(c, body):
+            for g in facts.by_name.get(sx.call_name(c, facts.data), []):
+                if g.collective:
+                    return True
+    return False
+
+
+def native_edits(facts: Facts, s: Site) -> list[Edit]:
+    op = s.node.child_by_field_name("operator")
+    left = s.node.child_by_field_name("left")
+    edits: list[Edit] = []
+    if op is not None and op.type == ">>":
+        edits.append(sx.replace_span(op.start_byte, s.const.end_byte, "/ warpSize", RULE))
+        if left is not None and sx.needs_parens_for_mul(left):
+            edits += sx.wrap(left, "(", ")", RULE)
+    else:
+        edits.append(sx.replace(s.const, "warpSize", RULE))
+    if s.ceil is not None:
+        edits.append(sx.replace(s.ceil, "warpSize - 1", RULE))
+    return edits
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    for fn in facts.device_funcs():
+        model, strategy = em.model(fn), em.strategy(fn)
+        for s in fn.sites:
+            if s.kind not in ("warp", "nwarp", "guard") or s.origin == "named" or em.removed(s.node):
+                continue
+            if s.origin == "rt" and model != "mixed":
+                continue
+            if in_constant_context(facts, s.node):
+                continue
+            if s.kind == "guard" and not _guards_collective(facts, fn, s):
+                continue
+            text = short(facts.src.text(s.node), 40)
+            what = {"warp": "warp id", "nwarp": "warp count", "guard": "first-warp guard"}[s.kind]
+            if s.origin == "literal":
+                msg = f"{what} `{text}` assumes 32-lane warps"
+                if strategy == "logical32":
+                    out.append(finding(facts, RULE, s.node, msg + "; kept: logical 32-lane warps", fn,
+                                       kept=True))
+                    continue
+                out.append(finding(facts, RULE, s.node, msg, fn, em.fix(
+                    "count warps of `warpSize` lanes", native_edits(facts, s), fn, False)))
+            else:
+                msg = f"{what} `{text}` follows the wave while other sites of this kernel assume 32 lanes"
+                if strategy == "native":
+                    out.append(finding(facts, RULE, s.node, msg + "; kept: the kernel becomes wave-agnostic",
+                                       fn, kept=True))
+                    continue
+                edits = [sx.replace(i, "32", RULE) for i in idents_in(facts, s.node, "warpSize")]
+                out.append(finding(facts, RULE, s.node, msg, fn, em.fix(
+                    "count 32-lane logical warps", edits, fn, False)))
+    return out

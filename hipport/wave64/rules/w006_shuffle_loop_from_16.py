@@ -1,0 +1,163 @@
+"""W006 shuffle-loop-from-16: a shuffle reduction or scan sized for 32 lanes with the default width.
+
+`for (o = 16; o > 0; o >>= 1) v += __shfl_down(v, o)` (or an unrolled 16, 8, 4, 2, 1 sequence, or
+a scan `for (d = 1; d < 32; d <<= 1)`) reduces each 32-lane half of a wave64 on its own while the
+default width is 64: right only if every other site also uses 32-lane bookkeeping (wave64.md
+§7.4 H1/H2). Logical32 passes `width = 32` explicitly (bit-identical to CUDA); native starts the
+loop at `warpSize / 2` (or bounds it by `warpSize`) so the whole wave takes part.
+"""
+
+from __future__ import annotations
+
+from hipport.edits import apply_edits
+from hipport.model import Edit, Finding
+from hipport.source import Node
+from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import Emitter
+from hipport.wave64.facts import Facts, Func, Loop, WarpCall
+from hipport.wave64.rules._common import finding, idents_in, short
+
+RULE = "W006"
+UNROLLED = (16, 8, 4, 2, 1)
+
+
+def _header_edit(facts: Facts, fn: Func, lp: Loop) -> list[Edit]:
+    node = lp.start if lp.down else lp.bound
+    if node is None:
+        return []
+    cv = facts.cval(node, fn)
+    if cv is None or cv[2]:
+        return []  # a named warp-size constant: W008 rewrites its definition
+    return [sx.replace(node, "warpSize / 2" if lp.down else "warpSize", RULE)]
+
+
+def _width32_edits(wc: WarpCall) -> list[Edit]:
+    if wc.family != "shfl" or wc.width is not None:
+        return []
+    e = sx.append_arg(wc.node, "32", RULE)
+    return [e] if e is not None else []
+
+
+def _drop_width32(facts: Facts, wc: WarpCall) -> list[Edit]:
+    if wc.family != "shfl" or wc.width is None:
+        return []
+    cv = facts.cval(wc.width, wc.fn)
+    if cv is None or cv[0] != 32 or cv[2]:
+        return []
+    e = sx.delete_arg(wc.node, len(wc.args) - 1, RULE)
+    return [e] if e is not None else []
+
+
+def _statement(node: Node) -> Node | None:
+    p = node.parent
+    while p is not None and p.type not in ("expression_statement", "declaration", "compound_statement"):
+        p = p.parent
+    return p if p is not None and p.type == "expression_statement" else None
+
+
+def _extra_step(facts: Facts, em: Emitter, wc: WarpCall) -> list[Edit]:
+    """Native, unrolled: before the delta-16 step add `if (warpSize > 32) <the same step at 32>`."""
+    stmt = _statement(wc.node)
+    if stmt is None or wc.lane is None:
+        return []
+    local: list[Edit] = []
+    if wc.sync and wc.mask is not None and em.mask_is_all(wc):
+        local += em.drop_sync(wc, RULE) if not em.native_sync else em.mask64(wc, "native", RULE)
+    local.append(sx.replace(wc.lane, "32", RULE))
+    base = stmt.start_byte
+    shifted = sorted((Edit(e.start - base, e.end - base, e.replacement, e.rule, e.priority) for e in local),
+                     key=lambda e: (e.start, e.end))
+    text = apply_edits(facts.data[stmt.start_byte:stmt.end_byte], shifted).decode("utf-8", "surrogateescape")
+    line_start = facts.data.rfind(b"\n", 0, stmt.start_byte) + 1
+    indent = facts.data[line_start:stmt.start_byte]
+    if indent.strip():
+        indent = b""
+    nl = facts.src.newline
+    return [sx.insert(stmt.start_byte, f"if (warpSize > 32) {text}{nl}{indent.decode()}", RULE)]
+
+
+def unrolled_steps(facts: Facts, em: Emitter, fn: Func, in_loops: set[int] | None = None) -> list[WarpCall]:
+    """Straight-line shuffles with deltas 16, 8, 4, 2, 1 (at least one 16) and the default width."""
+    if in_loops is None:
+        in_loops = {id(wc) for lp in fn.loops for wc in lp.shuffles}
+    cands = [wc for wc in fn.calls if wc.family == "shfl" and id(wc) not in in_loops
+             and wc.width is None and wc.lane is not None and wc.base != "shfl"
+             and not em.removed(wc.node)]
+    seq = []
+    for wc in cands:
+        cv = facts.cval(wc.lane, fn)
+        if cv is not None and not cv[2] and cv[0] in UNROLLED:
+            seq.append((wc, cv[0]))
+    if not any(d == 16 for _, d in seq):
+        return []
+    return [wc for wc, _ in seq]
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    for fn in facts.device_funcs():
+        model, strategy = em.model(fn), em.strategy(fn)
+        if model == "agnostic":
+            continue
+        in_loops: set[int] = set()
+        for lp in fn.loops:
+            for wc in lp.shuffles:
+                in_loops.add(id(wc))
+            if not (lp.warp in ("32", "derived") or (lp.warp == "rt" and model == "mixed")):
+                continue
+            if any(em.removed(wc.node) for wc in lp.shuffles):
+                continue
+            anchor = (lp.start if lp.down else lp.bound) or lp.node
+            header = short(facts.src.text(lp.node).split(")")[0] + ")", 50)
+            kind = "reduction" if lp.down else "scan"
+            if lp.warp == "rt":
+                msg = f"shuffle {kind} `{header}` spans the wave while other sites of this kernel assume 32 lanes"
+                if strategy == "native":
+                    out.append(finding(facts, RULE, anchor, msg + "; kept: the kernel becomes wave-agnostic",
+                                       fn, kept=True))
+                    continue
+                probe = lp.start if lp.down else lp.bound
+                edits = [sx.replace(i, "32", RULE) for i in idents_in(facts, probe, "warpSize")] if probe else []
+                for wc in lp.shuffles:
+                    edits += _width32_edits(wc)
+                out.append(finding(facts, RULE, anchor, msg, fn, em.fix(
+                    "keep 32-lane logical warps: 32-based loop and `width = 32`", edits, fn, False)))
+                continue
+            msg = f"shuffle {kind} `{header}` covers 32 lanes; on wave64 the default width is 64"
+            if strategy == "logical32":
+                edits = []
+                for wc in lp.shuffles:
+                    edits += _width32_edits(wc)
+                if edits:
+                    out.append(finding(facts, RULE, anchor, msg, fn, em.fix(
+                        "pass `width = 32` (each 32-lane half of the wave reduces on its own, as on CUDA)",
+                        edits, fn, True)))
+                else:
+                    out.append(finding(facts, RULE, anchor, msg + "; kept: every shuffle already has width 32",
+                                       fn, kept=True))
+                continue
+            target = lp.outer if lp.warp == "derived" and lp.outer is not None else lp
+            edits = _header_edit(facts, fn, target)
+            for wc in lp.shuffles:
+                edits += _drop_width32(facts, wc)
+            if edits:
+                out.append(finding(facts, RULE, anchor, msg, fn, em.fix(
+                    "size the loop by `warpSize` so the whole wave takes part", edits, fn, False)))
+            else:
+                out.append(finding(facts, RULE, anchor, msg + "; kept: its bound is a warp-size constant"
+                                   " that becomes the wave size (W008)", fn, kept=True))
+        seq = unrolled_steps(facts, em, fn, in_loops)
+        lits = {id(wc): facts.cval(wc.lane, fn) for wc in seq}
+        for wc in seq:
+            delta = lits[id(wc)][0]  # type: ignore[index]
+            msg = f"unrolled shuffle step `{short(facts.src.text(wc.node), 40)}` of a 32-lane reduction"
+            if strategy == "logical32":
+                out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(
+                    "pass `width = 32`", _width32_edits(wc), fn, True)))
+            elif delta == 16:
+                out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(
+                    "add the wave64 step at delta 32 before it", _extra_step(facts, em, wc), fn, False)))
+            else:
+                out.append(finding(facts, RULE, wc.node, msg + "; kept: the step at 32 is added before delta 16",
+                                   fn, kept=True))
+    return out

@@ -1,0 +1,123 @@
+"""W007 shared-array-warp-sized: a `__shared__` array sized by 32 (or `BLOCK / 32`) and indexed
+per lane or per warp.
+
+Natively a wave has up to 64 lanes and a block half as many warps: per-lane buffers `[32]` indexed
+by the lane overflow (silent LDS corruption), while per-warp buffers sized for 32-lane warps are an
+upper bound for every wave size and stay. So the fix sizes per-lane arrays for the largest wave
+(64) and keeps per-warp arrays. Under logical32 both stay. Arrays sized by a warp-size constant
+follow that constant (W008); arrays not indexed by a lane or warp id (a 32x33 transpose tile) are
+not warp-sized and are not reported.
+"""
+
+from __future__ import annotations
+
+from hipport.model import Finding
+from hipport.source import Node
+from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import Emitter
+from hipport.wave64.facts import LANES, WARPS, Facts, Func, Var
+from hipport.wave64.rules._common import finding
+
+RULE = "W007"
+
+
+def dims(var: Var) -> list[Node]:
+    sizes: list[Node] = []
+    d = var.declarator
+    if d.type == "init_declarator":
+        d = d.child_by_field_name("declarator") or d
+    while d is not None and d.type == "array_declarator":
+        s = d.child_by_field_name("size")
+        if s is not None:
+            sizes.append(s)
+        d = d.child_by_field_name("declarator")
+    return list(reversed(sizes))
+
+
+def indices(facts: Facts, fn: Func, name: str, ndim: int) -> list[list[Node]]:
+    """Index expressions per dimension over every subscript of array `name`."""
+    per: list[list[Node]] = [[] for _ in range(ndim)]
+    for s in fn.node_list("subscript_expression"):
+        p = s.parent
+        if p is not None and p.type == "subscript_expression" and (p.child_by_field_name("argument") or p).id == s.id:
+            continue  # not the outermost subscript
+        chain = []
+        n = s
+        while n is not None and n.type == "subscript_expression":
+            idx = n.child_by_field_name("indices") or n.child_by_field_name("index")
+            if idx is not None and idx.type == "subscript_argument_list":
+                idx = idx.named_children[0] if idx.named_child_count else None
+            chain.append(idx)
+            n = n.child_by_field_name("argument")
+        if n is None or n.type != "identifier" or facts.src.text(n) != name:
+            continue
+        chain.reverse()
+        for i, idx in enumerate(chain[:ndim]):
+            if idx is not None:
+                per[i].append(idx)
+    return per
+
+
+def _warp_sized(facts: Facts, fn: Func, size: Node) -> str | None:
+    """'32', '33', 'named', 'perwarp' or None."""
+    cv = facts.cval(size, fn)
+    if cv is not None and cv[2]:
+        return "named" if cv[0] in (32, 33) else ("perwarp" if _divides_by_32(facts, fn, size) else None)
+    if cv is not None and cv[0] in (32, 33):
+        return str(cv[0])
+    if _divides_by_32(facts, fn, size):
+        return "perwarp"
+    return None
+
+
+def _divides_by_32(facts: Facts, fn: Func, size: Node) -> bool:
+    n = sx.unparen(size)
+    if n.type != "binary_expression":
+        return False
+    op = n.child_by_field_name("operator")
+    cv = facts.cval(n.child_by_field_name("right"), fn)
+    return op is not None and cv is not None and ((op.type == "/" and cv[0] == 32) or (op.type == ">>" and cv[0] == 5))
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    for fn in facts.device_funcs():
+        if not fn.collective:
+            continue
+        model, strategy = em.model(fn), em.strategy(fn)
+        for var in fn.vars.values():
+            if not (var.is_shared and var.is_array):
+                continue
+            ds = dims(var)
+            per = indices(facts, fn, var.name, len(ds))
+            for i, size in enumerate(ds):
+                how = _warp_sized(facts, fn, size)
+                if how is None:
+                    continue
+                ks = [facts.kinds(x, fn) for x in per[i]]
+                if any(k & WARPS for k in ks) or how == "perwarp":
+                    role = "warp"
+                elif any(k & LANES for k in ks):
+                    role = "lane"
+                else:
+                    continue
+                decl = facts.src.text(var.decl).split("=")[0].strip().rstrip(";")
+                if role == "warp":
+                    if model == "agnostic":
+                        continue
+                    msg = (f"`{decl}` holds one slot per 32-lane warp; kept: that bounds the warps of any"
+                           " wave size (guard reads with the real warp count)")
+                    out.append(finding(facts, RULE, size, msg, fn, kept=True))
+                    continue
+                msg = f"`{decl}` holds one slot per lane of a 32-lane warp"
+                if how == "named":
+                    out.append(finding(facts, RULE, size, msg + "; kept: its bound is a warp-size constant"
+                                       " (W008)", fn, kept=True))
+                elif strategy == "logical32":
+                    out.append(finding(facts, RULE, size, msg + "; kept: logical 32-lane warps", fn, kept=True))
+                else:
+                    new = "64" if how == "32" else "65"
+                    out.append(finding(facts, RULE, size, msg + "; lanes 32-63 of a wave64 would write past it",
+                                       fn, em.fix(f"size it for the largest wave ({new})",
+                                                  [sx.replace(size, new, RULE)], fn, model == "agnostic")))
+    return out

@@ -1,0 +1,145 @@
+"""W009 coop-groups-tile-32: a cooperative-groups tile of 32 used as "the warp", and tile members
+that HIP lacks.
+
+`tiled_partition<32>` is legal on wave64 and already behaves as a 32-lane logical warp (tile
+shuffles pass width 32), so under logical32 it stays. Natively the tile becomes the wave,
+`tiled_partition<HIPPORT_WAVE_SIZE>` (`<64>` would not compile on wave32 targets with HIP <= 6.2).
+`ballot`, `any`, `all`, `match_any` on a tile do not exist before HIP 7.0 (and `meta_group_rank`
+/ `meta_group_size` not in 5.x): they become plain wave operations, restricted to the caller's
+32-lane half under logical32.
+"""
+
+from __future__ import annotations
+
+from hipport.model import Edit, Finding
+from hipport.source import Node
+from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import HALF_SHIFT, WAVE, Emitter
+from hipport.wave64.facts import Facts, Func, WarpCall
+from hipport.wave64.rules._common import finding, short
+
+RULE = "W009"
+TILE_TEMPLATES = ("tiled_partition", "thread_block_tile")
+
+
+def tile_size(facts: Facts, fn: Func, obj: Node) -> int | None:
+    var = facts.var(fn, facts.src.text(obj))
+    if var is None:
+        return None
+    for part in (var.value, var.type_node):
+        if part is None:
+            continue
+        stack = [part]
+        while stack:
+            n = stack.pop()
+            if n.type == "template_argument_list":
+                if n.named_child_count:
+                    cv = facts.cval(n.named_children[0], fn)
+                    if cv is not None:
+                        return cv[0]
+                break
+            stack.extend(reversed(n.children))
+    return None
+
+
+def _member_edits(facts: Facts, em: Emitter, wc: WarpCall, strategy: str, n: int | None) -> tuple[list[Edit], str, bool]:
+    fnode = sx.call_function(wc.node)
+    al = sx.arg_list(wc.node)
+    if fnode is None or al is None:
+        return [], "", False
+    end = wc.node.end_byte
+    if strategy == "logical32":
+        if n != 32:
+            return [], "", False
+        if wc.name == "ballot":
+            return ([sx.replace(fnode, "(unsigned)(__ballot", RULE), sx.insert(end, f" >> {HALF_SHIFT})", RULE)],
+                    "ballot of the caller's 32-lane half", True)
+        if wc.name == "any":
+            return ([sx.replace(fnode, "((unsigned)(__ballot", RULE),
+                     sx.insert(end, f" >> {HALF_SHIFT}) != 0)", RULE)], "vote over the caller's 32-lane half", True)
+        if wc.name == "all":
+            return ([sx.replace_span(fnode.start_byte, al.start_byte + 1, "((unsigned)(__ballot(!(", RULE),
+                     sx.replace_span(end - 1, end, f")) >> {HALF_SHIFT}) == 0)", RULE)],
+                    "vote over the caller's 32-lane half", True)
+        if wc.name == "match_any":
+            return ([sx.replace(fnode, "(unsigned)(hipport_match_any", RULE),
+                     sx.insert(end, f" >> {HALF_SHIFT})", RULE), em.match_helper()],
+                    "match within the caller's 32-lane half", True)
+        if wc.name == "meta_group_rank":
+            return [sx.replace(wc.node, "(threadIdx.x / 32)", RULE)], "the 32-lane warp index (1-D block)", False
+        if wc.name == "meta_group_size":
+            return [sx.replace(wc.node, "(blockDim.x / 32)", RULE)], "the number of 32-lane warps", False
+        return [], "", False
+    if n is not None and n not in (32, 64):
+        return [], "", False
+    if wc.name in ("ballot", "any", "all"):
+        return [sx.replace(fnode, f"__{wc.name}", RULE)], f"use the wave-wide `__{wc.name}`", True
+    if wc.name == "match_any":
+        return [sx.replace(fnode, "hipport_match_any", RULE), em.match_helper()], "use a wave-wide match", True
+    if wc.name == "meta_group_rank":
+        return [sx.replace(wc.node, "(threadIdx.x / warpSize)", RULE)], "the wave index (1-D block)", False
+    if wc.name == "meta_group_size":
+        return [sx.replace(wc.node, "(blockDim.x / warpSize)", RULE)], "the number of waves", False
+    return [], "", False
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    for fn in facts.device_funcs():
+        model, strategy = em.model(fn), em.strategy(fn)
+        for n in fn.node_list("template_function") + fn.node_list("template_type"):
+            name = n.child_by_field_name("name")
+            args = n.child_by_field_name("arguments")
+            if name is None or args is None or facts.src.text(name) not in TILE_TEMPLATES:
+                continue
+            if not args.named_child_count:
+                continue
+            arg = args.named_children[0]
+            cv = facts.cval(arg, fn)
+            if cv is None or cv[0] != 32:
+                continue
+            msg = f"`{short(facts.src.text(n), 40)}` is a 32-lane logical warp"
+            if strategy == "logical32" or cv[2]:
+                out.append(finding(facts, RULE, n, msg + ("; kept: tile shuffles pass width 32" if not cv[2]
+                                                          else "; kept: its size is a warp-size constant (W008)"),
+                                   fn, kept=True))
+                continue
+            out.append(finding(facts, RULE, n, msg + "; natively the tile is the whole wave", fn, em.fix(
+                f"tile the wave: `{WAVE}`", [sx.replace(arg, WAVE, RULE), em.prelude()], fn, False)))
+        for c in fn.node_list("call_expression"):
+            if sx.call_name(c, facts.data) != "tiled_partition":
+                continue
+            f = sx.call_function(c)
+            if f is None or f.type == "template_function" or (
+                    f.type == "qualified_identifier" and (f.child_by_field_name("name") or f).type == "template_function"):
+                continue
+            args = sx.call_args(c)
+            cv = facts.cval(args[1], fn) if len(args) == 2 else None
+            if cv is None or cv[0] != 32:
+                continue
+            msg = f"`{short(facts.src.text(c), 40)}` is a 32-lane logical warp"
+            if strategy == "logical32":
+                out.append(finding(facts, RULE, c, msg + "; kept", fn, kept=True))
+                continue
+            out.append(finding(facts, RULE, c, msg, fn, em.fix(
+                "tile the wave: `warpSize`", [sx.replace(args[1], "warpSize", RULE)], fn, False)))
+    for wc in facts.calls:
+        if wc.family != "tile" or wc.name not in ("ballot", "any", "all", "match_any", "match_all",
+                                                  "meta_group_rank", "meta_group_size"):
+            continue
+        if em.removed(wc.node) or wc.tile is None:
+            continue
+        if em.tile_votes:
+            continue
+        fn = wc.fn
+        strategy = em.strategy(fn)
+        n = tile_size(facts, fn, wc.tile)
+        since = ("is not available by default before HIP 7.0" if wc.name not in ("meta_group_rank", "meta_group_size")
+                 else "is missing from the HIP 5.x headers")
+        msg = (f"`{short(facts.src.text(wc.node), 40)}`: thread_block_tile::{wc.name} {since};"
+               f" the ROCm {facts.config.rocm} floor lacks it")
+        edits, title, mechanical = _member_edits(facts, em, wc, strategy, n)
+        if not edits:
+            msg += " (rewrite it by hand)"
+        out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits, fn, mechanical)))
+    return out

@@ -1,0 +1,56 @@
+"""W015 half-warp-16: 16-lane half-warp bit tricks on a wave mask.
+
+Shuffles with an explicit width of 16 are sub-wave on both vendors and fine. Bit-position idioms
+are not: on a 64-bit ballot `m >> 16` returns lanes 16-47 and `0xffff0000` names only the first
+logical warp's upper half. Under logical32 the mask is the caller's 32-bit half, so these idioms
+keep CUDA's meaning; natively there are four 16-lane groups per wave and the arithmetic must be
+redone from the lane (`(m >> (__lane_id() & ~15)) & 0xffff` for the caller's group): a review.
+"""
+
+from __future__ import annotations
+
+from hipport.model import Finding
+from hipport.wave64.emit import Emitter
+from hipport.wave64.facts import MASK, Facts
+from hipport.wave64.rules._common import finding, short
+
+RULE = "W015"
+HALF_MASKS = (0xFFFF, 0xFFFF0000)
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    for fn in facts.device_funcs():
+        if not fn.collective:
+            continue
+        strategy = em.strategy(fn)
+        sites = []
+        for b in fn.node_list("binary_expression"):
+            op = b.child_by_field_name("operator")
+            left, right = b.child_by_field_name("left"), b.child_by_field_name("right")
+            if op is None or left is None or right is None or em.removed(b):
+                continue
+            if op.type == ">>" and facts.kinds(left, fn) & MASK:
+                cv = facts.cval(right, fn)
+                if cv is not None and cv[0] == 16:
+                    sites.append(b)
+            elif op.type == "&":
+                for m, c in ((left, right), (right, left)):
+                    cv = facts.cval(c, fn)
+                    if cv is not None and cv[0] in HALF_MASKS and facts.kinds(m, fn) & MASK:
+                        sites.append(b)
+                        break
+        for wc in fn.calls:
+            if wc.mask is not None and not em.removed(wc.node):
+                cv = facts.cval(wc.mask, fn)
+                if cv is not None and cv[0] in HALF_MASKS:
+                    sites.append(wc.mask)
+        for node in sites:
+            msg = f"half-warp idiom `{short(facts.src.text(node), 40)}` assumes the 32-bit lane layout"
+            if strategy == "logical32":
+                out.append(finding(facts, RULE, node, msg + "; kept: the mask is the caller's 32-lane half", fn,
+                                   kept=True))
+            else:
+                out.append(finding(facts, RULE, node, msg + "; a wave64 has four 16-lane groups: recompute it"
+                                   " from the lane, e.g. `(m >> (__lane_id() & ~15)) & 0xffff`", fn))
+    return out

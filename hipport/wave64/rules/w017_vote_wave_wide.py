@@ -1,0 +1,74 @@
+"""W017 vote-wave-wide: `__any`, `__all`, `__any_sync`, `__all_sync`, `__uni_sync` in 32-lane code.
+
+`__any` / `__all` vote over the whole wave: under logical32 the two 32-lane warps of a wave64
+contaminate each other (wave64.md §7.4 H6). The logical32 rewrite votes on the caller's half of a
+ballot: any = `(unsigned)(__ballot(p) >> (__lane_id() & 32)) != 0`, all = the same ballot of `!p`
+is 0 (a ballot counts active lanes only, so this is exact in divergent code too). Natively a
+wave-wide vote is right and only the `*_sync` form changes. HIP has no `__uni_sync` at all.
+"""
+
+from __future__ import annotations
+
+from hipport.model import Edit, Finding
+from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import HALF_SHIFT, Emitter
+from hipport.wave64.facts import Facts
+from hipport.wave64.rules._common import finding, short
+
+RULE = "W017"
+SIMPLE = ("identifier", "field_expression", "number_literal", "true", "false")
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    for wc in facts.calls:
+        if wc.family != "vote" or wc.value is None or em.removed(wc.node):
+            continue
+        fn = wc.fn
+        model, strategy = em.model(fn), em.strategy(fn)
+        if model == "agnostic":
+            continue
+        callee = sx.call_function(wc.node)
+        if callee is None:
+            continue
+        text = short(facts.src.text(wc.node), 40)
+        base = wc.base
+        end = wc.node.end_byte
+        p_text = facts.src.text(wc.value)
+        simple = sx.unparen(wc.value).type in SIMPLE
+        msg = f"vote `{text}` covers the whole 64-lane wave, not one 32-lane warp"
+        if base == "uni":
+            msg += "; HIP has no __uni_sync"
+        edits: list[Edit] = []
+        if strategy == "logical32":
+            half = f"(unsigned)(__ballot({{}}) >> {HALF_SHIFT})"
+            if base == "any":
+                edits = [sx.replace_span(callee.start_byte, wc.value.start_byte, "((unsigned)(__ballot(", RULE),
+                         sx.replace_span(end - 1, end, f") >> {HALF_SHIFT}) != 0)", RULE)]
+            elif base == "all":
+                edits = [sx.replace_span(callee.start_byte, wc.value.start_byte, "((unsigned)(__ballot(!(", RULE),
+                         sx.replace_span(end - 1, end, f")) >> {HALF_SHIFT}) == 0)", RULE)]
+            elif simple:
+                b, a = half.format(p_text), half.format("1")
+                edits = [sx.replace(wc.node, f"({b} == 0 || {b} == {a})", RULE)]
+            title = "vote on the caller's 32-lane half of a ballot"
+        else:
+            if base == "uni":
+                if simple:
+                    edits = [sx.replace(wc.node, f"(__all({p_text}) || !__any({p_text}))", RULE)]
+                title = "uniform = all or none"
+            elif wc.sync:
+                if not em.native_sync:
+                    edits = em.drop_sync(wc, RULE)
+                    title = f"use `__{base}` (the wave-wide vote)"
+                else:
+                    edits = em.mask64(wc, strategy, RULE)
+                    title = "use a 64-bit mask"
+            else:
+                out.append(finding(facts, RULE, wc.node, msg + "; kept: natively the vote spans the wave", fn,
+                                   kept=True))
+                continue
+        if not edits:
+            msg += " (rewrite it by hand)"
+        out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits, fn, True)))
+    return out

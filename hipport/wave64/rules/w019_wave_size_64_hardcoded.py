@@ -1,0 +1,63 @@
+"""W019 wave-size-64-hardcoded: a wave size of 64 hard-coded for every AMD GPU.
+
+`#define WARP_SIZE 64` under `__HIP_PLATFORM_AMD__`, `constexpr int kWarp = 64`,
+`tiled_partition<64>`, a shuffle width of 64: right on CDNA (gfx9), wrong on RDNA (gfx10+ run
+wave32 under HIP): values are wrong and `tiled_partition<64>` does not compile there with
+HIP <= 6.2. The fix is the per-architecture constant (or `warpSize` for a run-time width).
+"""
+
+from __future__ import annotations
+
+from hipport.model import Finding
+from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import WAVE, Emitter
+from hipport.wave64.facts import Facts
+from hipport.wave64.rules._common import finding, short
+
+RULE = "W019"
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = []
+    for name, defs in facts.consts.items():
+        for c in defs:
+            if c.value != 64:
+                continue
+            model, strategy = facts.model_of_const(c)
+            repl = "32" if strategy == "logical32" and model != "agnostic" else WAVE
+            edits = [sx.replace_span(c.value_span[0], c.value_span[1], repl, RULE)]
+            if repl == WAVE:
+                edits.append(em.prelude())
+            msg = f"`{name}` = 64 hard-codes the CDNA wave size; RDNA GPUs (gfx10+) run 32-lane waves under HIP"
+            out.append(finding(facts, RULE, c.node, msg, c.func, em.fix(
+                f"use the per-architecture wave size `{repl}`", edits, None, True, model, strategy), model=model))
+    for fn in facts.device_funcs():
+        model, strategy = em.model(fn), em.strategy(fn)
+        logical = strategy == "logical32" and model != "agnostic"
+        for n in fn.node_list("template_function") + fn.node_list("template_type"):
+            name = n.child_by_field_name("name")
+            args = n.child_by_field_name("arguments")
+            if name is None or args is None or not args.named_child_count:
+                continue
+            if facts.src.text(name) not in ("tiled_partition", "thread_block_tile"):
+                continue
+            arg = args.named_children[0]
+            cv = facts.cval(arg, fn)
+            if cv is None or cv[0] != 64 or cv[2]:
+                continue
+            repl = "32" if logical else WAVE
+            msg = f"`{short(facts.src.text(n), 40)}` is a compile error on wave32 GPUs (RDNA) with HIP <= 6.2"
+            out.append(finding(facts, RULE, n, msg, fn, em.fix(
+                f"tile the wave: `{repl}`", [sx.replace(arg, repl, RULE)] + ([em.prelude()] if repl == WAVE else []),
+                fn, True)))
+        for wc in fn.calls:
+            if wc.family != "shfl" or wc.width is None or em.removed(wc.node):
+                continue
+            cv = facts.cval(wc.width, fn)
+            if cv is None or cv[0] != 64 or cv[2]:
+                continue
+            repl = "32" if logical else "warpSize"
+            msg = f"shuffle width 64 in `{short(facts.src.text(wc.node), 40)}` exceeds a wave32 GPU's wave"
+            out.append(finding(facts, RULE, wc.width, msg, fn, em.fix(
+                f"use `{repl}`", [sx.replace(wc.width, repl, RULE)], fn, True)))
+    return out
