@@ -1,0 +1,213 @@
+"""Golden cases for the CUDA library ports: fixtures/libraries/<family>/<case>/.
+
+Each case folder has the layout of fixtures/translate (see tests/test_translate_golden.py, whose
+loader and porting helper are shared here): `input.<ext>`, `expected.<ext>` (the exact bytes
+hipport must produce, checked by hand) and an optional `case.toml` with `config`, `findings`,
+`absent_findings`, `compile` + `why`, and `xfail` (a string, or per check: output, idempotent,
+findings).
+
+Checks per case (ids are family/case):
+- the input ports to the expected bytes, and porting the expected output changes nothing;
+- the API findings (HP rules) reported are exactly those `findings` lists (other rules, such as
+  wave64 ones, must be present when listed);
+- `FileResult.families` counts the family: found > 0, found == ported + unsupported, ported > 0,
+  and unsupported equal to the family's HP001/HP008 findings;
+- the expected output compiles for gfx90a with hipcc, unless the case says why it cannot here
+  (the library headers are not packaged for Debian 12).
+
+Also: every supported hipSPARSE / hipRAND name the tables date at ROCm 5.2 or earlier is
+declared in the headers Debian installs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hipport import rules as rulesmod
+from hipport.config import version_tuple
+from hipport.model import FileResult
+from hipport.pipeline import port_bytes
+from hipport.workspace import role_of
+from tests.conftest import HIPCC, ROOT, hipcc_compile
+from tests.test_translate_golden import Case, _load, _port
+
+CASES_DIR = ROOT / "fixtures" / "libraries"
+# Families that must have at least MIN_CASES cases each.
+FAMILIES = ("cublas", "curand", "cufft", "cusparse", "cusolver", "cub", "thrust", "nccl", "nvrtc",
+            "nvtx", "cooperative_groups", "cudnn")
+MIN_CASES = 5
+
+
+@dataclass(frozen=True)
+class LibCase:
+    family: str  # the folder: the library the case is about
+    case: Case   # name is "family/case"
+
+    @property
+    def id(self) -> str:
+        return self.case.name
+
+    @property
+    def counted_family(self) -> str:
+        """The family id hipport counts the case's names under (rocBLAS replaces cuBLAS)."""
+        if self.family == "cublas" and self.case.config.blas == "rocblas":
+            return "rocblas"
+        return self.family
+
+
+def load_cases() -> list[LibCase]:
+    out = []
+    for fam in sorted(p for p in CASES_DIR.iterdir() if p.is_dir()):
+        for folder in sorted(p for p in fam.iterdir() if p.is_dir()):
+            c = _load(folder)
+            out.append(LibCase(fam.name, replace(c, name=f"{fam.name}/{folder.name}")))
+    return out
+
+
+CASES = load_cases()
+
+
+def _params(check: str | None, cases: list[LibCase] | None = None) -> list[Any]:
+    out = []
+    for c in CASES if cases is None else cases:
+        marks = []
+        if check is not None and check in c.case.xfail:
+            marks.append(pytest.mark.xfail(strict=True, reason=c.case.xfail[check]))
+        out.append(pytest.param(c, id=c.id, marks=marks))
+    return out
+
+
+def _result(c: LibCase) -> FileResult:
+    data = c.case.input.read_bytes()
+    role = c.case.role or role_of(c.case.input, data[:65536])
+    res = port_bytes(c.id + "/" + c.case.input.name, role, data, c.case.config)
+    assert res.error is None, f"{c.id}: {res.error}"
+    return res
+
+
+def _show(out: bytes, expected: bytes) -> None:
+    if out != expected:  # a readable diff first; the byte comparison is the real check
+        assert out.decode("utf-8", "replace") == expected.decode("utf-8", "replace")
+    assert out == expected
+
+
+def test_every_family_has_cases() -> None:
+    per = Counter(c.family for c in CASES)
+    short = {f: per.get(f, 0) for f in FAMILIES if per.get(f, 0) < MIN_CASES}
+    assert not short, f"families with fewer than {MIN_CASES} cases: {short}"
+    layouts = {c.case.config.include_layout for c in CASES}
+    assert "flat" in layouts, "no case uses include_layout = \"flat\""
+    assert any(c.case.config.blas == "rocblas" for c in CASES), "no --blas rocblas case"
+
+
+@pytest.mark.parametrize("c", _params("output"))
+def test_port_matches_expected(c: LibCase) -> None:
+    out, _, _ = _port(c.case, c.case.input)
+    _show(out, c.case.expected.read_bytes())
+
+
+@pytest.mark.parametrize("c", _params("idempotent"))
+def test_porting_expected_changes_nothing(c: LibCase) -> None:
+    out, _, _ = _port(c.case, c.case.expected)
+    _show(out, c.case.expected.read_bytes())
+
+
+@pytest.mark.parametrize("c", _params("findings"))
+def test_findings(c: LibCase) -> None:
+    res = _result(c)
+    rules = {f.rule for f in res.findings}
+    missing = [r for r in c.case.findings if r not in rules]
+    assert not missing, f"missing findings {missing}; reported {_describe(res)}"
+    # API findings are exact: one the case does not list is a table or translator change.
+    extra = sorted(r for r in rules if r.startswith("HP") and r not in c.case.findings)
+    assert not extra, f"unlisted API findings {extra}: {_describe(res)}"
+    present = [r for r in c.case.absent if r in rules]
+    assert not present, f"findings that must not be reported: {present}"
+
+
+def _describe(res: FileResult) -> str:
+    return "; ".join(f"{f.rule} {f.span.line}:{f.span.column} {f.message}" for f in res.findings)
+
+
+@pytest.mark.parametrize("c", _params("findings"))
+def test_family_counts(c: LibCase) -> None:
+    res = _result(c)
+    fam = c.counted_family
+    assert fam in res.families, f"family {fam} not counted: {sorted(res.families)}"
+    n = res.families[fam]
+    assert n.found > 0 and n.ported > 0, (n.found, n.ported, n.unsupported)
+    assert n.found == n.ported + n.unsupported, (n.found, n.ported, n.unsupported)
+    unsupported = sum(1 for f in res.findings if f.rule in ("HP001", "HP008") and f.family == fam)
+    assert n.unsupported == unsupported, (n.unsupported, _describe(res))
+    if "HP001" in c.case.findings and any(f.family == fam for f in res.findings if f.rule == "HP001"):
+        assert n.unsupported > 0
+
+
+# --------------------------------------------------------------------------- hipcc
+
+COMPILED = [c for c in CASES if c.case.compile]
+
+
+@pytest.fixture(scope="module")
+def compiled() -> dict[str, Future]:
+    """Start every hipcc run at once on a thread pool; each test waits for its own."""
+    if HIPCC is None:
+        yield {}
+        return
+    workers = max(2, os.cpu_count() or 2)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {c.id: pool.submit(hipcc_compile, c.case.expected, "gfx90a", ("-Wno-unused-result",))
+                   for c in COMPILED}
+        yield futures
+        for f in futures.values():
+            f.cancel()
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(HIPCC is None, reason="hipcc is not installed "
+                    "(apt-get install hipcc libamdhip64-dev rocm-device-libs)")
+@pytest.mark.parametrize("c", _params(None, COMPILED))
+def test_expected_compiles_with_hipcc(c: LibCase, compiled: dict[str, Future]) -> None:
+    r = compiled[c.id].result()
+    assert r.returncode == 0, f"hipcc failed on {c.case.expected}:\n{r.stderr[-4000:]}"
+
+
+# ------------------------------------------------- table names vs. installed headers
+
+# Families whose HIP headers Debian 12 packages: the family id -> the header folder.
+INSTALLED = {"cusparse": Path("/usr/include/hipsparse"), "curand": Path("/usr/include/hiprand")}
+# Supported names dated <= 5.2 that the header text never spells out as a whole word because a
+# macro builds them; each entry says which macro.
+MACRO_NAMES: dict[str, set[str]] = {
+    "cusparse": set(),
+    "curand": set(),
+}
+
+
+@pytest.mark.parametrize("family", sorted(INSTALLED))
+def test_supported_names_are_in_installed_headers(family: str) -> None:
+    folder = INSTALLED[family]
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not installed")
+    text = "\n".join(p.read_text(encoding="utf-8", errors="replace")
+                     for p in sorted(folder.rglob("*")) if p.is_file())
+    declared = set(re.findall(r"[A-Za-z_]\w*", text))
+    path = rulesmod.rules_dir() / "api" / f"{family}.toml"
+    _, names, _, _ = rulesmod.load_table(path)
+    wanted = sorted({m.hip for m in names
+                     if m.status == "supported" and m.hip
+                     and version_tuple(m.since) <= version_tuple("5.2")})
+    assert wanted, f"{path.name} has no supported names dated 5.2"
+    missing = [n for n in wanted if n not in declared and n not in MACRO_NAMES[family]]
+    assert not missing, (f"{len(missing)} supported {family} names (since <= 5.2) are not in "
+                         f"{folder}: {missing}")
+    stale = sorted(MACRO_NAMES[family] - set(wanted))
+    assert not stale, f"allow-list entries no table entry needs: {stale}"
