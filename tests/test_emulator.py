@@ -212,6 +212,8 @@ def test_votes_masks_and_block_reductions(bins, wave):
         # if/else with shuffles in both branches (exec-mask semantics)
         25: per_lane(lambda t, l, wb, w: (wb + (l ^ 2)) * 10 if l % 2 == 0 else (t + 2 if l + 2 < wave else t) * 10),
         26: per_lane(lambda t, l, wb, w: wb),
+        # lanes < 16 double their neighbour's value, then a full-wave sum
+        27: per_lane(lambda t, l, wb, w: sum(w) + sum(range(wb, wb + 16))),
     }
     for k, e in exp.items():
         assert rows[f"votes:{k}"] == e, f"votes:{k}"
@@ -282,6 +284,7 @@ def test_runtime_api_memory_streams_atomics_math(bins, wave):
         f" | 600 {200 % 10} 0 99 | {i0 << 33} 5 | 100 99 50"
     )
     assert lines["mathf"].split()[1:] == "4 1 2.71828 3.5 0.5 7 6 -1 2.5 0 0.25 1 7 0.75 1024 0".split()
+    assert lines["template"] == "template 21 21"
     assert lines["mathi"].split()[1:] == "-4 3 2 4 -2 -2 3 -3 1065353216 5 15 2".split()
     assert out.rstrip().endswith("done")
 

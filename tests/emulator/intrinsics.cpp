@@ -62,6 +62,12 @@ __global__ void k_types(long long* out) {
   out[7 * N + t] = (long long)__shfl((unsigned short)(t + 1), 1, 4);
 }
 
+// Full-wave sum in a helper function (a different call site and function).
+__device__ int wave_sum(int v) {
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+  return __shfl(v, 0);
+}
+
 __global__ void k_votes(long long* out) {
   int t = threadIdx.x;
   int lane = __lane_id();
@@ -112,6 +118,11 @@ __global__ void k_votes(long long* out) {
   else
     r = __shfl_down(v, 2);
   o[25 * N + t] = r;
+  // A branch with a shuffle, then a full-wave reduction: the branch's lanes
+  // are executed first and then join the reduction, as on hardware.
+  int x = t;
+  if (lane < 16) x = __shfl_xor(x, 1) * 2;
+  o[27 * N + t] = wave_sum(x);
 #if HIPEMU_WAVE == 32
   // On wave32 a 32-bit mask is accepted.
   o[26 * N + t] = __shfl_sync(0xffffffffu, t, 0);
@@ -119,7 +130,7 @@ __global__ void k_votes(long long* out) {
   o[26 * N + t] = __shfl_sync(0xffffffffffffffffull, t, 0);
 #endif
 }
-constexpr int NVOTE = 27;
+constexpr int NVOTE = 28;
 
 __global__ void k_macros(long long* out) {
   static_assert(warpSize == HIPEMU_WAVE, "constexpr warpSize");

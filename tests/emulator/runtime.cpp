@@ -100,6 +100,19 @@ __global__ void k_print(int phase_shift) {
 
 __global__ void k_noop() {}
 
+template <typename T, int K>
+__global__ void k_scale(T* out) {
+  out[threadIdx.x] = (T)(threadIdx.x * K);
+}
+
+template <typename T>
+static T launch_scale(T* d) {
+  hipLaunchKernelGGL(HIP_KERNEL_NAME(k_scale<T, 3>), dim3(1), dim3(8), 0, 0, d);
+  T h[8];
+  hipMemcpy(h, d, sizeof h, hipMemcpyDeviceToHost);
+  return h[7];
+}
+
 int main() {
   // ---- device queries
   int n = 0, dev = -1, ws = 0;
@@ -246,6 +259,9 @@ int main() {
   printf("\nmathi");
   for (int v : hmi) printf(" %d", v);
   printf("\n");
+
+  // ---- template kernels through HIP_KERNEL_NAME
+  printf("template %d %g\n", launch_scale(di), (double)launch_scale(mf));
 
   // ---- printf ordering: 2 blocks of 70 threads (partial last wave)
   hipLaunchKernelGGL(k_print, dim3(2), dim3(70), 0, 0, 0);

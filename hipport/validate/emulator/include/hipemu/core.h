@@ -100,6 +100,7 @@ struct Fiber {
   uint3 tid{0, 0, 0};
   int linear = 0, wave = 0, lane = 0;
   int state = F_DONE;
+  unsigned nops = 0;  // cross-lane ops since the wave last converged (divergence heuristic)
   // pending operation (cross-lane op or barrier)
   int op = 0, param = 0, width = 0, vsize = 0, flags = 0;
   unsigned long long mask = 0, in = 0, out = 0, out2 = 0;
@@ -725,14 +726,22 @@ inline void resolve_group(int first, int cnt, unsigned long long gm) {
       }
       break;
   }
-  for (unsigned long long m = gm; m; m &= m - 1) F[__builtin_ctzll(m)].state = F_READY;
+  // nops counts ops since the wave last executed one fully converged.
+  const bool converged = gm == present;
+  for (unsigned long long m = gm; m; m &= m - 1) {
+    Fiber& f = F[__builtin_ctzll(m)];
+    f.state = F_READY;
+    f.nops = converged ? 0 : f.nops + 1;
+  }
 }
 
 // A wave has stalled with some lanes at cross-lane ops: resolve one group.
 // Lanes of one call site form the active set (exec-mask semantics).  With
 // several sites pending (divergence), prefer a group whose reads/masks stay
-// inside it, then the earliest line within one function (the branch body the
-// hardware would execute first), else the smallest group.
+// inside it; between two groups of one function, the earlier line (the branch
+// body the hardware executes before reconverging); otherwise the group whose
+// lanes completed fewer cross-lane ops since the wave last ran one fully
+// converged (it is behind), then the smaller one.
 inline void resolve_wave(int w) {
   const int first = w * kWave;
   const int cnt = g.nthreads - first < kWave ? g.nthreads - first : kWave;
@@ -761,13 +770,11 @@ inline void resolve_wave(int w) {
       clean[k] = (need & ~gm[k]) == 0;
       nclean += clean[k];
     }
-    bool one_func = true;
-    for (int k = 1; k < ng; ++k) {
-      const Site& a = F[lead[0]].site;
-      const Site& b = F[lead[k]].site;
-      if (!(a.func == b.func || std::strcmp(a.func, b.func) == 0) ||
-          !(a.file == b.file || std::strcmp(a.file, b.file) == 0))
-        one_func = false;
+    unsigned ops[kWave];
+    for (int k = 0; k < ng; ++k) {
+      ops[k] = ~0u;
+      for (unsigned long long m = gm[k]; m; m &= m - 1)
+        if (F[__builtin_ctzll(m)].nops < ops[k]) ops[k] = F[__builtin_ctzll(m)].nops;
     }
     pick = -1;
     for (int k = 0; k < ng; ++k) {
@@ -778,8 +785,16 @@ inline void resolve_wave(int w) {
       }
       const Site& a = F[lead[k]].site;
       const Site& b = F[lead[pick]].site;
-      int pa = __builtin_popcountll(gm[k]), pb = __builtin_popcountll(gm[pick]);
-      if (one_func ? a.line < b.line : pa < pb) pick = k;
+      bool same_func = (a.func == b.func || std::strcmp(a.func, b.func) == 0) &&
+                       (a.file == b.file || std::strcmp(a.file, b.file) == 0);
+      bool better;
+      if (same_func && a.line != b.line)
+        better = a.line < b.line;
+      else if (ops[k] != ops[pick])
+        better = ops[k] < ops[pick];
+      else
+        better = __builtin_popcountll(gm[k]) < __builtin_popcountll(gm[pick]);
+      if (better) pick = k;
     }
   }
   resolve_group(first, cnt, gm[pick]);
@@ -844,6 +859,7 @@ inline void run_block() {
   for (int i = 0; i < g.nthreads; ++i) {
     ctx_init(F[i]);
     F[i].state = F_READY;
+    F[i].nops = 0;
   }
   g.ndone = 0;
   for (;;) {

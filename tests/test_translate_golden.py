@@ -1,0 +1,172 @@
+"""Golden cases for the translator: fixtures/translate/<case>/ holds a CUDA input and the HIP
+output hipport must produce for it, byte for byte, checked by hand.
+
+Each case folder has `input.<ext>` and `expected.<ext>` (same extension) and an optional
+`case.toml`:
+
+    config = { launch_syntax = "ggl", wave64 = false }   # Config field overrides
+    findings = ["HP001"]          # rule ids that must be reported for the input
+    absent_findings = ["HP002"]   # rule ids that must not be reported
+    role = "cuda-source"          # override the role the file name and content give
+    compile = false               # do not compile expected output ...
+    why = "..."                   # ... and say why (required with compile = false)
+    xfail = "<the bug>"           # the tool is wrong: the output check is a strict xfail
+    xfail = { output = "...", idempotent = "...", findings = "..." }   # per check
+
+Other files in a case folder (headers the expected output includes) are there for hipcc.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hipport.config import Config
+from hipport.pipeline import port_bytes
+from hipport.workspace import PORTED_ROLES, role_of
+from tests.conftest import HIPCC, ROOT, hipcc_compile
+
+CASES_DIR = ROOT / "fixtures" / "translate"
+CASE_KEYS = {"config", "findings", "absent_findings", "role", "compile", "why", "xfail"}
+CHECKS = ("output", "idempotent", "findings")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    input: Path
+    expected: Path
+    config: Config
+    role: str | None
+    findings: tuple[str, ...]
+    absent: tuple[str, ...]
+    compile: bool
+    why: str
+    xfail: dict[str, str] = field(default_factory=dict)
+
+
+def _config(overrides: dict[str, Any]) -> Config:
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()}
+    return Config(**values)
+
+
+def _load(folder: Path) -> Case:
+    inputs = sorted(folder.glob("input.*"))
+    assert len(inputs) == 1, f"{folder.name}: expected exactly one input.* file, found {inputs}"
+    inp = inputs[0]
+    expected = folder / ("expected" + inp.name[len("input"):])
+    assert expected.is_file(), f"{folder.name}: {expected.name} is missing"
+    meta: dict[str, Any] = {}
+    if (folder / "case.toml").is_file():
+        meta = tomllib.loads((folder / "case.toml").read_text(encoding="utf-8"))
+    unknown = set(meta) - CASE_KEYS
+    assert not unknown, f"{folder.name}/case.toml: unknown key(s) {sorted(unknown)}"
+    compile_ = meta.get("compile", True)
+    assert compile_ or meta.get("why"), f"{folder.name}: compile = false needs a `why`"
+    xf = meta.get("xfail", {})
+    if isinstance(xf, str):
+        xf = {"output": xf}
+    assert set(xf) <= set(CHECKS), f"{folder.name}: xfail keys must be among {CHECKS}"
+    return Case(folder.name, inp, expected, _config(meta.get("config", {})), meta.get("role"),
+                tuple(meta.get("findings", ())), tuple(meta.get("absent_findings", ())),
+                compile_, meta.get("why", ""), xf)
+
+
+def load_cases() -> list[Case]:
+    return [_load(d) for d in sorted(CASES_DIR.iterdir()) if d.is_dir()]
+
+
+CASES = load_cases()
+
+
+def _params(check: str) -> list[Any]:
+    out = []
+    for c in CASES:
+        marks = [pytest.mark.xfail(strict=True, reason=c.xfail[check])] if check in c.xfail else []
+        out.append(pytest.param(c, id=c.name, marks=marks))
+    return out
+
+
+def _port(case: Case, path: Path) -> tuple[bytes, list[str], str]:
+    """(output bytes, rule ids reported, role) for one file, as `hipport port` would do it."""
+    data = path.read_bytes()
+    role = case.role or role_of(path, data[:65536])
+    if role not in PORTED_ROLES:
+        return data, [], role
+    res = port_bytes(f"{case.name}/{path.name}", role, data, case.config)
+    assert res.error is None, f"{case.name}: {res.error}"
+    return (res.ported if res.ported is not None else data), [f.rule for f in res.findings], role
+
+
+def test_cases_are_there() -> None:
+    assert len(CASES) >= 40
+    for c in CASES:
+        if not c.config.wave64:
+            continue
+        # Every case but a deliberate interplay case runs the translator alone.
+        assert "interplay" in c.name, f"{c.name}: set config = {{ wave64 = false }}"
+
+
+@pytest.mark.parametrize("case", _params("output"))
+def test_port_matches_expected(case: Case) -> None:
+    out, _, _ = _port(case, case.input)
+    expected = case.expected.read_bytes()
+    if out != expected:
+        # A readable diff first; the byte comparison below is the real check.
+        assert out.decode("utf-8", "replace") == expected.decode("utf-8", "replace")
+    assert out == expected
+
+
+@pytest.mark.parametrize("case", _params("idempotent"))
+def test_porting_expected_changes_nothing(case: Case) -> None:
+    out, _, _ = _port(case, case.expected)
+    expected = case.expected.read_bytes()
+    if out != expected:
+        assert out.decode("utf-8", "replace") == expected.decode("utf-8", "replace")
+    assert out == expected
+
+
+@pytest.mark.parametrize("case", _params("findings"))
+def test_findings(case: Case) -> None:
+    _, rules, role = _port(case, case.input)
+    if case.findings:
+        assert role in PORTED_ROLES
+    missing = [r for r in case.findings if r not in rules]
+    assert not missing, f"missing findings {missing}; reported {rules}"
+    present = [r for r in case.absent if r in rules]
+    assert not present, f"findings that must not be reported: {present}"
+
+
+# --------------------------------------------------------------------------- hipcc
+
+COMPILED = [c for c in CASES if c.compile]
+
+
+@pytest.fixture(scope="module")
+def compiled() -> dict[str, Future]:
+    """Start every hipcc run at once on a thread pool; each test waits for its own."""
+    if HIPCC is None:
+        yield {}
+        return
+    workers = max(2, os.cpu_count() or 2)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {c.name: pool.submit(hipcc_compile, c.expected, "gfx90a", ("-Wno-unused-result",))
+                   for c in COMPILED}
+        yield futures
+        for f in futures.values():
+            f.cancel()
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(HIPCC is None, reason="hipcc is not installed "
+                    "(apt-get install hipcc libamdhip64-dev rocm-device-libs)")
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in COMPILED])
+def test_expected_compiles_with_hipcc(case: Case, compiled: dict[str, Future]) -> None:
+    r = compiled[case.name].result()
+    assert r.returncode == 0, f"hipcc failed on {case.expected}:\n{r.stderr[-4000:]}"
