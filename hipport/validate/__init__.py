@@ -168,10 +168,9 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
             requested = opts.archs
             if requested is None and config.origin("offload_arch") != "default":
                 requested = tuple(config.offload_arch)
-            plan = toolchains.plan_archs(requested) if toolchains.find_hipcc() else \
+            info = toolchains.hipcc_info()
+            plan = toolchains.plan_archs(requested) if info is not None and info.ok else \
                 toolchains.ArchPlan(tuple(requested or (toolchains.DEFAULT_ARCH,)))
-            for n in plan.notes:
-                say(n)
             with progress("compiling") as bar:
                 unit_results = compilemod.compile_units(product, units, plan.archs, flags_for=unit_flags,
                                                         jobs=opts.jobs, explain=explain, skipped=plan.skipped,
@@ -208,6 +207,8 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
                     timeout=opts.timeout, jobs=opts.jobs, gpu=opts.gpu, emulate=opts.emulate,
                     check=opts.check, explain=explain, progress=bar)
 
+        if opts.work_dir is not None:
+            say(f"ported trees and binaries kept in {work}")
         doc = document(opts, plan, unit_results, program_results, product, stop)
         return Validation(doc, unit_results, program_results, product.run)
 

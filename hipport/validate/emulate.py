@@ -61,7 +61,11 @@ def emulate(o: EmulateOptions, config: Config, err=None) -> int:  # noqa: ANN001
     # The file's project (nearest folder with a build file) or its own folder travels along.
     stop = _repo_root(src)
     pdir = project.project_dir(src.resolve(), stop) or src.resolve().parent
-    files = discover([pdir], config.include, config.exclude)
+    try:  # name files as the user would: relative to the current folder when inside it
+        shown = pdir.relative_to(Path.cwd().resolve())
+    except ValueError:
+        shown = pdir
+    files = discover([shown if str(shown) != "." else Path(".")], config.include, config.exclude)
     if not any(f.path.resolve() == src.resolve() for f in files):
         files = discover([src])
     work = Path(tempfile.mkdtemp(prefix="hipport-emulate-")) if o.keep is None else o.keep.resolve()

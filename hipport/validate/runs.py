@@ -17,6 +17,7 @@ is "not-run" with the reason, never a pass.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -111,9 +112,10 @@ class ProgramResult:
     def saved_by_wave64(self) -> bool | None:
         """True when the port printed the reference and the unfixed port did not."""
         p, u = self.emulator.get("port64"), self.emulator.get("unfixed64")
-        if p is None or u is None or p.status != PASS or u.status not in (SAME, DIFFERS):
+        if p is None or u is None or p.status != PASS or u.status == NOT_RUN:
             return None
-        return u.status == DIFFERS
+        # Same source but for the wave64 edits: whatever breaks without them, they fixed.
+        return u.status in (DIFFERS, *FAILED)
 
     def to_dict(self, root: Path | None = None) -> dict[str, Any]:
         pr = self.program
@@ -266,8 +268,9 @@ def judge(leg: Leg, reference: Leg | None, expected: str | None, *, informationa
     return leg
 
 
-def judge_reference(leg: Leg, expected: str | None) -> Leg:
-    """ref32 is the reference: it must run cleanly, and print the .expected file if any."""
+def judge_reference(leg: Leg, expected: str | None, what: str = "the CUDA reference (wave 32)") -> Leg:
+    """A reference run (ref32, or the nvcc-built original): it must run cleanly, and print the
+    .expected file if any."""
     if leg.status != PASS:
         return leg
     if expected is not None:
@@ -275,11 +278,11 @@ def judge_reference(leg: Leg, expected: str | None) -> Leg:
         leg.against = ".expected"
         if d:
             leg.status, leg.diff = MISMATCH, d
-            leg.reason = f"the CUDA reference (wave 32) differs from .expected at {d.describe()}"
+            leg.reason = f"{what} differs from .expected at {d.describe()}"
             return leg
     if leg.exit_code != 0:
         leg.status = MISMATCH
-        leg.reason = leg.reason or f"the CUDA reference (wave 32) exited {leg.exit_code}"
+        leg.reason = leg.reason or f"{what} exited {leg.exit_code}"
     return leg
 
 
@@ -332,8 +335,38 @@ def _build(cmd: list[str], env: dict[str, str] | None, cwd: Path, tree: PortedTr
     diags = errors_map.parse(out)
     if tree is not None:
         map_diagnostics(diags, tree, cwd, explain, tool)
-    tail = " | ".join([x for x in out.splitlines() if x.strip()][-3:])
+    lines = [x.strip() for x in out.splitlines() if x.strip()]
+    errs = [x for x in lines if "error" in x.lower()]
+    tail = " | ".join((errs or lines)[-3:])
     return False, diags[:25], tail
+
+
+def _is_gpu_source(path: Path) -> bool:
+    """Compiled as GPU code: .cu/.hip, or a C++ file that uses the GPU API (launches, kernels)."""
+    if path.suffix.lower() in (".cu", ".hip"):
+        return True
+    try:
+        head = path.read_bytes()[:65536]
+    except OSError:
+        return False
+    return re.search(rb"__global__|<<<|hipLaunchKernelGGL|__device__", head) is not None
+
+
+def build_program(prefix: Sequence[str], env: dict[str, str] | None, sources: Sequence[Path],
+                  gpu_lang: Sequence[str], flags: Sequence[str], out: Path, tree: PortedTree | None,
+                  explain: Explain | None, tool: str, link: Sequence[str] = ()) -> tuple[bool, list[Diagnostic], str]:
+    """Compile each source to an object (GPU sources with `gpu_lang`, e.g. `-x hip`; others as
+    host C++, as the project's own build would), then link."""
+    objs: list[str] = []
+    for i, src in enumerate(sources):
+        obj = out.parent / f"{out.name}.{i}.{src.stem}.o"
+        lang = list(gpu_lang) if gpu_lang and _is_gpu_source(src) else []
+        ok, diags, tail = _build([*prefix, *lang, *flags, "-c", str(src), "-o", str(obj)], env, src.parent,
+                                 tree, explain, tool)
+        if not ok:
+            return ok, diags, tail
+        objs.append(str(obj))
+    return _build([*prefix, *objs, *link, "-o", str(out)], env, out.parent, tree, explain, f"{tool} link")
 
 
 def amd_gpu_leg(program: Program, tree: PortedTree | None, workdir: Path, timeout: float,
@@ -348,10 +381,10 @@ def amd_gpu_leg(program: Program, tree: PortedTree | None, workdir: Path, timeou
         return Leg(NOT_RUN, "no ported sources for this program")
     arch = gpus.names[0]
     binary = workdir / f"amd-{arch}"
-    cmd = [info.path, "-x", "hip", f"--offload-arch={arch}", *command_flags(_std(program), tree),
-           *map(str, srcs), "-o", str(binary)]
     t0 = time.perf_counter()
-    ok, diags, tail = _build(cmd, toolchains.amd_env(), srcs[0].parent, tree, explain, f"hipcc {arch} (GPU)")
+    ok, diags, tail = build_program([info.path, f"--offload-arch={arch}"], toolchains.amd_env(), srcs,
+                                    ["-x", "hip"], command_flags(_std(program), tree), binary, tree, explain,
+                                    f"hipcc {arch} (GPU)")
     if not ok:
         return Leg(BUILD_ERROR, tail if not diags else f"{len(diags)} compile error(s)",
                    diagnostics=diags, detail={"device": arch})
@@ -376,19 +409,18 @@ def nvidia_gpu_leg(program: Program, tree: PortedTree | None, workdir: Path, tim
     t0 = time.perf_counter()
     orig_leg: Leg | None = None
     arch = _nvcc_arch(nvcc)
-    flags = command_flags(_std(program), _Identity())
-    if originals:
+    if originals:  # the CUDA original, built the way its own build would (nvcc picks by extension)
         ob = workdir / "nvidia-original"
-        cmd = [nvcc, *arch, "-x", "cu", *flags, *map(str, program.sources), "-o", str(ob)]
-        ok, _, tail = _build(cmd, None, program.main.parent, None, None, "nvcc")
+        ok, _, tail = build_program([nvcc, *arch], None, program.sources, [],
+                                    command_flags(_std(program), _Identity()), ob, None, None, "nvcc")
         if not ok:
             orig_leg = Leg(BUILD_ERROR, f"nvcc could not build the CUDA original: {tail}")
         else:
             rc, so, se, secs, why = _run_binary([str(ob), *program.args], timeout, program.stdin,
                                                 program.main.parent)
             orig_leg = Leg(PASS if rc is not None else RUN_ERROR, why, rc, so, se, secs)
-            orig_leg = judge_reference(orig_leg, expected)
-        detail["original"] = orig_leg.to_dict()
+            orig_leg = judge_reference(orig_leg, expected, "the CUDA original (nvcc, on the GPU)")
+        detail["original"] = {k: v for k, v in orig_leg.to_dict().items() if k != "errors"}
     hip = toolchains.nvidia_hip()
     if not hip.ok:
         leg = Leg(NOT_RUN, f"cannot build HIP for NVIDIA: {hip.error}", detail=detail)
@@ -397,9 +429,9 @@ def nvidia_gpu_leg(program: Program, tree: PortedTree | None, workdir: Path, tim
         return leg
     detail["hip_via"] = hip.how
     pb = workdir / "nvidia-port"
-    pflags = command_flags(_std(program), tree)
-    cmd = [*hip.prefix, *arch, "-x", "cu", *pflags, *map(str, srcs), "-o", str(pb)]
-    ok, diags, tail = _build(cmd, hip.env, srcs[0].parent, tree, explain, f"{hip.how} (HIP on NVIDIA)")
+    ok, diags, tail = build_program([*hip.prefix, *arch], hip.env, srcs, ["-x", "cu"],
+                                    command_flags(_std(program), tree), pb, tree, explain,
+                                    f"{hip.how} (HIP on NVIDIA)")
     if not ok:
         return Leg(BUILD_ERROR, tail if not diags else f"{len(diags)} compile error(s)", diagnostics=diags,
                    detail=detail)

@@ -110,8 +110,9 @@ def hipcc_info() -> Hipcc | None:
     clang = re.search(r"clang version\s*(\S+)", out)
     version = " / ".join(x for x in (f"HIP {hip.group(1)}" if hip else "",
                                       f"clang {clang.group(1)}" if clang else "") if x)
-    if rc != 0 and not clang:
-        return Hipcc(path, version, _first_error(out) or f"`hipcc --version` exited {rc}")
+    if not clang:  # no clang behind it: it cannot compile for AMD (e.g. a hipcc carried to an NVIDIA box)
+        return Hipcc(path, version or "unknown version",
+                     _first_error(out) or f"`hipcc --version` names no clang (exit {rc})")
     return Hipcc(path, version or "unknown version")
 
 
@@ -376,8 +377,11 @@ def nvidia_hip() -> NvidiaHip:
     if hipcc is not None:
         env = nvidia_env()
         env.setdefault("PATH", os.environ.get("PATH", ""))
-        # hipcc.pl runs $CUDA_PATH/bin/nvcc: make sure that is the nvcc we found
-        cands.append(NvidiaHip("hipcc", (hipcc,), env))
+        # hipcc.pl adds its -isystem flags only when it picks the language itself; with our
+        # `-x cu` it does not, so name HIP's include folder (when not a system one) here.
+        inc = hip_include_dir()
+        pre = [hipcc] + (["-isystem", inc] if inc and inc != "/usr/include" else [])
+        cands.append(NvidiaHip("hipcc", tuple(pre), env))
     inc = hip_include_dir()
     if inc is not None:
         pre = [nvcc, "-Wno-deprecated-gpu-targets"]

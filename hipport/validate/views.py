@@ -44,12 +44,12 @@ def render_text(doc: dict[str, Any], color: bool = False, width: int | None = No
     t = Table(title="hipport validate", title_justify="left", show_lines=False)
     t.add_column("file", overflow="fold")
     for a in archs:
-        t.add_column(f"compile {a}")
+        t.add_column(a, no_wrap=True)
     has_runs = bool(runs)
-    if has_runs:
-        t.add_column("emu w32 (CUDA ref)")
-        t.add_column("emu w64 (port)")
-        t.add_column("emu w64 (no wave64)")
+    if has_runs:  # the emulator legs: CUDA reference, full port, port without wave64 fixes
+        t.add_column("emu32 CUDA", no_wrap=True)
+        t.add_column("emu64 port", no_wrap=True)
+        t.add_column("emu64 unfixed", no_wrap=True)
         t.add_column("GPU")
     for name, row in rows.items():
         cells: list[Text] = [Text(name)]
@@ -67,7 +67,10 @@ def render_text(doc: dict[str, Any], color: bool = False, width: int | None = No
                 cells.append(_cell(emu.get("ref32", {}).get("status")))
                 cells.append(_cell(emu.get("port64", {}).get("status")))
                 un = emu.get("unfixed64", {}).get("status")
-                cells.append(_cell(un, "(fixed by wave64)" if r.get("saved_by_wave64") else ""))
+                cell = _cell(un, "(wave64 fixed)" if r.get("saved_by_wave64") else "")
+                if un in ("mismatch", "build-error", "run-error"):
+                    cell.stylize("cyan", 0, len(_LABEL[un]))  # informational, never a failure
+                cells.append(cell)
                 cells.append(_gpu_cell(r["gpu"]))
         t.add_row(*cells)
     con.print(t)
@@ -103,10 +106,12 @@ def _details(con: Console, doc: dict[str, Any]) -> None:
                 seen.add(key)
                 archs = [a for a, rr in u["archs"].items()
                          if any((x["file"], x["line"], x["column"], x["message"]) == key for x in rr["errors"])]
-                con.print(format_error(e, archs if len(archs) < len(u["archs"]) else None))
+                ran = [a for a, rr in u["archs"].items() if rr["status"] != "not-run"]
+                con.print(format_error(e, archs if len(archs) < len(ran) else None))
             if r["status"] == "not-run" and r.get("reason"):
                 pass  # shown once in the summary
     for r in det["runs"]:
+        shown: dict[tuple, str] = {}
         for leg, label in (("ref32", "wave 32, CUDA reference"), ("port64", "wave 64, full port"),
                            ("unfixed64", "wave 64, without wave64 fixes")):
             x = r["emulator"].get(leg)
@@ -114,8 +119,13 @@ def _details(con: Console, doc: dict[str, Any]) -> None:
                 continue
             style = "cyan" if leg == "unfixed64" else "red"
             why = x.get("reason") or x["status"]
-            if leg == "unfixed64" and x["status"] == "differs" and r.get("saved_by_wave64"):
-                why = f"the wave64 pass fixed this: without it, {why}"
+            if leg == "unfixed64" and r.get("saved_by_wave64"):
+                why = f"the wave64 pass fixed this; without it: {why}"
+            errs = tuple((e["file"], e["line"], e["message"]) for e in x.get("errors", []))
+            if errs and errs in shown:
+                con.print(Text(f"{r['program']}: emulator ({label}): the same errors as {shown[errs]}", style=style))
+                continue
+            shown[errs] = label
             con.print(Text(f"{r['program']}: emulator ({label}): {why}", style=style))
             for e in x.get("errors", [])[:10]:
                 con.print(format_error(e, None))
@@ -129,11 +139,12 @@ def _details(con: Console, doc: dict[str, Any]) -> None:
 
 
 def format_error(e: dict[str, Any], archs: list[str] | None) -> Text:
-    where = e.get("file") or e.get("ported_file") or "?"
-    if e.get("line"):
-        where += f":{e['line']}"
-        if e.get("column"):
-            where += f":{e['column']}"
+    if e.get("file"):
+        where, line, col = e["file"], e.get("line"), e.get("column")
+    else:
+        where, line, col = e.get("ported_file") or "?", e.get("ported_line"), e.get("ported_column")
+    if line:
+        where += f":{line}" + (f":{col}" if col else "")
     t = Text()
     t.append(where, style="bold")
     t.append(": ")
@@ -158,9 +169,10 @@ def _summary(con: Console, doc: dict[str, Any]) -> None:
     for a in det.get("archs_skipped", []):
         con.print(Text(f"{a['arch']}: not compiled for ({a['reason']})", style="dim"))
     reasons: dict[str, int] = {}
+    skipped = {a["reason"] for a in det.get("archs_skipped", [])}
     for u in det["compile"]:
         for r in u["archs"].values():
-            if r["status"] == "not-run" and r.get("reason"):
+            if r["status"] == "not-run" and r.get("reason") and r["reason"] not in skipped:
                 key = f"compile: {r['reason']}"
                 reasons[key] = reasons.get(key, 0) + 1
     for r in det["runs"]:
@@ -186,3 +198,21 @@ def _summary(con: Console, doc: dict[str, Any]) -> None:
     line = Text("; ".join(parts) + ": ")
     line.append_text(verdict)
     con.print(line)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m hipport.validate.views RESULT.json`: the terminal table of a saved JSON result."""
+    import sys
+    from pathlib import Path
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        sys.stderr.write("usage: python -m hipport.validate.views RESULT.json\n")
+        return 2
+    doc = json.loads(Path(args[0]).read_text(encoding="utf-8"))
+    sys.stdout.write(render_text(doc, color=False, width=160))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
