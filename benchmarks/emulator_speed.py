@@ -92,7 +92,9 @@ def main() -> int:
         src = Path(tmp) / "block_sum.cpp"
         src.write_text(PROGRAM)
         print(f"block reduction, n={a.n} threads, block={a.block}, best of {a.repeat}, g++ -O2")
-        print(f"{'wave':>4} {'kernel s':>9} {'threads/s':>12} {'resumes/s':>12} {'baseline elem/s':>16} {'slowdown':>9}")
+        print(
+            f"{'wave':>4} {'kernel s':>9} {'threads/s':>12} {'resumes/s':>12} {'baseline elem/s':>16} {'slowdown':>9}"
+        )
         for wave in (32, 64):
             exe = emu.build([src], Path(tmp) / f"bench{wave}", wave=wave)
             proc = emu.run(exe, [str(a.n), str(a.block), str(a.repeat)], timeout=600)

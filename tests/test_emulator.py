@@ -35,7 +35,11 @@ MASK64 = (1 << 64) - 1
 # ---------------------------------------------------------------- fixtures
 # (name, source, wave, check, expect_build_failure)
 BUILDS = [
-    *[(f"{p}{w}", p, w, False, False) for p in ("intrinsics", "runtime", "coop", "errors", "warp32_reduce") for w in WAVES],
+    *[
+        (f"{p}{w}", p, w, False, False)
+        for p in ("intrinsics", "runtime", "coop", "errors", "warp32_reduce")
+        for w in WAVES
+    ],
     ("intrinsics64_uc", "intrinsics", 64, False, False),
     ("oob64", "oob", 64, True, False),
     ("mask32_32", "mask32", 32, False, False),
@@ -65,7 +69,9 @@ def bins(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | emu.Emula
 
 def run_ok(binary: Path, *args: str, env: dict[str, str] | None = None) -> str:
     proc = emu.run(binary, list(args), timeout=60, env=env)
-    assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:{proc.stdout[-2000:]}\nstderr:{proc.stderr[-4000:]}"
+    assert proc.returncode == 0, (
+        f"exit {proc.returncode}\nstdout:{proc.stdout[-2000:]}\nstderr:{proc.stderr[-4000:]}"
+    )
     return proc.stdout
 
 
@@ -83,7 +89,7 @@ def signed(x: int) -> int:
 
 
 def bits(lanes: list[int] | range) -> int:
-    return signed(sum(1 << l for l in lanes))
+    return signed(sum(1 << ln for ln in lanes))
 
 
 def marker_line(source: str, marker: str) -> int:
@@ -182,38 +188,40 @@ def test_votes_masks_and_block_reductions(bins, wave):
         return out
 
     pred = lambda t: t % 3 == 0 or t == 5  # noqa: E731
-    ballot = per_lane(lambda t, l, wb, w: bits([x - wb for x in w if pred(x)]))
+    ballot = per_lane(lambda t, ln, wb, w: bits([x - wb for x in w if pred(x)]))
     exp = {
         0: ballot,
-        1: per_lane(lambda t, l, wb, w: int(7 in w)),
+        1: per_lane(lambda t, ln, wb, w: int(7 in w)),
         2: [1] * N,
-        3: per_lane(lambda t, l, wb, w: int(3 not in w)),
+        3: per_lane(lambda t, ln, wb, w: int(3 not in w)),
         4: [full] * N,
-        5: per_lane(lambda t, l, wb, w: l),
-        6: per_lane(lambda t, l, wb, w: bits(range(1, wave, 2)) if t & 1 else -1),
-        7: per_lane(lambda t, l, wb, w: bits([x - wb for x in w if x % 8 == 0]) if t % 4 == 0 else -1),
+        5: per_lane(lambda t, ln, wb, w: ln),
+        6: per_lane(lambda t, ln, wb, w: bits(range(1, wave, 2)) if t & 1 else -1),
+        7: per_lane(lambda t, ln, wb, w: bits([x - wb for x in w if x % 8 == 0]) if t % 4 == 0 else -1),
         8: ballot,
-        9: per_lane(lambda t, l, wb, w: int(9 in w)),
+        9: per_lane(lambda t, ln, wb, w: int(9 in w)),
         10: [1] * N,
-        11: per_lane(lambda t, l, wb, w: 0xAAAA if l < 16 else -1),
-        12: per_lane(lambda t, l, wb, w: bits([x - wb for x in w if x % 5 == t % 5])),
+        11: per_lane(lambda t, ln, wb, w: 0xAAAA if ln < 16 else -1),
+        12: per_lane(lambda t, ln, wb, w: bits([x - wb for x in w if x % 5 == t % 5])),
         13: [full] * N,
         14: [1] * N,
         15: [0] * N,
         16: [0] * N,
-        17: per_lane(lambda t, l, wb, w: sum(w)),
-        18: per_lane(lambda t, l, wb, w: max(x * 7 % 11 for x in w)),
+        17: per_lane(lambda t, ln, wb, w: sum(w)),
+        18: per_lane(lambda t, ln, wb, w: max(x * 7 % 11 for x in w)),
         19: [sum(1 for t in range(N) if t % 3 == 0)] * N,
         20: [1] * N,
         21: [0] * N,
         22: [1] * N,
         23: [0] * N,
-        24: per_lane(lambda t, l, wb, w: (1 << l) - 1),
+        24: per_lane(lambda t, ln, wb, w: (1 << ln) - 1),
         # if/else with shuffles in both branches (exec-mask semantics)
-        25: per_lane(lambda t, l, wb, w: (wb + (l ^ 2)) * 10 if l % 2 == 0 else (t + 2 if l + 2 < wave else t) * 10),
-        26: per_lane(lambda t, l, wb, w: wb),
+        25: per_lane(
+            lambda t, ln, wb, w: (wb + (ln ^ 2)) * 10 if ln % 2 == 0 else (t + 2 if ln + 2 < wave else t) * 10
+        ),
+        26: per_lane(lambda t, ln, wb, w: wb),
         # lanes < 16 double their neighbour's value, then a full-wave sum
-        27: per_lane(lambda t, l, wb, w: sum(w) + sum(range(wb, wb + 16))),
+        27: per_lane(lambda t, ln, wb, w: sum(w) + sum(range(wb, wb + 16))),
     }
     for k, e in exp.items():
         assert rows[f"votes:{k}"] == e, f"votes:{k}"
@@ -222,7 +230,7 @@ def test_votes_masks_and_block_reductions(bins, wave):
 @pytest.mark.parametrize("wave", WAVES)
 def test_macros_linearisation_and_bit_intrinsics(bins, wave):
     out = run_ok(bins[f"intrinsics{wave}"])
-    rows = parse("\n".join(l for l in out.splitlines() if not l.startswith("bits")))
+    rows = parse("\n".join(ln for ln in out.splitlines() if not ln.startswith("bits")))
     assert rows["macros"] == [wave, wave, wave, 9 if wave == 64 else 10, 0, 1, wave]
     # block (8,4,4): linear id x-fastest; lane 0 of each wave holds lin = wave*W
     assert rows["linear"] == [(i - i % wave) * 1000 + i % wave for i in range(N)]
@@ -234,14 +242,20 @@ def test_macros_linearisation_and_bit_intrinsics(bins, wave):
     def brev(x: int, n: int) -> int:
         return int(format(x & ((1 << n) - 1), f"0{n}b")[::-1], 2)
 
-    lines = [l.split()[1:] for l in out.splitlines() if l.startswith("bits")]
+    lines = [ln.split()[1:] for ln in out.splitlines() if ln.startswith("bits")]
     assert len(lines) == 8
     for vals in lines:
         x = int(vals[0])
         lo = x & 0xFFFFFFFF
         assert [int(v) for v in vals[1:]] == [
-            bin(lo).count("1"), bin(x).count("1"), ffs(x, 32), ffs(x, 64),
-            32 - lo.bit_length(), 64 - x.bit_length(), brev(x, 32), brev(x, 64),
+            bin(lo).count("1"),
+            bin(x).count("1"),
+            ffs(x, 32),
+            ffs(x, 64),
+            32 - lo.bit_length(),
+            64 - x.bit_length(),
+            brev(x, 32),
+            brev(x, 64),
         ], x
 
 
@@ -253,7 +267,7 @@ def test_ucontext_fallback_matches(bins):
 @pytest.mark.parametrize("wave", WAVES)
 def test_runtime_api_memory_streams_atomics_math(bins, wave):
     out = run_ok(bins[f"runtime{wave}"])
-    lines = {l.split()[0]: l for l in out.splitlines() if not l.startswith("P ")}
+    lines = {ln.split()[0]: ln for ln in out.splitlines() if not ln.startswith("P ")}
     assert "FAIL" not in out
     assert lines["device"] == f"device 1 0 {wave} {wave} 1024 1"
     assert lines["name"] == "name hipport wave emulator"
@@ -292,7 +306,7 @@ def test_runtime_api_memory_streams_atomics_math(bins, wave):
 @pytest.mark.parametrize("wave", WAVES)
 def test_printf_order_is_deterministic(bins, wave):
     out = run_ok(bins[f"runtime{wave}"])
-    got = [l for l in out.splitlines() if l.startswith("P ")]
+    got = [ln for ln in out.splitlines() if ln.startswith("P ")]
     expect = []
     for b in range(2):
         expect += [f"P b{b} t{t} phase0" for t in range(70)]
@@ -327,8 +341,8 @@ def test_cooperative_groups(bins, wave):
             assert rows[f"coop:{base + k}"] == e, f"tile {s} item {k}"
     active = [t % wave % 3 == 0 for t in ts]
     assert rows["coop:33"] == [len(range(0, wave, 3)) if a else -1 for a in active]
-    assert rows["coop:34"] == [t % wave // 3 if a else -1 for t, a in zip(ts, active)]
-    assert rows["coop:35"] == [t - t % wave + 3 if a else -1 for t, a in zip(ts, active)]
+    assert rows["coop:34"] == [t % wave // 3 if a else -1 for t, a in zip(ts, active, strict=True)]
+    assert rows["coop:35"] == [t - t % wave + 3 if a else -1 for t, a in zip(ts, active, strict=True)]
     half = wave // 2
     assert rows["coop:36"] == [(t + half if t % wave + half < wave else t) * 1000 + t // wave for t in ts]
 
@@ -350,7 +364,9 @@ def test_warp32_reduction_differs_between_wave32_and_wave64(bins):
 # ---------------------------------------------------------------- failures
 def run_fail(binary: Path, *args: str, env: dict[str, str] | None = None) -> str:
     proc = emu.run(binary, list(args), timeout=60, env=env)
-    assert proc.returncode == emu.EXIT_CODE, f"exit {proc.returncode}\n{proc.stdout[-1000:]}\n{proc.stderr[-3000:]}"
+    assert proc.returncode == emu.EXIT_CODE, (
+        f"exit {proc.returncode}\n{proc.stdout[-1000:]}\n{proc.stderr[-3000:]}"
+    )
     return proc.stderr
 
 
@@ -373,7 +389,7 @@ def test_error_shuffle_from_exited_lane_only_on_wave64(bins):
     assert "has exited the kernel" in err and "thread (16,0,0) [wave 0, lane 16]" in err
     assert where("errors.cpp", "LINE_EXITED") in err
     out = run_ok(bins["errors32"], "exited")  # wave32: lanes 32.. are another wave
-    # width 64 on a 32-lane wave: lane l reads lane (l + 16) mod 32 when l + 16 < 64
+    # width 64 on a 32-lane wave: lane ln reads lane (ln + 16) mod 32 when ln + 16 < 64
     assert out.split()[1:33] == [str(t + (t + 16) % 32) for t in range(32)]
 
 
@@ -411,7 +427,9 @@ def test_error_sync_mask_excludes_caller(bins, wave):
 def test_error_unsupported_grid_sync_trap_partial_wave_outside(bins):
     b = bins["errors64"]
     err = run_fail(b, "grid")
-    assert "unsupported construct: grid-wide synchronisation" in err and where("errors.cpp", "LINE_GRID") in err
+    assert (
+        "unsupported construct: grid-wide synchronisation" in err and where("errors.cpp", "LINE_GRID") in err
+    )
     err = run_fail(b, "trap")
     assert "__trap() called" in err and "thread (3,0,0)" in err and where("errors.cpp", "LINE_TRAP") in err
     err = run_fail(b, "partial")
@@ -455,14 +473,16 @@ def test_prepare_source_rewrites_only_extern_shared():
         "__global__ void k() {\n"
         "  extern __shared__ __align__(sizeof(T)) unsigned char\n"
         "      smem[];\n"
-        "  extern \"C\" int f();\n"
+        '  extern "C" int f();\n'
         "  __shared__ int s[4];\n"
         "}\n"
     )
     out = emu.prepare_source(src)
     assert out.count("\n") == src.count("\n")
     assert "float* const a = reinterpret_cast<float*>(::hipemu::detail::dyn_smem());" in out
-    assert "unsigned char* const smem = reinterpret_cast<unsigned char*>(::hipemu::detail::dyn_smem());" in out
+    assert (
+        "unsigned char* const smem = reinterpret_cast<unsigned char*>(::hipemu::detail::dyn_smem());" in out
+    )
     assert 'extern "C" int f();' in out and "__shared__ int s[4];" in out
     assert emu.prepare_source("int x;\n") == "int x;\n"
 

@@ -116,6 +116,7 @@ def build(
 ) -> Path:
     """Compile HIP ``sources`` into the executable ``out`` for a ``wave``-lane emulator.
 
+    Sources are compiled as C++ whatever their suffix (.cpp, .hip, .cu).
     ``defines`` are ``NAME`` or ``NAME=VALUE``.  ``check=True`` builds with
     AddressSanitizer (-O1 -g) so out-of-bounds shared/global accesses are
     reported; otherwise -O2.  Sources needing the pre-pass are rewritten into
@@ -140,8 +141,9 @@ def build(
             continue
         srcdir.mkdir(exist_ok=True)
         copy = srcdir / f"{i}_{src.name}"
-        copy.write_text(f"#line 1 {_c_string(src.resolve())}\n{prepared}", encoding="utf-8",
-                        errors="surrogateescape")
+        copy.write_text(
+            f"#line 1 {_c_string(src.resolve())}\n{prepared}", encoding="utf-8", errors="surrogateescape"
+        )
         inputs.append(str(copy))
         quote_dirs.append(str(src.resolve().parent))  # its own "local.h" includes
     cmd = [cxx, "-std=c++17", f"-DHIPEMU_WAVE={wave}", "-I", str(include_dir())]
@@ -154,7 +156,8 @@ def build(
     else:
         cmd += ["-O2"]
     cmd += list(extra_flags)
-    cmd += ["-o", str(out), *inputs]
+    # HIP sources may be named .hip/.cu: always compile the inputs as C++.
+    cmd += ["-o", str(out), "-x", "c++", *inputs]
     proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         raise EmulatorBuildError(cmd, proc.returncode, proc.stderr)
