@@ -190,6 +190,17 @@ MACRO_NAMES: dict[str, set[str]] = {
     "cusparse": set(),
     "curand": set(),
 }
+# Known table bugs: names the check finds missing, each with the bug. Like a strict xfail per name,
+# an entry fails the test once the name is found (or no longer wanted), so fixed bugs get removed.
+TABLE_BUGS: dict[str, dict[str, str]] = {
+    "cusparse": {},
+    "curand": {
+        # rocRAND's rocrand/rocrand_mtgp32_11213.h declares it (an array, not a type); no
+        # hipRAND header includes that file, yet curand.toml maps curand_mtgp32dc_p_11213.h to
+        # hiprand/hiprand_mtgp32_host.h. See fixtures/libraries/curand/mtgp32_kernel_state.
+        "mtgp32dc_params_fast_11213": "declared by rocRAND, not by the hipRAND headers",
+    },
+}
 
 
 @pytest.mark.parametrize("family", sorted(INSTALLED))
@@ -197,17 +208,22 @@ def test_supported_names_are_in_installed_headers(family: str) -> None:
     folder = INSTALLED[family]
     if not folder.is_dir():
         pytest.skip(f"{folder} is not installed")
+    # *_nvcc.h declare the names for HIP's NVIDIA platform only: they do not count. Comments
+    # do not declare anything either.
     text = "\n".join(p.read_text(encoding="utf-8", errors="replace")
-                     for p in sorted(folder.rglob("*")) if p.is_file())
+                     for p in sorted(folder.rglob("*")) if p.is_file() and "nvcc" not in p.name)
+    text = re.sub(r"//[^\n]*", " ", re.sub(r"/\*.*?\*/", " ", text, flags=re.S))
     declared = set(re.findall(r"[A-Za-z_]\w*", text))
     path = rulesmod.rules_dir() / "api" / f"{family}.toml"
     _, names, _, _ = rulesmod.load_table(path)
+    # Supported entries, and deprecated ones (hipSPARSE still declares them).
     wanted = sorted({m.hip for m in names
-                     if m.status == "supported" and m.hip
+                     if m.status in ("supported", "deprecated") and m.hip
                      and version_tuple(m.since) <= version_tuple("5.2")})
     assert wanted, f"{path.name} has no supported names dated 5.2"
-    missing = [n for n in wanted if n not in declared and n not in MACRO_NAMES[family]]
+    allowed = MACRO_NAMES[family] | set(TABLE_BUGS[family])
+    missing = [n for n in wanted if n not in declared and n not in allowed]
     assert not missing, (f"{len(missing)} supported {family} names (since <= 5.2) are not in "
                          f"{folder}: {missing}")
-    stale = sorted(MACRO_NAMES[family] - set(wanted))
-    assert not stale, f"allow-list entries no table entry needs: {stale}"
+    stale = sorted(n for n in allowed if n not in wanted or n in declared)
+    assert not stale, f"allow-list / known-bug entries that no longer apply: {stale}"
