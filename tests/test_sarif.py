@@ -75,8 +75,8 @@ def test_lint_sarif_validates_and_has_what_github_reads(tmp_path: Path, validato
         assert r["fullDescription"]["text"] and r["help"]["text"]
         assert r["helpUri"].startswith("https://") and r["helpUri"].endswith(f"/{r['id']}.md")
     results = run["results"]
-    assert len(results) >= 8  # 4 per file at least: 1 x HP003 + 3 x HP002
-    assert {r["ruleId"] for r in results} >= {"HP002", "HP003"}
+    assert len(results) >= 8  # 4 per file at least: 3 x HP002 and the shuffle's finding
+    assert "HP002" in {r["ruleId"] for r in results}
     base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
     assert base == root.resolve().as_uri() + "/"
     for r in results:
