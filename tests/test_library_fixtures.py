@@ -137,7 +137,7 @@ def _describe(res: FileResult) -> str:
     return "; ".join(f"{f.rule} {f.span.line}:{f.span.column} {f.message}" for f in res.findings)
 
 
-@pytest.mark.parametrize("c", _params("findings"))
+@pytest.mark.parametrize("c", _params(None))  # counts stay consistent even where a table is wrong
 def test_family_counts(c: LibCase) -> None:
     res = _result(c)
     fam = c.counted_family
