@@ -222,6 +222,15 @@ def test_votes_masks_and_block_reductions(bins, wave):
         26: per_lane(lambda t, ln, wb, w: wb),
         # lanes < 16 double their neighbour's value, then a full-wave sum
         27: per_lane(lambda t, ln, wb, w: sum(w) + sum(range(wb, wb + 16))),
+        28: ballot,
+        29: per_lane(lambda t, ln, wb, w: signed(full & ~((1 << ln) - 1))),
+        30: per_lane(
+            lambda t, ln, wb, w: bits([x - wb for x in w if x & 1 and x % 5 == t % 5]) if t & 1 else -1
+        ),
+        31: [signed(full + 1)] * N,
+        32: per_lane(lambda t, ln, wb, w: 10 + int(3 not in w)),
+        33: per_lane(lambda t, ln, wb, w: wb + (ln + 1) % wave),
+        34: per_lane(lambda t, ln, wb, w: ln),
     }
     for k, e in exp.items():
         assert rows[f"votes:{k}"] == e, f"votes:{k}"

@@ -123,6 +123,19 @@ __global__ void k_votes(long long* out) {
   int x = t;
   if (lane < 16) x = __shfl_xor(x, 1) * 2;
   o[27 * N + t] = wave_sum(x);
+  // Extras used by ported code.
+  o[28 * N + t] = (long long)__ballot64(pred);
+  o[29 * N + t] = (long long)__lanemask_ge();
+  long long mo = -1;
+  if (t & 1) mo = (long long)__match_any(t % 5);  // over the active (odd) lanes
+  o[30 * N + t] = mo;
+  int ap = -1;
+  o[31 * N + t] = (long long)__match_all(7, &ap) + ap;
+  o[32 * N + t] = __uni_sync(full, t < 1000) * 10 + __uni_sync(full, t == 3);
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_s_barrier();
+  o[33 * N + t] = __builtin_amdgcn_ds_bpermute((int)((lane + 1) % warpSize) * 4, t);
+  o[34 * N + t] = __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0));
 #if HIPEMU_WAVE == 32
   // On wave32 a 32-bit mask is accepted.
   o[26 * N + t] = __shfl_sync(0xffffffffu, t, 0);
@@ -130,7 +143,7 @@ __global__ void k_votes(long long* out) {
   o[26 * N + t] = __shfl_sync(0xffffffffffffffffull, t, 0);
 #endif
 }
-constexpr int NVOTE = 28;
+constexpr int NVOTE = 35;
 
 __global__ void k_macros(long long* out) {
   static_assert(warpSize == HIPEMU_WAVE, "constexpr warpSize");
@@ -163,8 +176,8 @@ __global__ void k_linear(long long* out) {
 
 int main() {
   long long* d;
-  hipMalloc(&d, sizeof(long long) * N * 32);
-  static long long h[N * 32];
+  hipMalloc(&d, sizeof(long long) * N * 40);
+  static long long h[N * 40];
   char key[128];
   const int widths[] = {1, 2, 4, 8, 16, 32, 64};
   const int params[] = {0, 1, 3, 5, 16, 31, 32, 33, 63};

@@ -402,8 +402,12 @@ inline void alloc_fibers(int n) {
     if (kb < 16) kb = 16;
     g.stack_size = (kb * 1024 + 4095) & ~size_t(4095);
   }
-  Fiber* nf = static_cast<Fiber*>(std::calloc((size_t)n, sizeof(Fiber)));
-  if (!nf) fatal_at(nullptr, nullptr, "out of host memory allocating fibers");
+  // The fiber table gets its own mapping, away from the malloc heap that
+  // program buffers (hipMalloc) live in, so their overflows cannot hit it.
+  size_t bytes = ((size_t)n * sizeof(Fiber) + 4095) & ~size_t(4095);
+  void* tm = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (tm == MAP_FAILED) fatal_at(nullptr, nullptr, "out of host memory allocating fibers");
+  Fiber* nf = static_cast<Fiber*>(tm);
   for (int i = 0; i < g.cap; ++i) nf[i] = g.fibers[i];
   const size_t page = 4096;
   for (int i = g.cap; i < n; ++i) {
@@ -418,7 +422,7 @@ inline void alloc_fibers(int n) {
     f.stack_lo = f.mem + page;
     f.stack_size = g.stack_size;
   }
-  std::free(g.fibers);
+  if (g.fibers) munmap(g.fibers, ((size_t)g.cap * sizeof(Fiber) + 4095) & ~size_t(4095));
   g.fibers = nf;
   g.cap = n;
 }
@@ -689,7 +693,8 @@ inline void resolve_group(int first, int cnt, unsigned long long gm) {
     case OP_MATCH_ALL: {
       for (unsigned long long m = gm; m; m &= m - 1) {
         Fiber& f = F[__builtin_ctzll(m)];
-        unsigned long long M = f.mask & kWaveBits, same = 0;
+        // *_sync: the (checked) mask; otherwise the active lanes.
+        unsigned long long M = (f.flags & FL_MASK) ? (f.mask & kWaveBits) : gm, same = 0;
         for (unsigned long long mm = M; mm; mm &= mm - 1) {
           int l = __builtin_ctzll(mm);
           if (F[l].in == f.in) same |= 1ull << l;

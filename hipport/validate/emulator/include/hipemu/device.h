@@ -66,6 +66,7 @@ inline unsigned long long __lanemask_le() {
 }
 inline unsigned long long __lanemask_gt() { return ::hipemu::kWaveBits & ~__lanemask_le(); }
 inline unsigned long long __lanemask_eq() { return 1ull << __lane_id(); }
+inline unsigned long long __lanemask_ge() { return ::hipemu::kWaveBits & ~__lanemask_lt(); }
 
 // ------------------------------------------------------------ shuffles
 template <class T>
@@ -139,6 +140,10 @@ inline int __all(int pred, ::hipemu::Site s = ::hipemu::Site()) {
                                                    pred != 0, 0, 0, 0, 0, s, &active);
   return b == active;
 }
+inline unsigned long long __ballot64(int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__ballot64", pred != 0, 0, 0, 0,
+                                   0, s);
+}
 inline unsigned long long __activemask(::hipemu::Site s = ::hipemu::Site()) {
   return ::hipemu::detail::wave_op(::hipemu::detail::OP_ACTIVEMASK, "__activemask", 0, 0, 0, 0,
                                    0, s);
@@ -184,6 +189,57 @@ inline unsigned long long __match_all_sync(MaskT mask, T value, int* pred,
       (unsigned long long)mask, ::hipemu::detail::FL_MASK, s, &ok);
   if (pred) *pred = (int)ok;
   return r;
+}
+
+// Non-sync matches over the active lanes.
+template <class T>
+inline unsigned long long __match_any(T value, ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::wave_op(::hipemu::detail::OP_MATCH_ANY, "__match_any",
+                                   ::hipemu::detail::to_bits(value), 0, 0, 0, 0, s);
+}
+template <class T>
+inline unsigned long long __match_all(T value, int* pred, ::hipemu::Site s = ::hipemu::Site()) {
+  unsigned long long ok = 0;
+  unsigned long long r = ::hipemu::detail::wave_op(
+      ::hipemu::detail::OP_MATCH_ALL, "__match_all", ::hipemu::detail::to_bits(value), 0, 0, 0, 0,
+      s, &ok);
+  if (pred) *pred = (int)ok;
+  return r;
+}
+// __uni_sync: the predicate is the same on every lane of the mask.
+template <class MaskT>
+inline int __uni_sync(MaskT mask, int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_CHECK_MASK(MaskT);
+  unsigned long long m = (unsigned long long)mask & ::hipemu::kWaveBits;
+  unsigned long long b = ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__uni_sync",
+                                                   pred != 0, 0, 0, (unsigned long long)mask,
+                                                   ::hipemu::detail::FL_MASK, s) &
+                         m;
+  return b == 0 || b == m;
+}
+
+// A few AMDGCN builtins that ported code uses directly.
+inline void __builtin_amdgcn_wave_barrier(::hipemu::Site s = ::hipemu::Site()) {
+  ::hipemu::detail::wave_op(::hipemu::detail::OP_SYNC, "__builtin_amdgcn_wave_barrier", 0, 0, 0,
+                            0, 0, s);
+}
+inline void __builtin_amdgcn_s_barrier(::hipemu::Site s = ::hipemu::Site()) {
+  ::hipemu::detail::barrier(0, 0, "__builtin_amdgcn_s_barrier", s);
+}
+inline void __builtin_amdgcn_fence(int, const char*) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __builtin_amdgcn_s_sleep(int) {}
+inline int __builtin_amdgcn_ds_bpermute(int byte_addr, int v,
+                                        ::hipemu::Site s = ::hipemu::Site()) {
+  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL, "__builtin_amdgcn_ds_bpermute", v,
+                                   (byte_addr >> 2) & (HIPEMU_WAVE - 1), HIPEMU_WAVE, 0, 0, s);
+}
+inline unsigned __builtin_amdgcn_mbcnt_lo(unsigned mask, unsigned add) {
+  unsigned l = __lane_id();
+  return add + (unsigned)__builtin_popcount(mask & (l >= 32 ? ~0u : ((1u << l) - 1)));
+}
+inline unsigned __builtin_amdgcn_mbcnt_hi(unsigned mask, unsigned add) {
+  unsigned l = __lane_id();
+  return add + (unsigned)__builtin_popcount(mask & (l <= 32 ? 0u : ((1u << (l - 32)) - 1)));
 }
 
 #define HIPEMU_REDUCE(NAME, T, RED)                                                          \
