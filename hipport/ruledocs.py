@@ -40,16 +40,9 @@ class RuleDoc:
 
 
 def _wave_rules() -> dict[str, tuple[str, str]]:
-    try:
-        from hipport.wave64 import registry  # type: ignore[attr-defined]
-    except ImportError:
-        return {}
-    out: dict[str, tuple[str, str]] = {}
-    for rid, entry in getattr(registry, "RULES", {}).items():
-        name = getattr(entry, "name", None) or (entry[0] if isinstance(entry, tuple) else str(entry))
-        summary = getattr(entry, "summary", "") or getattr(entry, "title", "") or ""
-        out[rid] = (name, summary)
-    return out
+    from hipport.wave64 import registry
+
+    return {r.id: (r.name, r.summary) for r in registry.RULES.values()}
 
 
 def _first_paragraph(path: Path) -> str:
