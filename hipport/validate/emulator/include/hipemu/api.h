@@ -738,6 +738,77 @@ inline hipError_t hipEventDestroy(hipEvent_t e) {
   return hipSuccess;
 }
 
+// ------------------------------------------------------------ misc host API
+enum hipLimit_t { hipLimitStackSize = 0, hipLimitPrintfFifoSize = 1, hipLimitMallocHeapSize = 2 };
+inline hipError_t hipDeviceSetLimit(hipLimit_t, size_t) { return hipSuccess; }
+inline hipError_t hipDeviceGetLimit(size_t* v, hipLimit_t l) {
+  if (!v) return ::hipemu::detail::set_error(hipErrorInvalidValue);
+  size_t stack = ::hipemu::detail::g.stack_size;
+  if (!stack) stack = ::hipemu::detail::env_size("HIPEMU_STACK_KB", HIPEMU_ASAN ? 512 : 128) * 1024;
+  *v = l == hipLimitStackSize ? stack : (size_t)1 << 20;
+  return hipSuccess;
+}
+#define hipHostRegisterDefault 0x0
+#define hipHostRegisterPortable 0x1
+#define hipHostRegisterMapped 0x2
+inline hipError_t hipHostRegister(void*, size_t, unsigned) { return hipSuccess; }
+inline hipError_t hipHostUnregister(void*) { return hipSuccess; }
+inline hipError_t hipProfilerStart() { return hipSuccess; }
+inline hipError_t hipProfilerStop() { return hipSuccess; }
+inline hipError_t hipDeviceCanAccessPeer(int* can, int, int) {
+  if (!can) return ::hipemu::detail::set_error(hipErrorInvalidValue);
+  *can = 0;
+  return hipSuccess;
+}
+inline hipError_t hipMemcpyPeer(void* dst, int, const void* src, int, size_t n) {
+  return hipMemcpy(dst, src, n, hipMemcpyDeviceToDevice);
+}
+inline hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, const void* src, size_t n,
+                                     hipStream_t s = nullptr) {
+  return hipMemcpyAsync(dst, src, n, hipMemcpyHostToDevice, s);
+}
+inline hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t n,
+                                     hipStream_t s = nullptr) {
+  return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToHost, s);
+}
+inline hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n,
+                                     hipStream_t s = nullptr) {
+  return hipMemcpyAsync(dst, src, n, hipMemcpyDeviceToDevice, s);
+}
+inline hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short v, size_t count) {
+  if (count && !dst) return ::hipemu::detail::set_error(hipErrorInvalidValue);
+  for (size_t i = 0; i < count; ++i) static_cast<unsigned short*>(dst)[i] = v;
+  return hipSuccess;
+}
+inline hipError_t hipMallocAsync(void** p, size_t n, hipStream_t s = nullptr) {
+  if (!::hipemu::detail::stream_ok(s)) return ::hipemu::detail::set_error(hipErrorInvalidHandle);
+  return hipMalloc(p, n);
+}
+template <class T>
+inline hipError_t hipMallocAsync(T** p, size_t n, hipStream_t s = nullptr) {
+  return hipMallocAsync((void**)p, n, s);
+}
+inline hipError_t hipFreeAsync(void* p, hipStream_t s = nullptr) {
+  if (!::hipemu::detail::stream_ok(s)) return ::hipemu::detail::set_error(hipErrorInvalidHandle);
+  return hipFree(p);
+}
+// Host callbacks run immediately: all earlier work of the stream is done.
+typedef void (*hipHostFn_t)(void*);
+typedef void (*hipStreamCallback_t)(hipStream_t, hipError_t, void*);
+inline hipError_t hipLaunchHostFunc(hipStream_t s, hipHostFn_t fn, void* data) {
+  if (!::hipemu::detail::stream_ok(s) || !fn)
+    return ::hipemu::detail::set_error(hipErrorInvalidValue);
+  fn(data);
+  return hipSuccess;
+}
+inline hipError_t hipStreamAddCallback(hipStream_t s, hipStreamCallback_t cb, void* data,
+                                       unsigned) {
+  if (!::hipemu::detail::stream_ok(s) || !cb)
+    return ::hipemu::detail::set_error(hipErrorInvalidValue);
+  cb(s, hipSuccess, data);
+  return hipSuccess;
+}
+
 // Unsupported launch forms fail loudly.
 template <class F>
 inline hipError_t hipLaunchCooperativeKernel(F, dim3, dim3, void**, unsigned = 0,
