@@ -18,7 +18,7 @@ from hipport import rules as rulesmod
 from hipport import translate
 from hipport.config import Config
 from hipport.edits import apply_edits, resolve
-from hipport.model import Applicability, FileResult, FileStatus, Finding, RunResult, Severity
+from hipport.model import Applicability, FileResult, FileStatus, Finding, RunResult, Severity, Span
 from hipport.source import SourceFile, UndecodableError, check_editable
 from hipport.workspace import PORTED_ROLES, WorkFile, output_rel, role_of
 
@@ -80,11 +80,16 @@ def port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResu
     except UndecodableError as e:
         res.status = FileStatus.SKIPPED
         res.error = str(e)
+        res.findings = [_unreadable(f"left unchanged: {e}")]
     except Exception as e:  # one bad file must not stop the run
         res.status = FileStatus.FAILED
         res.error = f"internal error: {type(e).__name__}: {e}"
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def _unreadable(message: str) -> Finding:
+    return Finding("HP010", Severity.ERROR, Span(0, 0, 1, 1, 1, 1), message)
 
 
 def _locate_fix(src: SourceFile, f: Finding) -> Finding:
@@ -149,8 +154,9 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         try:
             data = wf.path.read_bytes()
         except OSError as e:
+            msg = f"cannot read: {e.strerror or e}"
             results[i] = FileResult(path=wf.display, role="unreadable", status=FileStatus.FAILED,
-                                    error=f"cannot read: {e.strerror or e}")
+                                    error=msg, findings=[_unreadable(msg)])
             continue
         role = role_of(wf.path, data[:65536])
         out_rel = output_rel(wf.rel, role, config.rename_extensions)
