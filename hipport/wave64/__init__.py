@@ -9,8 +9,10 @@ strategy per group: logical32 (keep 32-lane logical warps) or native (wave-size 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hipport.config import Config
-from hipport.model import Edit, Finding, Fix
+from hipport.model import Edit, Finding
 from hipport.source import SourceFile
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts
@@ -26,7 +28,7 @@ def run(src: SourceFile, config: Config) -> list[Finding]:
         return []
     em = Emitter(facts)
     findings: list[Finding] = []
-    for info in RULES:
+    for info in RULES.values():
         findings.extend(info.load().check(facts, em))
     return _canonical(findings)
 
@@ -39,8 +41,7 @@ def _canonical(findings: list[Finding]) -> list[Finding]:
     for f in findings:
         if f.fix is not None:
             edits = tuple(seen.setdefault((e.start, e.end, e.replacement), e) for e in f.fix.edits)
-            f = Finding(f.rule, f.severity, f.span, f.message,
-                        Fix(f.fix.title, f.fix.applicability, edits), f.kernel, f.model, f.family)
+            f = replace(f, fix=replace(f.fix, edits=edits))
         out.append(f)
     out.sort(key=lambda f: (f.span.start, f.span.end, f.rule))
     return out

@@ -84,16 +84,32 @@ FUNC_QUICK = re.compile(rb"__shfl|__ballot|__any|__all|__uni|__activemask|__sync
                         rb"thread_block_tile|Warp|WARP|[Ww]arp|WAVE|[Ww]ave|atomicCAS|atomicExch|while|"
                         rb"\b(?:31|32|5|0x1[fF]|16|33|64)\b|__AMDGCN|\.ballot|\.any|\.all")
 HOST_QUICK = re.compile(rb"<<<|hipLaunchKernelGGL|warpSize|dim3")
-_WARP_NAME = re.compile(r"(?i)(warp|wave)(?!s)|^k?_?ws$|^k?_?wsz$|lanes_?per|threads_?per_?(warp|wave)")
+_WARP_NAME = re.compile(r"(?i)^k?_?ws$|^k?_?wsz$|^lanes_?per")
 _NOT_WARP_NAME = re.compile(r"(?i)num|count|per_?block|_?id$|idx|index|mask|tile|bank")
 _HIP_MACROS = re.compile(r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|USE_ROCM|"
-                         r"__HIP_DEVICE_COMPILE__|__HIP_ARCH_|HIP_PLATFORM_AMD|__GFX\d+__|__AMDGCN__")
+                         r"__HIP_DEVICE_COMPILE__|__HIP_ARCH_|HIP_PLATFORM_AMD|__GFX\d+__|__AMDGCN__|"
+                         r"__AMDGCN_WAVEFRONT_SIZE")
 _NV_MACROS = re.compile(r"__NVCC__|__CUDACC__|__CUDA_ARCH__|__HIP_PLATFORM_NVIDIA__|__HIP_PLATFORM_NVCC__")
 _COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
+_FULL_MASK_NAME = re.compile(r"(?i)^(k_?)?(full|all|final|warp)_?(lanes?_?|warp_?)?mask$")
+_LANE_FN = re.compile(r"(?i)^(get_?)?lane_?id$|^laneid$|^lane$")
+_WARP_FN = re.compile(r"(?i)warp|lane|shfl|ballot")
+
+
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
 def is_warp_name(name: str) -> bool:
-    return bool(_WARP_NAME.search(name)) and not _NOT_WARP_NAME.search(name)
+    """WARP_SIZE, kWarpSize, WARPSIZE, THREADS_PER_WARP, WAVEFRONT_SIZE, WS ... but not
+    WARPS_PER_BLOCK, kNumWarps, WARP_ID, FULL_WARP_MASK."""
+    if _NOT_WARP_NAME.search(name):
+        return False
+    words = [w.lower() for w in _WORDS.findall(name)]
+    if any(w in ("warps", "waves") for w in words):
+        return False
+    if any(w.startswith(("warp", "wave")) for w in words):
+        return True
+    return bool(_WARP_NAME.search(name))
 
 
 def type_bits(text: str) -> int | None:
@@ -245,19 +261,22 @@ class Facts:
         self.preproc_conds: list[Node] = []  # #if / #elif conditions and #ifdef names
         self.inactive: list[tuple[int, int]] = []  # byte ranges compiled only for NVIDIA
         self.amd_only: list[tuple[int, int]] = []  # byte ranges compiled only for AMD
+        self._inactive_starts: list[int] = []
+        self._amd_starts: list[int] = []
         self.top_items: list[Node] = []
         self.groups: list[Group] = []
         self.calls: list[WarpCall] = []
         self._memo: dict[int, int] = {}
         self._ranges: list[tuple[int, int, Func]] = []
         self.aliases: set[str] = set()
+        self.arch_macros: set[str] = set()
+        self.wave_macros: set[str] = set()  # per-architecture wave-size macros (already agnostic)
+        self._cdepth = 0
         self.ident_uses: list[tuple[str, Node, Func | None, int, int]] = []
         self.empty = QUICK.search(self.data) is None
         if self.empty:
             return
         self._scan_top(src.root)
-        self._inactive_starts = [r[0] for r in self.inactive]
-        self._amd_starts = [r[0] for r in self.amd_only]
         for fn in self.funcs:
             self.by_name.setdefault(fn.name, []).append(fn)
         self._ranges = sorted((f.node.start_byte, f.node.end_byte, f) for f in self.funcs)
@@ -274,6 +293,8 @@ class Facts:
         for fn in self.funcs:
             if fn.device and fn.nodes:
                 self._scan_sites(fn)
+                if fn.collective:
+                    self._scan_strides(fn)
                 self._scan_loops(fn)
                 self._scan_evidence(fn)
         self._group()
@@ -337,8 +358,6 @@ class Facts:
                 elif t == "expression_statement":
                     self.top_items.append(child)
         self.includes.sort(key=lambda n: n.start_byte)
-        self.inactive.sort()
-        self.amd_only.sort()
 
     def _preproc_branch(self, node: Node) -> None:
         t = node.type
@@ -374,23 +393,28 @@ class Facts:
         head_end = (node.child_by_field_name("condition") or node.child_by_field_name("name") or node).end_byte
         then_range = (head_end, alt.start_byte if alt is not None else node.end_byte)
         if nv_then:
-            self.inactive.append(then_range)
+            self._add_range(self.inactive, self._inactive_starts, then_range)
             if alt is not None and alt.type == "preproc_else":
-                self.amd_only.append((alt.start_byte, alt.end_byte))
+                self._add_range(self.amd_only, self._amd_starts, (alt.start_byte, alt.end_byte))
         else:
-            self.amd_only.append(then_range)
+            self._add_range(self.amd_only, self._amd_starts, then_range)
             if alt is not None and alt.type == "preproc_else":
-                self.inactive.append((alt.start_byte, alt.end_byte))
+                self._add_range(self.inactive, self._inactive_starts, (alt.start_byte, alt.end_byte))
+
+    @staticmethod
+    def _add_range(ranges: list[tuple[int, int]], starts: list[int], r: tuple[int, int]) -> None:
+        i = bisect.bisect_right(starts, r[0])
+        starts.insert(i, r[0])
+        ranges.insert(i, r)
 
     def is_inactive(self, pos: int) -> bool:
         """True inside a preprocessor branch that is compiled only for NVIDIA."""
-        i = bisect.bisect_right(self._inactive_starts, pos) - 1
-        return i >= 0 and self.inactive[i][0] <= pos < self.inactive[i][1] or any(
-            s <= pos < e for s, e in self.inactive[max(0, i - 3):i])
+        i = bisect.bisect_right(self._inactive_starts, pos)
+        return any(s <= pos < e for s, e in self.inactive[max(0, i - 4):i])
 
     def is_amd_only(self, pos: int) -> bool:
-        i = bisect.bisect_right(self._amd_starts, pos) - 1
-        return any(s <= pos < e for s, e in self.amd_only[max(0, i - 3):i + 1])
+        i = bisect.bisect_right(self._amd_starts, pos)
+        return any(s <= pos < e for s, e in self.amd_only[max(0, i - 4):i])
 
     def _add_function(self, node: Node, top: Node, tparams: dict[str, Node]) -> None:
         quals = {c.type for c in node.children if not c.is_named}
@@ -443,6 +467,14 @@ class Facts:
         text = _COMMENT.sub(" ", self.src.text(value)).strip()
         amd = bool(self.amd_only) and self.is_amd_only(node.start_byte)
         self.macros.setdefault(name, []).append((node, text, amd))
+        p = node.parent
+        while p is not None and p.type != "translation_unit":
+            if p.type in ("preproc_if", "preproc_elif"):
+                cond = p.child_by_field_name("condition")
+                if cond is not None and b"__GFX" in self.data[cond.start_byte:cond.end_byte]:
+                    self.arch_macros.add(name)  # chosen per architecture: already wave-agnostic
+                    break
+            p = p.parent
 
     # ---- declarations ----------------------------------------------------------------------
 
@@ -492,6 +524,8 @@ class Facts:
 
     def _find_consts(self) -> None:
         for name, defs in self.macros.items():
+            if name in self.arch_macros:
+                continue
             for node, text, amd in defs:
                 v = self.eval_text(text)
                 if v is None or v[0] not in (32, 64) or not is_warp_name(name):
@@ -551,6 +585,15 @@ class Facts:
                     name=v.name, value=lit[0], kind="variable", node=v.declarator, value_node=v.value,
                     value_span=(v.value.start_byte, v.value.end_byte), func=fn,
                     amd_only=bool(self.amd_only) and self.is_amd_only(item.start_byte)))
+
+    def external_const(self, name: str, fn: Func | None) -> bool:
+        """A warp-size name this file uses but does not define (a macro from a header): 32 on CUDA."""
+        if name in self.macros or name in self.gvars or name in self.consts or name.startswith("__") \
+                or name == "warpSize":
+            return False
+        if fn is not None and (name in fn.vars or name in fn.tparams):
+            return False
+        return name.isupper() and is_warp_name(name) or bool(re.fullmatch(r"k[A-Z]\w*", name)) and is_warp_name(name)
 
     def const_value(self, name: str) -> int | None:
         """The value a warp-size constant takes on AMD (an AMD-only definition wins)."""
@@ -621,6 +664,19 @@ class Facts:
             if defs:
                 v = self.eval_text(defs[0][1])
                 return (v[0], v[1], False) if v else None
+            if self.external_const(name, fn):
+                return 32, 32, True
+            if _FULL_MASK_NAME.search(name) and name not in self.gvars and (fn is None or name not in fn.vars):
+                return 0xFFFFFFFF, 32, False
+            g = self.gvars.get(name)
+            if g is not None and g.value is not None and (fn is None or name not in fn.vars):
+                head = self.data[g.decl.start_byte:g.decl.end_byte]
+                if b"const" in head and g.value.type not in ("argument_list", "initializer_list"):
+                    self._cdepth += 1
+                    try:
+                        return self.cval(g.value, None) if self._cdepth < 8 else None
+                    finally:
+                        self._cdepth -= 1
             if fn is not None:
                 var = fn.vars.get(name)
                 if var is not None and var.value is not None and var.value.type == "number_literal":
@@ -695,6 +751,14 @@ class Facts:
                     break
             else:
                 break
+        decl = fn.node.child_by_field_name("declarator")
+        if decl is not None and b"<" in self.data[decl.start_byte:decl.end_byte]:
+            stack = [decl]
+            while stack:
+                n = stack.pop()
+                if n.type in ("template_type", "template_function"):
+                    nodes.setdefault(n.type, []).append(n)
+                stack.extend(n.children)
         if self.inactive:
             for k, lst in nodes.items():
                 nodes[k] = [n for n in lst if not self.is_inactive(n.start_byte)]
@@ -702,6 +766,7 @@ class Facts:
         for d in nodes.get("declaration", []):
             for v in self.declared_vars(d):
                 fn.vars[v.name] = v
+        self._misparsed_declarations(fn)
         for fs in nodes.get("for_statement", []):
             init = fs.child_by_field_name("initializer")
             if init is not None and init.type == "declaration":
@@ -713,6 +778,30 @@ class Facts:
                 self._consts_in_decl(parent, fn)
         for d in nodes.get("declaration", []):
             self._consts_in_decl(d, fn)
+
+    def _misparsed_declarations(self, fn: Func) -> None:
+        """tree-sitter-cuda sometimes reads `ns::tile_t<32> t = f();` as `(ns::tile_t < 32) > (t = f())`.
+        Register such a `t` as a variable and the `tile_t < 32` part as a template use."""
+        for b in fn.nodes.get("binary_expression", []):
+            op = b.child_by_field_name("operator")
+            left = b.child_by_field_name("left")
+            right = b.child_by_field_name("right")
+            if op is None or op.type != ">" or left is None or right is None:
+                continue
+            if left.type != "binary_expression" or right.type != "assignment_expression":
+                continue
+            lop = left.child_by_field_name("operator")
+            tname = left.child_by_field_name("left")
+            target = right.child_by_field_name("left")
+            if lop is None or lop.type != "<" or tname is None or target is None or target.type != "identifier":
+                continue
+            if tname.type not in ("identifier", "qualified_identifier") or b.parent is None or \
+                    b.parent.type != "expression_statement":
+                continue
+            fn.nodes.setdefault("pseudo_template", []).append(left)
+            name = self.src.text(target)
+            fn.vars.setdefault(name, Var(name=name, decl=b.parent, type_node=left, declarator=right, bits=None,
+                                         value=right.child_by_field_name("right")))
 
     def _uses_const_names(self, raw: bytes) -> bool:
         if not self.consts:
@@ -733,8 +822,11 @@ class Facts:
 
     def _find_identifier_uses(self) -> None:
         self.aliases = {n for n, defs in self.macros.items() if defs[0][1] == "warpSize"}
+        self.wave_macros = {n for n, defs in self.macros.items()
+                            if defs[0][1] in ("__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__")
+                            or n in self.arch_macros}
         names = ["warpSize", "__AMDGCN_WAVEFRONT_SIZE__", "__AMDGCN_WAVEFRONT_SIZE"]
-        names += [n for n in self.consts] + sorted(self.aliases)
+        names += [n for n in self.consts] + sorted(self.aliases | self.wave_macros)
         pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
         self.ident_uses = []
         root = self.src.root
@@ -775,7 +867,8 @@ class Facts:
         if t == "identifier":
             name = self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
             k = fn.env.get(name, 0) | self.genv.get(name, 0)
-            if name == "warpSize" or name in self.aliases:
+            if name == "warpSize" or name in self.aliases or name in self.wave_macros or \
+                    name.startswith("__AMDGCN_WAVEFRONT_SIZE"):
                 k |= WSRT
             elif name in self.consts:
                 k |= WS64 if self.const_value(name) == 64 else WS32
@@ -783,6 +876,8 @@ class Facts:
                 v = fn.tparams[name]
                 if v.type == "number_literal":
                     k |= WS64 if self.src.text(v) == "64" else WS32
+            elif self.external_const(name, fn):
+                k |= WS32
             return k
         if t == "field_expression":
             arg = node.child_by_field_name("argument")
@@ -954,6 +1049,8 @@ class Facts:
             for c in callees:
                 k |= c.ret
             return k
+        if _LANE_FN.search(name):
+            return LANEN
         return 0
 
     def _is_tile_var(self, name: str, fn: Func) -> bool:
@@ -1123,6 +1220,9 @@ class Facts:
                 b"tiled_partition" in self.data[n.start_byte:n.end_byte] or
                 b"Warp" in self.data[n.start_byte:n.end_byte]
                 for n in fn.nodes.get("template_function", []) + fn.nodes.get("template_type", []))
+            if not fn.collective:
+                fn.collective = bool(_WARP_FN.search(fn.name)) or any(
+                    name not in self.by_name and _WARP_FN.search(name) for name in self._called_names(fn))
         # a function whose callee is collective, or that passes lane values to one, counts too
         for _ in range(4):
             changed = False
@@ -1134,6 +1234,9 @@ class Facts:
                     changed = True
             if not changed:
                 break
+
+    def _called_names(self, fn: Func) -> set[str]:
+        return {sx.call_name(c, self.data) for c in fn.nodes.get("call_expression", [])}
 
     def _scan_sites(self, fn: Func) -> None:
         if not fn.collective:
@@ -1169,7 +1272,9 @@ class Facts:
                 k = {"lane32": "lane", "lanert": "lane", "warp32": "warp", "warprt": "warp",
                      "nwarp32": "nwarp", "nwarprt": "nwarp"}[kind]
                 fn.sites.append(Site(k, b, const, origin, ceil, fn))
-            elif o in ("<", ">=") and (fn.calls or fn.idents):
+            if o in ("<", "<=", ">", ">=") and self._lane_vs_count(b, fn):
+                continue
+            if o in ("<", ">=") and (fn.calls or fn.idents):
                 left = b.child_by_field_name("left")
                 right = b.child_by_field_name("right")
                 if self.kinds(left, fn) & TID and not self.kinds(left, fn) & (LANES | WARPS):
@@ -1178,6 +1283,54 @@ class Facts:
                         fn.sites.append(Site("guard", b, right, "named" if cv[2] else "literal", None, fn))
                     elif cv is None and self.kinds(right, fn) & WSRT and sx.unparen(right).type == "identifier":
                         fn.sites.append(Site("guard", b, right, "rt", None, fn))
+
+    def _lane_vs_count(self, b: Node, fn: Func) -> bool:
+        """`lane < BLOCK / 32`: a lane compared with a warp count computed from a constant."""
+        left, right = b.child_by_field_name("left"), b.child_by_field_name("right")
+        for lane, count in ((left, right), (right, left)):
+            if lane is None or count is None or not self.kinds(lane, fn) & LANES:
+                continue
+            c = sx.unparen(count)
+            if c.type != "binary_expression":
+                continue
+            op = c.child_by_field_name("operator")
+            cv = self.cval(c.child_by_field_name("right"), fn)
+            if op is None or cv is None or cv[2] or (op.type, cv[0]) not in (("/", 32), (">>", 5)):
+                continue
+            if self.cval(c.child_by_field_name("left"), fn) is None:
+                continue
+            if any(s.node.id == c.id for s in fn.sites):
+                continue
+            fn.sites.append(Site("nwarp", c, c.child_by_field_name("right"), "literal", None, fn))
+            return True
+        return False
+
+    def _scan_strides(self, fn: Func) -> None:
+        """`for (c = lane; c < n; c += 32)`: a loop striding over lanes by the warp size."""
+        for fs in fn.nodes.get("for_statement", []):
+            init = fs.child_by_field_name("initializer")
+            update = fs.child_by_field_name("update")
+            if init is None or update is None or update.type != "assignment_expression":
+                continue
+            op = update.child_by_field_name("operator")
+            left = update.child_by_field_name("left")
+            step = update.child_by_field_name("right")
+            if op is None or op.type != "+=" or left is None or step is None or left.type != "identifier":
+                continue
+            value = None
+            if init.type == "declaration":
+                vs = self.declared_vars(init)
+                if len(vs) == 1 and vs[0].name == self.src.text(left):
+                    value = vs[0].value
+            elif init.type == "assignment_expression":
+                value = init.child_by_field_name("right")
+            if value is None or not self.kinds(value, fn) & (TID | LANES):
+                continue
+            cv = self.cval(step, fn)
+            if cv is not None and cv[0] == 32:
+                fn.sites.append(Site("stride", update, step, "named" if cv[2] else "literal", None, fn))
+            elif cv is None and self.kinds(step, fn) & WSRT and sx.unparen(step).type == "identifier":
+                fn.sites.append(Site("stride", update, step, "rt", None, fn))
 
     def _scan_loops(self, fn: Func) -> None:
         loops: list[Loop] = []
@@ -1267,7 +1420,7 @@ class Facts:
             elif lp.warp in ("rt", "64"):
                 fn.agnostic.append(lp.node)
         for name, node in fn.idents:
-            if name == "warpSize" or name.startswith("__AMDGCN") or name in self.aliases:
+            if name == "warpSize" or name.startswith("__AMDGCN") or name in self.aliases or name in self.wave_macros:
                 fn.agnostic.append(node)
             elif self.const_value(name) == 32:
                 fn.strong32.append(node)
@@ -1282,15 +1435,20 @@ class Facts:
                     fn.strong32.append(wc.node)
             elif wc.family in ("ballot", "activemask", "match") and self.sink32(wc.node, fn):
                 fn.weak32.append(wc.node)
-        for n in fn.nodes.get("template_function", []):
-            if b"tiled_partition" in self.data[n.start_byte:n.end_byte]:
-                args = n.child_by_field_name("arguments")
-                if args is not None and args.named_child_count:
-                    cv = self.cval(args.named_children[0], fn)
-                    if cv is not None and cv[0] == 32:
-                        fn.weak32.append(n)
-                    elif cv is not None and cv[0] == 64:
-                        fn.agnostic.append(n)
+        for n in fn.nodes.get("template_function", []) + fn.nodes.get("template_type", []) + \
+                fn.nodes.get("pseudo_template", []):
+            raw = self.data[n.start_byte:n.end_byte]
+            if b"tiled_partition" in raw or b"thread_block_tile" in raw:
+                if n.type == "pseudo_template" or n.type == "binary_expression":
+                    arg = n.child_by_field_name("right")
+                else:
+                    args = n.child_by_field_name("arguments")
+                    arg = args.named_children[0] if args is not None and args.named_child_count else None
+                cv = self.cval(arg, fn)
+                if cv is not None and cv[0] == 32:
+                    fn.weak32.append(n)
+                elif cv is not None and cv[0] == 64:
+                    fn.agnostic.append(n)
         for d in fn.nodes.get("declaration", []):
             for v in self.declared_vars(d):
                 if v.bits == 32 and (fn.env.get(v.name, 0) & MASK) and not (fn.env.get(v.name, 0) & SHIFTMASK):

@@ -27,7 +27,7 @@ class RuleInfo:
         return _load(self.module)
 
 
-RULES: tuple[RuleInfo, ...] = (
+_TABLE: tuple[RuleInfo, ...] = (
     RuleInfo("W001", "sync-mask-32bit", "w001_sync_mask_32bit",
              "32-bit mask in a *_sync warp call, or a *_sync call the ROCm floor lacks", Severity.ERROR),
     RuleInfo("W002", "ballot-stored-32bit", "w002_ballot_stored_32bit",
@@ -72,8 +72,9 @@ RULES: tuple[RuleInfo, ...] = (
              "__shfl source lane that can reach the width (HIP before 5.7 does not wrap it)", Severity.WARNING),
 )
 
-BY_ID: dict[str, RuleInfo] = {r.id: r for r in RULES}
-BY_NAME: dict[str, RuleInfo] = {r.name: r for r in RULES}
+RULES: dict[str, RuleInfo] = {r.id: r for r in _TABLE}  # id -> rule, in id order
+BY_ID = RULES
+BY_NAME: dict[str, RuleInfo] = {r.name: r for r in _TABLE}
 
 
 @cache

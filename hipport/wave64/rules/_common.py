@@ -116,3 +116,25 @@ def idents_in(facts: Facts, node: Node, name: str) -> list[Node]:
             continue
         stack.extend(n.children)
     return out
+
+
+def template_uses(facts: Facts, fn: Func) -> list[tuple[Node, str, Node]]:
+    """(node, template name, first argument) for `name<arg>` in a function, including the
+    `ns::name < arg > (t = ...)` form tree-sitter-cuda sometimes produces for a declaration."""
+    out = []
+    for n in fn.node_list("template_function") + fn.node_list("template_type"):
+        name = n.child_by_field_name("name")
+        args = n.child_by_field_name("arguments")
+        if name is None or args is None or not args.named_child_count:
+            continue
+        out.append((n, facts.src.text(name), args.named_children[0]))
+    for n in fn.node_list("pseudo_template"):
+        name = n.child_by_field_name("left")
+        arg = n.child_by_field_name("right")
+        if name is None or arg is None:
+            continue
+        if name.type == "qualified_identifier":
+            name = name.child_by_field_name("name") or name
+        out.append((n, facts.src.text(name), arg))
+    out.sort(key=lambda t: t[0].start_byte)
+    return out

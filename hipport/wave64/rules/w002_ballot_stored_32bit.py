@@ -109,7 +109,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         if kind in ("bitop", "mask"):
             continue  # W003 / the *_sync rules
         bits = sink_bits(facts, kind, target)
-        if isinstance(target, Var):
+        if isinstance(target, (Var, Func)):
             covered.add(id(target))
         is32 = bits is not None and bits <= 32
         if not is32 and (model == "agnostic" or strategy == "native"):
@@ -132,8 +132,19 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             if edits is None:
                 msg += " (declaration shared with other names or a pointer: widen it by hand)"
         out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits or [], fn, True)))
-    # 32-bit variables that receive a wave mask through other variables or parameters
+    # 32-bit variables that receive a wave mask through other variables or parameters, and
+    # functions that return a wave mask in 32 bits
     for fn in facts.device_funcs():
+        if fn.ret & MASK and fn.ret_type is not None and type_bits(facts.src.text(fn.ret_type)) == 32 \
+                and id(fn) not in covered:
+            covered.add(id(fn))
+            msg = f"`{fn.name}` returns a 64-bit wave mask as a 32-bit value"
+            if em.strategy(fn) == "logical32":
+                out.append(finding(facts, RULE, fn.ret_type, msg + "; kept: under logical32 the mask is the"
+                                   " caller's 32-lane half", fn, kept=True))
+            else:
+                out.append(finding(facts, RULE, fn.ret_type, msg, fn, em.fix(
+                    "return `unsigned long long`", [sx.replace(fn.ret_type, WIDE, RULE)], fn, True)))
         for var in list(fn.params) + list(fn.vars.values()):
             if id(var) in covered or var.bits != 32 or var.is_pointer:
                 continue

@@ -86,8 +86,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                                        " caller's 32-lane half", fn, kept=True))
                 else:
                     out.append(finding(facts, RULE, b, msg, fn, em.fix(
-                        "compare with the active lanes, `__ballot(1)`", [sx.replace(lit, "__ballot(1)", RULE)],
-                        fn, False)))
+                        "compare with a full wave, `(~0ull >> (64 - warpSize))`",
+                        [sx.replace(lit, "(~0ull >> (64 - warpSize))", RULE)], fn, False)))
                 break
         for fs in fn.node_list("for_statement"):
             cond = fs.child_by_field_name("condition")

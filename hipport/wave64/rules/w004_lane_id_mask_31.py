@@ -22,7 +22,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     for fn in facts.device_funcs():
         model, strategy = em.model(fn), em.strategy(fn)
         for s in fn.sites:
-            if s.kind != "lane" or s.origin == "named" or em.removed(s.node):
+            if s.kind not in ("lane", "stride") or s.origin == "named" or em.removed(s.node):
                 continue
             if s.origin == "rt" and model != "mixed":
                 continue
@@ -30,17 +30,20 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             text = short(facts.src.text(s.node), 40)
             op = s.node.child_by_field_name("operator")
+            what = "lane id" if s.kind == "lane" else "lane-strided loop step"
             if s.origin == "literal":
-                msg = f"lane id `{text}` assumes 32-lane warps; a wave64 lane is 0..63"
+                msg = f"{what} `{text}` assumes 32-lane warps; a wave64 lane is 0..63"
                 if strategy == "logical32":
                     out.append(finding(facts, RULE, s.node, msg + "; kept: logical 32-lane warps", fn,
                                        kept=True))
                     continue
                 repl = "(warpSize - 1)" if op is not None and op.type == "&" else "warpSize"
+                if s.kind == "stride":
+                    repl = "warpSize"
                 out.append(finding(facts, RULE, s.node, msg, fn, em.fix(
                     f"use the wave's lane: `{repl}`", [sx.replace(s.const, repl, RULE)], fn, False)))
             else:
-                msg = f"lane id `{text}` follows the wave while other sites of this kernel assume 32 lanes"
+                msg = f"{what} `{text}` follows the wave while other sites of this kernel assume 32 lanes"
                 if strategy == "native":
                     out.append(finding(facts, RULE, s.node, msg + "; kept: the kernel becomes wave-agnostic",
                                        fn, kept=True))

@@ -64,6 +64,7 @@ def _extra_step(facts: Facts, em: Emitter, wc: WarpCall) -> list[Edit]:
     if wc.sync and wc.mask is not None and em.mask_is_all(wc):
         local += em.drop_sync(wc, RULE) if not em.native_sync else em.mask64(wc, "native", RULE)
     local.append(sx.replace(wc.lane, "32", RULE))
+    local += _drop_width32(facts, wc)
     base = stmt.start_byte
     shifted = sorted((Edit(e.start - base, e.end - base, e.replacement, e.rule, e.priority) for e in local),
                      key=lambda e: (e.start, e.end))
@@ -76,12 +77,17 @@ def _extra_step(facts: Facts, em: Emitter, wc: WarpCall) -> list[Edit]:
     return [sx.insert(stmt.start_byte, f"if (warpSize > 32) {text}{nl}{indent.decode()}", RULE)]
 
 
+def _width_is_32(facts: Facts, wc: WarpCall) -> bool:
+    cv = facts.cval(wc.width, wc.fn) if wc.width is not None else None
+    return cv is not None and cv[0] == 32 and not cv[2]
+
+
 def unrolled_steps(facts: Facts, em: Emitter, fn: Func, in_loops: set[int] | None = None) -> list[WarpCall]:
     """Straight-line shuffles with deltas 16, 8, 4, 2, 1 (at least one 16) and the default width."""
     if in_loops is None:
         in_loops = {id(wc) for lp in fn.loops for wc in lp.shuffles}
     cands = [wc for wc in fn.calls if wc.family == "shfl" and id(wc) not in in_loops
-             and wc.width is None and wc.lane is not None and wc.base != "shfl"
+             and (wc.width is None or _width_is_32(facts, wc)) and wc.lane is not None and wc.base != "shfl"
              and not em.removed(wc.node)]
     seq = []
     for wc in cands:
@@ -152,11 +158,18 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             delta = lits[id(wc)][0]  # type: ignore[index]
             msg = f"unrolled shuffle step `{short(facts.src.text(wc.node), 40)}` of a 32-lane reduction"
             if strategy == "logical32":
-                out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(
-                    "pass `width = 32`", _width32_edits(wc), fn, True)))
+                edits = _width32_edits(wc)
+                if edits:
+                    out.append(finding(facts, RULE, wc.node, msg, fn, em.fix("pass `width = 32`", edits, fn, True)))
+                else:
+                    out.append(finding(facts, RULE, wc.node, msg + "; kept: it has width 32", fn, kept=True))
             elif delta == 16:
                 out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(
-                    "add the wave64 step at delta 32 before it", _extra_step(facts, em, wc), fn, False)))
+                    "add the wave64 step at delta 32 before it",
+                    _extra_step(facts, em, wc) + _drop_width32(facts, wc), fn, False)))
+            elif wc.width is not None:
+                out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(
+                    "use the default width (the wave)", _drop_width32(facts, wc), fn, False)))
             else:
                 out.append(finding(facts, RULE, wc.node, msg + "; kept: the step at 32 is added before delta 16",
                                    fn, kept=True))

@@ -16,7 +16,7 @@ from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, WAVE, Emitter
 from hipport.wave64.facts import Facts, Func, WarpCall
-from hipport.wave64.rules._common import finding, short
+from hipport.wave64.rules._common import finding, short, template_uses
 
 RULE = "W009"
 TILE_TEMPLATES = ("tiled_partition", "thread_block_tile")
@@ -87,18 +87,13 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
     for fn in facts.device_funcs():
         model, strategy = em.model(fn), em.strategy(fn)
-        for n in fn.node_list("template_function") + fn.node_list("template_type"):
-            name = n.child_by_field_name("name")
-            args = n.child_by_field_name("arguments")
-            if name is None or args is None or facts.src.text(name) not in TILE_TEMPLATES:
+        for n, name, arg in template_uses(facts, fn):
+            if name not in TILE_TEMPLATES:
                 continue
-            if not args.named_child_count:
-                continue
-            arg = args.named_children[0]
             cv = facts.cval(arg, fn)
             if cv is None or cv[0] != 32:
                 continue
-            msg = f"`{short(facts.src.text(n), 40)}` is a 32-lane logical warp"
+            msg = f"`{name}<{facts.src.text(arg)}>` is a 32-lane logical warp"
             if strategy == "logical32" or cv[2]:
                 out.append(finding(facts, RULE, n, msg + ("; kept: tile shuffles pass width 32" if not cv[2]
                                                           else "; kept: its size is a warp-size constant (W008)"),

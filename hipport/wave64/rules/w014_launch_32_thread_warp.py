@@ -92,16 +92,15 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             else:
                 strategy = fallback
                 model = "warp32" if strategy == "logical32" else "agnostic"
-            what = "one 32-thread warp per block" if kind == "one" else "dim3(32, N): x is the lane, y the warp"
+            what = "one 32-thread warp per block" if kind == "one" else "dim3(32, N): x is the lane, y the row"
             msg = f"launch of `{kernel}` with {what} (`{short(facts.src.text(block), 30)}`)"
             if strategy == "logical32":
                 out.append(finding(facts, RULE, call, msg + "; kept: correct as 32-lane logical warps, but half"
                                    " of each wave64 idles (prefer blocks of 64 threads)", fn, kept=True,
                                    model=model))
                 continue
+            # dim3(32, N) -> dim3(ws, N): each row keeps its own wave, the grid stays the same
             edits: list[Edit] = [sx.replace(x, QUERY, RULE), em.host_helper()]
-            if y is not None:
-                edits.append(sx.insert(y.end_byte, f" * 32 / {QUERY}", RULE))
             out.append(finding(facts, RULE, call, msg + "; the kernel is wave-agnostic, so a block must be the"
                                " wave size queried at run time", fn, em.fix(
                                    "launch blocks of the device's wave size", edits, None, False, model, strategy),

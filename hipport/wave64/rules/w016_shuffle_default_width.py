@@ -27,9 +27,34 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             continue
         skip = {id(wc) for lp in fn.loops for wc in lp.shuffles} | {id(wc) for wc in unrolled_steps(facts, em, fn)}
         for wc in fn.calls:
-            if wc.family != "shfl" or wc.width is not None or wc.lane is None or id(wc) in skip:
+            if wc.family != "shfl" or wc.lane is None or id(wc) in skip or em.removed(wc.node):
                 continue
-            if wc.base == "shfl_xor" or em.removed(wc.node):
+            if wc.width is not None:
+                wv = facts.cval(wc.width, fn)
+                if wv is None or wv[0] != 32 or wv[2]:
+                    continue
+                msg = (f"shuffle `{short(facts.src.text(wc.node), 40)}` pins the width to a 32-lane warp")
+                if strategy == "logical32":
+                    out.append(finding(facts, RULE, wc.node, msg + "; kept: logical 32-lane warps", fn, kept=True))
+                else:
+                    edits = [d for d in [sx.delete_arg(wc.node, len(wc.args) - 1, RULE)] if d is not None]
+                    sv = facts.cval(wc.lane, fn)
+                    if wc.base == "shfl" and sv is not None and sv[0] == 31 and not sv[2]:
+                        edits.append(sx.replace(wc.lane, "warpSize - 1", RULE))
+                    src = sx.unparen(wc.lane)
+                    if wc.base == "shfl" and src.type == "binary_expression":
+                        sop = src.child_by_field_name("operator")
+                        sr = src.child_by_field_name("right")
+                        sc = facts.cval(sr, fn)
+                        if sop is not None and sc is not None and not sc[2]:
+                            if sop.type == "&" and sc[0] == 31:
+                                edits.append(sx.replace(sr, "(warpSize - 1)", RULE))
+                            elif sop.type == "%" and sc[0] == 32:
+                                edits.append(sx.replace(sr, "warpSize", RULE))
+                    out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(
+                        "use the default width (the wave)", edits, fn, False)))
+                continue
+            if wc.base == "shfl_xor":
                 continue
             cv = facts.cval(wc.lane, fn)
             text = short(facts.src.text(wc.node), 40)

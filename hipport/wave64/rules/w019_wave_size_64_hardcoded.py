@@ -12,7 +12,7 @@ from hipport.model import Finding
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import WAVE, Emitter
 from hipport.wave64.facts import Facts
-from hipport.wave64.rules._common import finding, short
+from hipport.wave64.rules._common import finding, short, template_uses
 
 RULE = "W019"
 
@@ -34,19 +34,14 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     for fn in facts.device_funcs():
         model, strategy = em.model(fn), em.strategy(fn)
         logical = strategy == "logical32" and model != "agnostic"
-        for n in fn.node_list("template_function") + fn.node_list("template_type"):
-            name = n.child_by_field_name("name")
-            args = n.child_by_field_name("arguments")
-            if name is None or args is None or not args.named_child_count:
+        for n, name, arg in template_uses(facts, fn):
+            if name not in ("tiled_partition", "thread_block_tile"):
                 continue
-            if facts.src.text(name) not in ("tiled_partition", "thread_block_tile"):
-                continue
-            arg = args.named_children[0]
             cv = facts.cval(arg, fn)
             if cv is None or cv[0] != 64 or cv[2]:
                 continue
             repl = "32" if logical else WAVE
-            msg = f"`{short(facts.src.text(n), 40)}` is a compile error on wave32 GPUs (RDNA) with HIP <= 6.2"
+            msg = f"`{name}<{facts.src.text(arg)}>` is a compile error on wave32 GPUs (RDNA) with HIP <= 6.2"
             out.append(finding(facts, RULE, n, msg, fn, em.fix(
                 f"tile the wave: `{repl}`", [sx.replace(arg, repl, RULE)] + ([em.prelude()] if repl == WAVE else []),
                 fn, True)))

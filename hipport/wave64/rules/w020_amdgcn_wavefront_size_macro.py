@@ -13,6 +13,7 @@ from hipport.model import Finding
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import WAVE, Emitter
 from hipport.wave64.facts import Facts
+from hipport.wave64.rules._common import finding
 
 RULE = "W020"
 

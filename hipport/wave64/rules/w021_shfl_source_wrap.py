@@ -36,6 +36,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             continue
         if width is None or width >= 64 or width & (width - 1):
             continue
+        if width == 32 and wc.family == "shfl" and em.strategy(fn) == "native" and em.model(fn) != "agnostic":
+            continue  # W016 drops the width: the shuffle spans the wave
         src = facts.cval(wc.lane, fn)
         reach = (facts.kinds(wc.lane, fn) & (LANEREL | TID)) or (src is not None and src[0] >= width)
         if not reach:

@@ -1,0 +1,147 @@
+"""Suppression comments: silence findings of any rule (W and HP ids) where a person decided.
+
+    x = __shfl_sync(mask, v, 0);  // hipport: ignore[W016]
+    // hipport: ignore[W006,lane-id-mask-31]
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down(v, o);
+    int lane = threadIdx.x & 31;  /* hipport: ignore */
+
+A suppression names rule ids or kebab-case rule names, or nothing (every rule). A comment that
+shares its line with code covers that line; a comment alone on its line covers the next line.
+Comments are taken from the tree (tree-sitter `comment` nodes), never from code or strings. A
+suppression that silences nothing is itself reported as HP900 (`unused-suppression`), with a fix
+that deletes the comment.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from hipport.model import Applicability, Edit, Finding, Fix, Severity, Span
+from hipport.source import SourceFile
+
+UNUSED = "HP900"
+_DIRECTIVE = re.compile(r"hipport:\s*ignore\b(?:\s*\[([^\]]*)\])?")
+_ONLY_DIRECTIVE = re.compile(r"^(//|/\*)\s*hipport:\s*ignore\b(\s*\[[^\]]*\])?\s*(\*/)?$")
+
+
+@dataclass
+class Suppression:
+    start: int
+    end: int
+    line: int  # the line whose findings it covers
+    keys: tuple[str, ...] | None  # rule ids (upper case); None = every rule
+    raw_keys: tuple[str, ...] = ()
+    standalone: bool = False
+    used: set[str] = field(default_factory=set)  # keys that silenced something ("*" for all)
+
+
+@cache
+def _names() -> dict[str, str]:
+    """kebab-case name -> rule id, for every rule hipport knows."""
+    out: dict[str, str] = {}
+    try:
+        from hipport.ruledocs import API_RULES
+        out.update({name: rid for rid, (name, _) in API_RULES.items()})
+    except ImportError:  # pragma: no cover - the core without ruledocs
+        pass
+    from hipport.wave64.registry import BY_NAME
+    out.update({name: r.id for name, r in BY_NAME.items()})
+    return out
+
+
+def _key(token: str) -> str:
+    t = token.strip()
+    return _names().get(t.lower(), t.upper())
+
+
+def parse(src: SourceFile) -> list[Suppression]:
+    """The suppression comments of a file, in order."""
+    data = src.data
+    if b"hipport:" not in data:
+        return []
+    root = src.root
+    out: list[Suppression] = []
+    seen: set[int] = set()
+    for m in re.finditer(rb"hipport:", data):
+        node = root.descendant_for_byte_range(m.start(), m.end())
+        while node is not None and node.type != "comment":
+            node = node.parent if node.type not in ("translation_unit",) else None
+        if node is None or node.id in seen:
+            continue
+        seen.add(node.id)
+        text = src.text(node)
+        d = _DIRECTIVE.search(text)
+        if d is None:
+            continue
+        line, _ = src.position(node.start_byte)
+        line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+        standalone = not data[line_start:node.start_byte].strip()
+        keys: tuple[str, ...] | None = None
+        raw: tuple[str, ...] = ()
+        if d.group(1) is not None:
+            raw = tuple(k.strip() for k in d.group(1).split(",") if k.strip())
+            keys = tuple(_key(k) for k in raw)
+            if not keys:
+                keys = None
+        end_line, _ = src.position(node.end_byte)
+        out.append(Suppression(node.start_byte, node.end_byte, end_line + 1 if standalone else line, keys, raw,
+                               standalone))
+    return out
+
+
+def apply(src: SourceFile, findings: list[Finding]) -> list[Finding]:
+    """Drop suppressed findings; report each unused suppression as HP900."""
+    sups = parse(src)
+    if not sups:
+        return findings
+    by_line: dict[int, list[Suppression]] = {}
+    for s in sups:
+        by_line.setdefault(s.line, []).append(s)
+    kept: list[Finding] = []
+    for f in findings:
+        silenced = False
+        for s in by_line.get(f.span.line, ()):
+            if s.keys is None:
+                s.used.add("*")
+                silenced = True
+            elif f.rule.upper() in s.keys:
+                s.used.add(f.rule.upper())
+                silenced = True
+        if not silenced:
+            kept.append(f)
+    for s in sups:
+        if s.keys is None:
+            unused = [] if s.used else ["*"]
+        else:
+            unused = [raw for raw, k in zip(s.raw_keys, s.keys) if k not in s.used]
+        if not unused:
+            continue
+        whole = unused == ["*"] or len(unused) == len(s.keys or ())
+        message = "unused suppression" if whole else "unused suppression: " + ", ".join(unused)
+        kept.append(Finding(UNUSED, Severity.WARNING, src.span(s.start, s.end), message,
+                            _removal(src, s) if whole else None))
+    return kept
+
+
+def _removal(src: SourceFile, s: Suppression) -> Fix | None:
+    """Delete a comment that holds nothing but the directive (its whole line when it stands alone)."""
+    data = src.data
+    if not _ONLY_DIRECTIVE.match(src.slice(s.start, s.end).strip()):
+        return None
+    start, end = s.start, s.end
+    if s.standalone:
+        line_start = data.rfind(b"\n", 0, start) + 1
+        nl = data.find(b"\n", end)
+        if nl == -1 or data[end:nl].strip():
+            return None
+        start, end = line_start, nl + 1
+    else:
+        while start > 0 and data[start - 1:start] in (b" ", b"\t"):
+            start -= 1
+    return Fix("delete the unused suppression", Applicability.SAFE, (Edit(start, end, "", UNUSED),))
+
+
+def span_of(s: Suppression, src: SourceFile) -> Span:
+    return src.span(s.start, s.end)
