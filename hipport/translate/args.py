@@ -1,17 +1,32 @@
 """Argument rewrites where HIP's signature differs from CUDA's, named by the tables' `args`.
 
 Each transform inserts text around one argument (never retyping it), so renames inside the
-argument still apply and a second run sees HIP names and does nothing.
+argument still apply and a second run sees HIP names and does nothing. A call parsed from a
+macro body on its own has offsets relative to that fragment: `base` shifts them back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from hipport.model import Severity
 from hipport.rules import Mapping
-from hipport.source import Node
+from hipport.source import Node, SourceFile
 from hipport.translate.context import Context
+
+
+@dataclass(frozen=True)
+class Call:
+    ctx: Context
+    src: SourceFile  # the file, or a macro-body fragment
+    base: int  # add to fragment offsets to get file offsets
+    arglist: Node
+    args: list[Node]
+
+    def wrap(self, arg: Node, before: str, after: str) -> None:
+        self.ctx.edit(self.base + arg.start_byte, self.base + arg.start_byte, before, "HP-args")
+        self.ctx.edit(self.base + arg.end_byte, self.base + arg.end_byte, after, "HP-args")
 
 
 def call_arguments(name_node: Node) -> tuple[Node, list[Node]] | None:
@@ -30,45 +45,41 @@ def call_arguments(name_node: Node) -> tuple[Node, list[Node]] | None:
     return arglist, [c for c in arglist.named_children if c.type != "comment"]
 
 
-def _wrap(ctx: Context, arg: Node, before: str, after: str, rule: str) -> None:
-    ctx.edit(arg.start_byte, arg.start_byte, before, rule)
-    ctx.edit(arg.end_byte, arg.end_byte, after, rule)
+def hip_symbol(c: Call, n: int) -> None:
+    if n < len(c.args) and not c.src.text(c.args[n]).startswith("HIP_SYMBOL"):
+        c.wrap(c.args[n], "HIP_SYMBOL(", ")")
 
 
-def hip_symbol(ctx: Context, args: list[Node], arglist: Node, n: int) -> None:
-    if n < len(args) and not ctx.src.text(args[n]).startswith("HIP_SYMBOL"):
-        _wrap(ctx, args[n], "HIP_SYMBOL(", ")", "HP-args")
+def fn_cast(c: Call, n: int) -> None:
+    if n < len(c.args) and c.args[n].type != "cast_expression" \
+            and "_cast<" not in c.src.text(c.args[n]):
+        c.wrap(c.args[n], "reinterpret_cast<const void*>(", ")")
 
 
-def fn_cast(ctx: Context, args: list[Node], arglist: Node, n: int) -> None:
-    if n < len(args) and args[n].type not in ("cast_expression",) \
-            and "_cast<" not in ctx.src.text(args[n]):
-        _wrap(ctx, args[n], "reinterpret_cast<const void*>(", ")", "HP-args")
+def host_malloc_flags(c: Call, n: int) -> None:
+    if len(c.args) == n:  # no flags argument: HIP's C API needs one
+        close = c.base + c.arglist.end_byte - 1
+        c.ctx.edit(close, close, ", hipHostMallocDefault", "HP-args")
 
 
-def host_malloc_flags(ctx: Context, args: list[Node], arglist: Node, n: int) -> None:
-    if len(args) == n:  # no flags argument: HIP's C API needs one
-        close = arglist.end_byte - 1
-        ctx.edit(close, close, ", hipHostMallocDefault", "HP-args")
-
-
-TRANSFORMS: dict[str, Callable[[Context, list[Node], Node, int], None]] = {
+TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
     "hip_symbol": hip_symbol,
     "fn_cast": fn_cast,
     "host_malloc_flags": host_malloc_flags,
 }
 
 
-def apply(ctx: Context, name_node: Node, m: Mapping) -> None:
+def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = None,
+          base: int = 0) -> None:
     found = call_arguments(name_node)
     if found is None or not m.args:
         return
-    arglist, args = found
+    call = Call(ctx, src or ctx.src, base, *found)
     for spec in m.args.split(","):
         kind, _, param = spec.strip().partition(":")
         fn = TRANSFORMS.get(kind)
         if fn is None:
-            ctx.report("HP006", Severity.ERROR, name_node.start_byte, name_node.end_byte,
+            ctx.report("HP006", Severity.ERROR, base + name_node.start_byte, base + name_node.end_byte,
                        f"unknown argument transform {kind!r} in the rules for {m.cuda}")
             continue
-        fn(ctx, args, arglist, int(param or 0))
+        fn(call, int(param or 0))

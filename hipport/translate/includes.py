@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 
 from hipport.model import FamilyCount, Severity
+from hipport.source import SourceFile
 from hipport.translate.context import Context
 
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"])([^>\"\n]+)[>\"]", re.M)
-_GUARD = re.compile(rb"\A(?:\s|//[^\n]*\n|/\*.*?\*/)*#[ \t]*ifndef[ \t]+(\w+)[^\n]*\n[ \t]*#[ \t]*define[ \t]+\1\b[^\n]*\n", re.S)
-_PRAGMA_ONCE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+once[^\n]*\n", re.M)
 _LEADING_COMMENTS = re.compile(rb"\A(?:\xef\xbb\xbf)?(?:[ \t]*(?://[^\n]*|/\*.*?\*/)[ \t]*\r?\n|[ \t]*\r?\n)*", re.S)
+_PRAGMA_ONCE = re.compile(r"\s*#\s*pragma\s+once\b")
 _DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|__constant__|<<<|threadIdx|blockIdx|__syncthreads")
 RUNTIME_HEADERS = ("hip/hip_runtime.h",)
+RUNTIME_API = "hip/hip_runtime_api.h"  # enough for host-only files
 RUNTIME_FAMILIES = {"runtime", "driver", "device", "complex", "vector"}
 
 
@@ -49,10 +50,11 @@ def run(ctx: Context) -> None:
             if m.group(1) == b'"':  # a library header belongs in angle brackets
                 ctx.edit(m.start(1), m.start(1) + 1, "<", "HP-include")
                 ctx.edit(end, end + 1, ">", "HP-include")
-    if any(p in present for p in RUNTIME_HEADERS):
+    device = _DEVICE_CODE.search(data) is not None
+    if any(p in present for p in RUNTIME_HEADERS) or (not device and RUNTIME_API in present):
         return
-    if ctx.used_families & RUNTIME_FAMILIES or _DEVICE_CODE.search(data):
-        at = insertion_point(data)
+    if ctx.used_families & RUNTIME_FAMILIES or device:
+        at = insertion_point(ctx.src)
         nl = ctx.src.newline
         ctx.edit(at, at, f"#include <hip/hip_runtime.h>{nl}", "HP-include")
 
@@ -68,13 +70,33 @@ def _is_include_directive(ctx: Context, at: int) -> bool:
     return False
 
 
-def insertion_point(data: bytes) -> int:
-    """After `#pragma once` or the include guard; else after the leading comment block."""
-    m = _PRAGMA_ONCE.search(data)
-    if m:
-        return m.end()
-    m = _GUARD.match(data)
-    if m:
-        return m.end()
-    m = _LEADING_COMMENTS.match(data)
+def insertion_point(src: SourceFile | bytes) -> int:
+    """After `#pragma once` or the include guard; else after the leading comment block.
+
+    Read from the tree, so a `#pragma once` inside a string, comment or `#if 0` is not taken
+    for the file's own.
+    """
+    if isinstance(src, bytes):
+        src = SourceFile("<text>", src)
+    top = [c for c in src.root.children if c.type != "comment"]
+    for node in top:
+        if node.type == "preproc_call" and _PRAGMA_ONCE.match(src.text(node)):
+            return _line_end(src.data, node.end_byte)
+        if node.type not in ("preproc_call",):
+            break
+    if top and top[0].type == "preproc_ifdef" and re.match(r"\s*#\s*ifndef", src.text(top[0])):
+        guard = top[0].child_by_field_name("name")
+        body = [c for c in top[0].named_children if c.type != "comment"]
+        if guard is not None and len(body) > 1 and body[1].type == "preproc_def" \
+                and src.text(body[1].child_by_field_name("name") or body[1]) == src.text(guard):
+            return _line_end(src.data, body[1].end_byte)
+    m = _LEADING_COMMENTS.match(src.data)
     return m.end() if m else 0
+
+
+def _line_end(data: bytes, at: int) -> int:
+    """`at` if it starts a line, else the start of the next line."""
+    if at > 0 and data[at - 1:at] == b"\n":
+        return at
+    nl = data.find(b"\n", at)
+    return len(data) if nl == -1 else nl + 1

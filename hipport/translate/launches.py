@@ -10,6 +10,7 @@ import re
 
 from hipport.source import Node, SourceFile
 from hipport.translate.context import Context
+from hipport.translate.macros import macro_fragment
 
 _CHEVRON = re.compile(rb"<<<")
 
@@ -69,7 +70,9 @@ def rewrite(ctx: Context, syntax: Node, base: int, src: SourceFile | None = None
     # `(args…)`: the parenthesis opens nothing now; `()` closes the GGL call.
     lpar = arglist.children[0]
     has_args = any(c.type not in ("(", ")") for c in arglist.children)
-    add(base + close.end_byte, base + lpar.end_byte, ", " if has_args else "", "HP-launch")
+    line_end = src.data[lpar.end_byte:lpar.end_byte + 1] in (b"\n", b"\r")
+    sep = ("," if line_end else ", ") if has_args else ""
+    add(base + close.end_byte, base + lpar.end_byte, sep, "HP-launch")
 
 
 def _skip_blanks(src: SourceFile, at: int) -> int:
@@ -80,17 +83,11 @@ def _skip_blanks(src: SourceFile, at: int) -> int:
     return at
 
 
-_WRAP_PREFIX = b"void __hipport_macro__() {\n"
-
-
 def _macro_launch(ctx: Context, arg: Node, at: int) -> None:
     """A launch inside a `#define` body: parse the body alone and rewrite it the same way."""
-    body = ctx.src.data[arg.start_byte:arg.end_byte]
-    # Continuation lines are whitespace to the parser; keep offsets identical.
-    text = _WRAP_PREFIX + body.replace(b"\\\r\n", b"   ").replace(b"\\\n", b"  ") + b";\n}\n"
-    frag = SourceFile(ctx.src.path, text)
-    rel = at - arg.start_byte + len(_WRAP_PREFIX)
+    frag, shift = macro_fragment(ctx.src, arg)
+    rel = at - arg.start_byte - shift
     node = frag.root.descendant_for_byte_range(rel, rel + 3)
     if node is not None and node.type == "<<<" and node.parent is not None \
             and node.parent.type == "kernel_call_syntax":
-        rewrite(ctx, node.parent, arg.start_byte - len(_WRAP_PREFIX), frag)
+        rewrite(ctx, node.parent, arg.start_byte + shift, frag)

@@ -15,6 +15,7 @@ from hipport.source import Node
 from hipport.translate import args as argrewrite
 from hipport.translate.context import Context
 from hipport.translate.lexer import code_ranges
+from hipport.translate.macros import macro_fragment
 from hipport.translate.trie import name_regex
 
 # Names that look like CUDA APIs: reported as unknown when no table has them.
@@ -25,10 +26,6 @@ _GENERIC = re.compile("|".join(GENERIC))
 SKIP_TYPES = frozenset({"string_content", "string_literal", "raw_string_literal",
                         "raw_string_content", "char_literal", "comment", "system_lib_string",
                         "escape_sequence", "field_identifier", "number_literal"})
-DEFINING_PARENTS = frozenset({"function_declarator", "preproc_def", "preproc_function_def",
-                              "struct_specifier", "class_specifier", "enum_specifier",
-                              "enumerator", "type_definition", "alias_declaration",
-                              "init_declarator", "namespace_definition"})
 
 
 @cache
@@ -57,15 +54,50 @@ def run(ctx: Context) -> None:
         _identifier(ctx, node, data[start:end].decode())
 
 
+DECLARATOR_WRAPPERS = frozenset({"pointer_declarator", "reference_declarator", "array_declarator",
+                                 "init_declarator", "function_declarator", "parenthesized_declarator"})
+DECLARATIONS = frozenset({"declaration", "parameter_declaration", "field_declaration",
+                          "function_definition", "optional_parameter_declaration", "type_definition"})
+
+
 def _defines(node: Node) -> bool:
+    """Is `node` the name a declaration introduces (not a use of a name)?"""
     parent = node.parent
-    if parent is None or parent.type not in DEFINING_PARENTS:
+    if parent is None:
         return False
-    if parent.type == "init_declarator":
-        return parent.child_by_field_name("declarator") == node
-    if parent.type == "enumerator":
+    t = parent.type
+    if t in ("preproc_def", "preproc_function_def", "namespace_definition", "alias_declaration"):
         return parent.child_by_field_name("name") == node
-    return parent.child_by_field_name("name") == node or parent.child_by_field_name("declarator") == node
+    if t == "enumerator":
+        return parent.child_by_field_name("name") == node
+    if t in ("type_parameter_declaration", "optional_type_parameter_declaration",
+             "variadic_type_parameter_declaration"):
+        return node.type == "type_identifier" and parent.child_by_field_name("default_type") != node
+    if t in ("struct_specifier", "class_specifier", "enum_specifier", "union_specifier"):
+        # `struct cudaDeviceProp p;` uses the type; only a body or `struct X;` defines it.
+        if parent.child_by_field_name("name") != node:
+            return False
+        return parent.child_by_field_name("body") is not None or (
+            parent.parent is not None and parent.parent.type == "declaration"
+            and parent.parent.child_by_field_name("declarator") is None)
+    # Walk up the declarator chain: `T *name[4] = ...` and friends.
+    child = node
+    while parent is not None and parent.type in DECLARATOR_WRAPPERS:
+        if parent.child_by_field_name("declarator") != child:
+            return False
+        child, parent = parent, parent.parent
+    return parent is not None and parent.type in DECLARATIONS \
+        and child in parent.children_by_field_name("declarator")
+
+
+def _in_error(node: Node) -> bool:
+    """Error recovery can make a call look like a declaration; never trust that for API names."""
+    p = node.parent
+    while p is not None:
+        if p.type == "ERROR" or p.has_error and p.type in ("declaration", "function_definition"):
+            return True
+        p = p.parent
+    return False
 
 
 def _identifier(ctx: Context, node: Node, name: str) -> None:
@@ -79,7 +111,14 @@ def _identifier(ctx: Context, node: Node, name: str) -> None:
             if ns.hip and ns.hip != name:
                 ctx.edit(node.start_byte, node.end_byte, ns.hip, "HP-rename")
             return
-    if _defines(node):
+    if node.type == "identifier" and node.parent is not None and node.parent.type in (
+            "using_declaration", "namespace_alias_definition") and name in rules.namespaces:
+        ns = rules.namespaces[name]  # `using namespace cub;`: the name is a plain identifier
+        ctx.count(ns, node.start_byte, node.end_byte)
+        if ns.hip and ns.hip != name:
+            ctx.edit(node.start_byte, node.end_byte, ns.hip, "HP-rename")
+        return
+    if _defines(node) and not (name in rules.names and _in_error(node)):
         ctx.defines.add(name)
         return
     m = rules.names.get(name)
@@ -159,3 +198,8 @@ def _macro_body(ctx: Context, arg: Node, rx: re.Pattern[bytes]) -> None:
         ctx.count(mp, base + s, base + e)
         if mp.hip and mp.hip != name:
             ctx.edit(base + s, base + e, mp.hip, "HP-rename")
+        if mp.args and mp.status != "unsupported":
+            frag, shift = macro_fragment(ctx.src, arg)
+            node = frag.root.descendant_for_byte_range(s - shift, e - shift)
+            if node is not None and node.type == "identifier":
+                argrewrite.apply(ctx, node, mp, frag, base + shift)
