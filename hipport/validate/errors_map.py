@@ -29,6 +29,8 @@ _CLANG = re.compile(r"^(?P<path>[^\s:][^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?
                     r"(?P<sev>fatal error|error|warning|note|remark):\s*(?P<msg>.*)$")
 _EDG = re.compile(r"^(?P<path>[^\s(][^(\n]*?)\((?P<line>\d+)\):\s*(?P<sev>catastrophic error|error|warning|note|remark)"
                   r"(?:\s*#\S+(?:-D)?)?:\s*(?P<msg>.*)$")
+# GNU as on inline assembly (line numbers follow #line, so they name the source line)
+_GAS = re.compile(r"^(?P<path>[^\s:][^:\n]*?):(?P<line>\d+):\s*(?P<sev>Error|Warning):\s*(?P<msg>.*)$")
 _TOOL = re.compile(r"^(?P<tool>(?:[\w./+-]*/)?(?:clang(?:\+\+)?(?:-\d+)?|ld(?:\.lld|\.gold|\.bfd)?|lld|"
                    r"collect2|nvcc|nvlink|hipcc|g\+\+|gcc|c\+\+|/usr/bin/ld)(?:\.exe)?):\s*"
                    r"(?:(?P<sev>fatal error|error|warning)\s*:\s*)?(?P<msg>.*)$")
@@ -55,6 +57,7 @@ _WARP_MSG = re.compile(
     r"non-constant-expression cannot be narrowed from type 'unsigned long(?: long)?' to 'unsigned int'|"
     r"static assertion failed.*\b(?:32|64|warp|wave|WARP|WAVE)\b|"
     r"invalid output constraint|invalid input constraint|unknown register name|"
+    r"assembler: .*%(?:laneid|lanemask|warpid)|"
     r"invalid (?:instruction|operand)|"
     r"exceeds (?:the )?(?:warp|wavefront) size|"
     r"array index \d+ is past the end of the array.*(?:\[32\]|32 elements)")
@@ -144,8 +147,15 @@ def parse(output: str, keep_warnings: bool = False) -> list[Diagnostic]:
             pending = []
             diags.append(last)
             continue
+        g = _GAS.match(line)
+        if g:
+            if g.group("sev") == "Error":
+                last = Diagnostic("error", "assembler: " + g.group("msg").strip(), g.group("path"),
+                                  int(g.group("line")), None)
+                diags.append(last)
+            continue
         t = _TOOL.match(line)
-        if t and (t.group("sev") or "error" in t.group("msg").lower() or _UNDEF_REF.search(line)):
+        if t and (t.group("sev") or re.search(r"error|cannot find|undefined", t.group("msg"), re.I)):
             sev = t.group("sev") or "error"
             msg = t.group("msg").strip()
             if sev == "warning" and not keep_warnings:
