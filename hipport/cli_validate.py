@@ -53,6 +53,7 @@ def validate(
     include_dir: IncludeDir = None,
     define: Define = None,
     run: Annotated[bool, typer.Option("--run", help="Also run every program: on the wave emulator (wave 32 CUDA reference, wave 64 port, wave 64 port without wave64 fixes) and on GPUs present.")] = False,
+    programs: Annotated[Path | None, typer.Option("--programs", help="A TOML file of [[programs]] to run (name, sources, args, expected, include, defines).")] = None,
     no_compile: Annotated[bool, typer.Option("--no-compile", help="Skip the hipcc compile check.")] = False,
     no_gpu: Annotated[bool, typer.Option("--no-gpu", help="With --run: do not use GPUs even when present.")] = False,
     no_emulator: Annotated[bool, typer.Option("--no-emulator", help="With --run: do not run on the wave emulator.")] = False,
@@ -92,7 +93,7 @@ def validate(
                        compdb=compile_commands, includes=tuple(include_dir or ()), defines=tuple(define or ()),
                        compile=not no_compile, run=run, gpu=not no_gpu, emulate=not no_emulator, check=check,
                        jobs=jobs or 0, timeout=timeout, work_dir=work_dir, cache_dir=cache_dir,
-                       config_file=config_file, strict=strict)
+                       config_file=config_file, programs_file=programs, strict=strict)
         result = do_validate(opts, cfg, progress=ui.progress, log=None if quiet else ui.err)
         if fmt == Fmt.json:
             sys.stdout.write(render_json(result.doc))

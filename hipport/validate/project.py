@@ -190,7 +190,8 @@ def find_programs(sources: list[tuple[str, Path]], stop: Path) -> list[Program]:
 
 
 def configured_programs(config_file: Path | None) -> list[Program]:
-    """`[[validate.programs]]` (or `[[tool.hipport.validate.programs]]`) entries:
+    """`[[validate.programs]]` (or `[[tool.hipport.validate.programs]]`, or `[[programs]]` in a
+    file given with `validate --programs FILE`) entries:
 
     name = "app"; sources = ["src/main.cu", "src/util.cu"]; args = ["--n", "64"] (or a string);
     expected = "expected.txt"; include = ["include"]; defines = ["USE_X=1"]; stdin = "..."
@@ -204,7 +205,7 @@ def configured_programs(config_file: Path | None) -> list[Program]:
         return []
     if config_file.name == "pyproject.toml":
         data = data.get("tool", {}).get("hipport", {})
-    table = data.get("validate", {})
+    table = data.get("validate", data)  # [[validate.programs]], or [[programs]] in a file of its own
     if not isinstance(table, dict):
         return []
     out: list[Program] = []

@@ -202,3 +202,24 @@ def test_no_gpu_env_keeps_real_gpus_out(monkeypatch: pytest.MonkeyPatch) -> None
         toolchains.amd_gpus.cache_clear()
         toolchains.nvidia_gpus.cache_clear()
     assert os.environ["HIPPORT_NO_GPU"] == "1"
+
+
+@needs_emulator
+def test_programs_file_names_sources_args_and_expected(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "echo.cu").write_bytes(
+        b"#include <cstdio>\n#include <cuda_runtime.h>\n__global__ void k(int* p) { *p = 41; }\n"
+        b"int main(int argc, char** argv) {\n  int* d; int h = 0;\n  cudaMalloc(&d, sizeof(int));\n"
+        b"  k<<<1, 1>>>(d);\n  cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost);\n"
+        b"  printf(\"%s %d\\n\", argc > 1 ? argv[1] : \"none\", h + 1);\n  return 0;\n}\n")
+    (tmp_path / "out.txt").write_text("hello 42\n")
+    (tmp_path / "progs.toml").write_text('[[programs]]\nname = "echo"\nsources = ["app/echo.cu"]\n'
+                                         'args = ["hello"]\nexpected = "out.txt"\n')
+    p = hipport("validate", tmp_path / "app", "--programs", tmp_path / "progs.toml", "--run",
+                "--no-compile", "--no-cache", "--format", "json", env={"HIPPORT_NO_GPU": "1"})
+    doc = json.loads(p.stdout)
+    (r,) = [r for r in doc["details"]["runs"] if r["program"] == "echo"]
+    assert r["args"] == ["hello"] and r["expected"].endswith("out.txt")
+    assert r["emulator"]["ref32"]["stdout"] == "hello 42\n"
+    assert r["emulator"]["port64"]["status"] == "pass", r["emulator"]["port64"]
+    assert p.returncode == 0, p.stderr.decode()
