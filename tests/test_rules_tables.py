@@ -46,7 +46,9 @@ def test_unknown_key_is_an_error_naming_the_file(tmp_path: Path) -> None:
 def _hip_identifiers() -> frozenset[str]:
     """Every identifier in HIP's AMD headers (the NVIDIA shims would prove nothing)."""
     words: set[str] = set()
-    for p in HIP_INCLUDE.rglob("*.h*"):
+    # clang's own HIP wrapper headers define a few names too (`__managed__`).
+    clang = list(Path("/usr/lib").glob("llvm-*/lib/clang/*/include/__clang_hip_*.h"))
+    for p in [*HIP_INCLUDE.rglob("*.h*"), *clang]:
         if "nvidia_detail" not in p.parts:
             words.update(re.findall(r"[A-Za-z_]\w*", p.read_text(errors="replace")))
     return frozenset(words)

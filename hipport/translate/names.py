@@ -19,7 +19,7 @@ from hipport.translate.macros import macro_fragment
 from hipport.translate.trie import name_regex
 
 # Names that look like CUDA APIs: reported as unknown when no table has them.
-GENERIC = [r"cuda[A-Z]\w*", r"cu(?:blas|sparse|solver|rand|fft|dnn)[A-Z]\w*", r"cu[A-Z][a-z]\w*",
+GENERIC = [r"cuda[A-Z]\w*", r"make_cuda[A-Z]\w*", r"cu(?:blas|sparse|solver|rand|fft|dnn)[A-Z]\w*", r"cu[A-Z][a-z]\w*",
            r"CU(?:DA)?_[A-Z]\w*", r"CU(?:BLAS|SPARSE|SOLVER|RAND|FFT|DNN)_\w*", r"nvrtc[A-Z]\w*",
            r"nccl[A-Z]\w*", r"nvtx[A-Z]\w*"]
 _GENERIC = re.compile("|".join(GENERIC))
