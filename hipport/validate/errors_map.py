@@ -37,6 +37,7 @@ _TOOL = re.compile(r"^(?P<tool>(?:[\w./+-]*/)?(?:clang(?:\+\+)?(?:-\d+)?|ld(?:\.
 _REQUIRED = re.compile(r"^(?P<path>[^\s:][^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?\s+(?:recursively )?required (?:from|by)\b")
 _IN_WHAT = re.compile(r"^[^\s:][^:\n]*?: In (?:instantiation of|function|member function|static member function|"
                       r"constructor|destructor|lambda function|substitution of)\b")
+_INCLUDED = re.compile(r"^(?:In file included from|\s+from)\s+(?P<path>[^\s:][^:\n]*?):(?P<line>\d+)(?::(?P<col>\d+))?[:,]?\s*$")
 _CHAIN_NOTE = re.compile(r"requested here|in instantiation of|required from|in call to|expanded from")
 _UNDEF_REF = re.compile(r"undefined (?:reference to|symbol:?)\s*[`'\"]?([^'`\"\n]+)")
 _QUOTED = re.compile(r"'([^']+)'")
@@ -115,11 +116,17 @@ def parse(output: str, keep_warnings: bool = False) -> list[Diagnostic]:
     and instantiation chains (gcc prints those before the error, clang after it)."""
     diags: list[Diagnostic] = []
     last: Diagnostic | None = None
-    pending: list[tuple[str, int, int | None]] = []
+    pending: list[tuple[str, int, int | None]] = []  # instantiation / "required from" places
+    includes: list[tuple[str, int, int | None]] = []  # "In file included from" places
+    seen_includes: dict[str, list[tuple[str, int, int | None]]] = {}  # clang prints a stack once
     for raw in output.splitlines():
         line = raw.rstrip()
         if _IN_WHAT.match(line):
             pending = []
+            continue
+        inc = _INCLUDED.match(line)
+        if inc:  # the include chain of the error that follows (innermost includer first)
+            includes.append((inc.group("path"), int(inc.group("line")), None))
             continue
         r = _REQUIRED.match(line)
         if r:
@@ -141,10 +148,16 @@ def parse(output: str, keep_warnings: bool = False) -> list[Diagnostic]:
             if sev == "warning" and not keep_warnings:
                 last = None
                 pending = []
+                includes = []
                 continue
-            last = Diagnostic(sev, m.group("msg").strip(), m.group("path"), int(m.group("line")),
-                              int(col) if col else None, chain=list(pending))
+            path = m.group("path")
+            if includes:
+                seen_includes[path] = includes
+            last = Diagnostic(sev, m.group("msg").strip(), path, int(m.group("line")),
+                              int(col) if col else None,
+                              chain=pending + (includes or seen_includes.get(path, [])))
             pending = []
+            includes = []
             diags.append(last)
             continue
         g = _GAS.match(line)

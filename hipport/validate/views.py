@@ -67,9 +67,13 @@ def render_text(doc: dict[str, Any], color: bool = False, width: int | None = No
                 cells.append(_cell(emu.get("ref32", {}).get("status")))
                 cells.append(_cell(emu.get("port64", {}).get("status")))
                 un = emu.get("unfixed64", {}).get("status")
-                cell = _cell(un, "(wave64 fixed)" if r.get("saved_by_wave64") else "")
-                if un in ("mismatch", "build-error", "run-error"):
-                    cell.stylize("cyan", 0, len(_LABEL[un]))  # informational, never a failure
+                info = {"mismatch": "differs", "build-error": "build error", "run-error": "run error"}
+                if un in info:  # informational, never a failure
+                    cell = Text(info[un], style="cyan")
+                    if r.get("saved_by_wave64"):
+                        cell.append(" (wave64 fixed)", style="dim")
+                else:
+                    cell = _cell(un, "(wave64 fixed)" if r.get("saved_by_wave64") else "")
                 cells.append(cell)
                 cells.append(_gpu_cell(r["gpu"]))
         t.add_row(*cells)
@@ -160,6 +164,9 @@ def format_error(e: dict[str, Any], archs: list[str] | None) -> Text:
         t.append(f"\n    {e['source']}", style="dim")
     if e.get("rewritten") and e.get("ported_source") and e.get("ported_source") != e.get("source"):
         t.append(f"\n    ported: {e['ported_source']}", style="dim")
+    moved = next((n for n in e.get("notes", []) if n.startswith("reported in ")), None)
+    if moved:  # the compiler named a system or emulator header; this is where the project reached it
+        t.append(f"\n    ({moved})", style="dim")
     return t
 
 

@@ -50,7 +50,8 @@ def results() -> dict[str, dict]:
 
 
 def _why(leg: dict) -> str:
-    errs = "; ".join(f"{e['file']}:{e['line']}: {e['message'][:120]}" for e in leg.get("errors", [])[:3])
+    errs = "; ".join(f"{e['file'] or e['ported_file']}:{e['line'] or e['ported_line']}: {e['message'][:120]}"
+                     for e in leg.get("errors", [])[:3])
     return f"{leg['status']}: {leg.get('reason') or ''} {errs}".strip()
 
 
