@@ -112,3 +112,14 @@ def test_merge_archs() -> None:
     c = em.Diagnostic("error", "only here", "f.hip", 9, 1, file="f.cu", line=8, column=1)
     merged = em.merge_archs({"gfx90a": [a], "gfx942": [b, c]})
     assert [(d.message, d.archs) for d in merged] == [("boom", ["gfx90a", "gfx942"]), ("only here", ["gfx942"])]
+
+
+def test_include_stack_and_repeat_errors_in_the_same_header() -> None:
+    out = """In file included from /w/ported/cg.cu:3:
+In file included from /usr/include/hip/hip_cooperative_groups.h:38:
+/usr/include/hip/amd_detail/helper.h:117:22: error: use of undeclared identifier 'hipBlockDim_z'
+/usr/include/hip/amd_detail/helper.h:118:22: error: use of undeclared identifier 'hipBlockDim_x'
+"""
+    a, b = em.parse(out)
+    assert a.chain == [("/w/ported/cg.cu", 3, None), ("/usr/include/hip/hip_cooperative_groups.h", 38, None)]
+    assert b.chain == a.chain  # clang prints the include stack once per header
