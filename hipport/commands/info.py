@@ -27,7 +27,8 @@ def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
     m = rs.lookup(name) or rs.namespaces.get(name)
     via_hip = None
     if m is None:  # a HIP name: show what it ports from
-        via_hip = [x for x in rs.names.values() if x.hip == name]
+        via_hip = sorted((x for x in rs.names.values() if x.hip == name),
+                         key=lambda x: (x.family != "runtime", x.family, x.cuda))
         m = via_hip[0] if via_hip else None
     header = rs.headers.get(name)
     if m is None and header is None:
@@ -45,7 +46,10 @@ def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
     if fmt == "json":
         return json.dumps(data, indent=2) + "\n", 0
     if m is not None:
-        lines = [f"{m.cuda} -> {m.hip or 'no HIP equivalent'}",
+        lines = [f"{m.cuda} -> {m.hip or 'no HIP equivalent'}"]
+        if via_hip and len(via_hip) > 1:
+            lines.append(f"  also ported to {name}: {', '.join(x.cuda for x in via_hip[1:6])}")
+        lines += [
                  f"  family:  {m.family} ({rs.families.get(m.family, '')})",
                  f"  kind:    {m.kind}", f"  status:  {m.status}", f"  since:   ROCm {m.since}"]
         if m.args:
