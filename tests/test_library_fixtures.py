@@ -151,6 +151,30 @@ def test_family_counts(c: LibCase) -> None:
         assert n.unsupported > 0
 
 
+# cuDNN is not a rename: what has no one-to-one MIOpen call must be reported with the MIOpen
+# function to port to. Known exceptions (unsupported names whose entry has no `alt`), each a
+# table gap; an entry fails the test once it gets an alternative or no case uses it any more.
+CUDNN_NO_ALT: dict[str, str] = {
+    # cudnn.toml: the enum has no alt; its setter cudnnSetConvolutionMathType says "nothing:
+    # MIOpen chooses tensor-core (XDLOPS) kernels itself", which applies to it too.
+    "CUDNN_TENSOR_OP_MATH": "conv_forward_pipeline",
+}
+
+
+def test_cudnn_unsupported_names_name_a_miopen_alternative() -> None:
+    cases = [c for c in CASES if c.family == "cudnn"]
+    assert cases
+    missing: dict[str, str] = {}
+    for c in cases:
+        for f in _result(c).findings:
+            if f.rule == "HP001" and f.family == "cudnn" and "; consider " not in f.message:
+                missing[f.message.split(" ", 1)[0]] = c.id.split("/", 1)[1]
+    unexpected = {n: w for n, w in missing.items() if n not in CUDNN_NO_ALT}
+    assert not unexpected, f"unsupported cuDNN names without a MIOpen alternative: {unexpected}"
+    stale = sorted(set(CUDNN_NO_ALT) - set(missing))
+    assert not stale, f"CUDNN_NO_ALT entries that no longer apply: {stale}"
+
+
 # --------------------------------------------------------------------------- hipcc
 
 COMPILED = [c for c in CASES if c.case.compile]
@@ -180,6 +204,20 @@ def test_expected_compiles_with_hipcc(c: LibCase, compiled: dict[str, Future]) -
     assert r.returncode == 0, f"hipcc failed on {c.case.expected}:\n{r.stderr[-4000:]}"
 
 
+NOT_PACKAGED = [c for c in CASES if not c.case.compile and "not packaged" in c.case.why]
+INCLUDE_DIRS = (Path("/usr/include"), Path("/usr/local/include"), Path("/opt/rocm/include"))
+
+
+@pytest.mark.parametrize("c", _params(None, NOT_PACKAGED))
+def test_not_packaged_headers_are_really_missing(c: LibCase) -> None:
+    """A case that skips hipcc because its headers are not installed must include one that is
+    not; once the library is installed, the case should be compiled instead."""
+    text = c.case.expected.read_text(encoding="utf-8", errors="replace")
+    headers = re.findall(r"^[ \t]*#[ \t]*include[ \t]*<([^>]+)>", text, re.M)
+    missing = [h for h in headers if not any((d / h).is_file() for d in INCLUDE_DIRS)]
+    assert missing, f"{c.id}: every header is installed ({headers}); set compile = true"
+
+
 # ------------------------------------------------- table names vs. installed headers
 
 # Families whose HIP headers Debian 12 packages: the family id -> the header folder.
@@ -190,15 +228,14 @@ MACRO_NAMES: dict[str, set[str]] = {
     "cusparse": set(),
     "curand": set(),
 }
-# Known table bugs: names the check finds missing, each with the bug. Like a strict xfail per name,
-# an entry fails the test once the name is found (or no longer wanted), so fixed bugs get removed.
-TABLE_BUGS: dict[str, dict[str, str]] = {
+# Supported names another installed header declares, one the port includes in their place
+# (the header map sends the CUDA header there); each must be declared by that header.
+DECLARED_ELSEWHERE: dict[str, dict[str, Path]] = {
     "cusparse": {},
     "curand": {
-        # rocRAND's rocrand/rocrand_mtgp32_11213.h declares it (an array, not a type); no
-        # hipRAND header includes that file, yet curand.toml maps curand_mtgp32dc_p_11213.h to
-        # hiprand/hiprand_mtgp32_host.h. See fixtures/libraries/curand/mtgp32_kernel_state.
-        "mtgp32dc_params_fast_11213": "declared by rocRAND, not by the hipRAND headers",
+        # curand_mtgp32dc_p_11213.h -> rocrand/rocrand_mtgp32_11213.h: the MTGP32 parameter
+        # table is rocRAND's, no hipRAND header declares it.
+        "mtgp32dc_params_fast_11213": Path("/usr/include/rocrand/rocrand_mtgp32_11213.h"),
     },
 }
 
@@ -221,9 +258,13 @@ def test_supported_names_are_in_installed_headers(family: str) -> None:
                      if m.status in ("supported", "deprecated") and m.hip
                      and version_tuple(m.since) <= version_tuple("5.2")})
     assert wanted, f"{path.name} has no supported names dated 5.2"
-    allowed = MACRO_NAMES[family] | set(TABLE_BUGS[family])
+    elsewhere = DECLARED_ELSEWHERE[family]
+    allowed = MACRO_NAMES[family] | set(elsewhere)
     missing = [n for n in wanted if n not in declared and n not in allowed]
     assert not missing, (f"{len(missing)} supported {family} names (since <= 5.2) are not in "
                          f"{folder}: {missing}")
     stale = sorted(n for n in allowed if n not in wanted or n in declared)
-    assert not stale, f"allow-list / known-bug entries that no longer apply: {stale}"
+    assert not stale, f"allow-list entries that no longer apply: {stale}"
+    for name, header in elsewhere.items():
+        words = set(re.findall(r"[A-Za-z_]\w*", header.read_text(encoding="utf-8", errors="replace")))
+        assert name in words, f"{name} is not declared in {header} either"
