@@ -15,7 +15,7 @@ from hipport.errors import HipportError
 
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header")
-ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt"}
+ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report"}
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas"}
@@ -32,6 +32,7 @@ class Mapping:
     args: str | None = None
     note: str | None = None
     alt: str | None = None
+    report: str | None = None  # a rule id to report at every use (e.g. HP009), with `note`
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +114,7 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     if status != "unsupported" and not hip:
         raise _fail(path, f"{where}: a {status} entry needs a 'hip' name")
     return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
-                   e.get("args"), e.get("note"), e.get("alt"))
+                   e.get("args"), e.get("note"), e.get("alt"), e.get("report"))
 
 
 @cache

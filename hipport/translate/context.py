@@ -43,6 +43,9 @@ class Context:
                         f"{m.cuda} has no HIP equivalent{alt}{note}", m.family)
             return
         c.ported += 1
+        if m.report:
+            self.report(m.report, Severity.INFO, start, end,
+                        f"{m.cuda} -> {m.hip}: {m.note or 'check this site by hand'}", m.family)
         if version_tuple(m.since) > version_tuple(self.config.rocm):
             self.report("HP003", Severity.WARNING, start, end,
                         f"{m.hip} needs ROCm {m.since}; the ROCm floor is {self.config.rocm} "
