@@ -8,15 +8,15 @@
 #                               (python -m hipport.validate.hipkit; gpu-check.sh re-checks there)
 #   .gpu-kit/hip/bin/           hipcc (a Perl script) and its helpers, for HIP_PLATFORM=nvidia
 #   .gpu-kit/pyXY/              hipport's Python dependencies for Python X.Y (tree-sitter is a
-#                               compiled module, so one folder per Python version). By default
-#                               only tree-sitter and tree-sitter-cuda, which the CUDA image lacks
-#                               (it has typer, rich and pathspec); GPU_KIT_FULL=1 adds those too
-#                               (typer pulls in pydantic: about 25 MB more per Python version).
+#                               compiled module, so one folder per Python version): tree-sitter,
+#                               tree-sitter-cuda, typer, rich, pathspec and what they pull in
+#                               (about 24 MB). GPU_KIT_MINIMAL=1 carries only the two tree-sitter
+#                               packages (9 MB), which the CUDA image lacks; it has the others.
 #
 # Usage: scripts/gpu-check-prepare.sh
 # Environment: GPU_KIT (default .gpu-kit), GPU_KIT_PYTHONS (default "3.12": the CUDA image's
-# python3), GPU_KIT_FULL=1, HIP_INCLUDE_SRC (default /usr/include/hip), PYTHON (python3).
-# The device tool carries at most 64 MiB with the tree: the default kit is about 12 MB.
+# python3), GPU_KIT_MINIMAL=1, HIP_INCLUDE_SRC (default /usr/include/hip), PYTHON (python3).
+# The device tool carries at most 64 MiB with the tree: the kit is about 27 MB (12 MB minimal).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KIT=${GPU_KIT:-.gpu-kit}
@@ -55,7 +55,7 @@ import importlib.metadata as m
 out = []
 import os
 names = ["tree-sitter", "tree-sitter-cuda"]
-if os.environ.get("GPU_KIT_FULL"):
+if not os.environ.get("GPU_KIT_MINIMAL"):
     names += ["typer", "rich", "pathspec"]
 for name in names:
     try:

@@ -42,7 +42,7 @@ fi
 export PYTHONDONTWRITEBYTECODE=1
 if ! missing=$("$PY" -c 'import tree_sitter, tree_sitter_cuda, typer, rich, pathspec' 2>&1); then
   { echo "hipport's Python dependencies do not import with $PY (Python $tag):"; echo "$missing"
-    echo "make the kit with GPU_KIT_PYTHONS=<this version> (and GPU_KIT_FULL=1 if typer/rich are missing)"
+    echo "make the kit with GPU_KIT_PYTHONS=<this version> (and without GPU_KIT_MINIMAL)"
   } | tee "$OUTDIR/summary.txt" >&2
   echo 2 > "$OUTDIR/exit-code.txt"
   exit 2

@@ -150,8 +150,9 @@ def format_error(e: dict[str, Any], archs: list[str] | None) -> Text:
     if line:
         where += f":{line}" + (f":{col}" if col else "")
     t = Text()
-    t.append(where, style="bold")
-    t.append(": ")
+    if where != "?":  # a linker or driver error has no place
+        t.append(where, style="bold")
+        t.append(": ")
     t.append(e["severity"], style="red")
     t.append(f": {e['message']}")
     tags = [e["category"]]
