@@ -90,16 +90,6 @@ def _defines(node: Node) -> bool:
         and child in parent.children_by_field_name("declarator")
 
 
-def _in_error(node: Node) -> bool:
-    """Error recovery can make a call look like a declaration; never trust that for API names."""
-    p = node.parent
-    while p is not None:
-        if p.type == "ERROR" or p.has_error and p.type in ("declaration", "function_definition"):
-            return True
-        p = p.parent
-    return False
-
-
 def _identifier(ctx: Context, node: Node, name: str) -> None:
     rules = ctx.rules
     if node.type == "namespace_identifier":
@@ -118,7 +108,9 @@ def _identifier(ctx: Context, node: Node, name: str) -> None:
         if ns.hip and ns.hip != name:
             ctx.edit(node.start_byte, node.end_byte, ns.hip, "HP-rename")
         return
-    if _defines(node) and not (name in rules.names and _in_error(node)):
+    # A table name is ported even where it is declared: `#define THRUST_IGNORE_CUB_VERSION_CHECK`
+    # is how a configuration macro is used, and error recovery can make a call look declared.
+    if name not in rules.names and _defines(node):
         ctx.defines.add(name)
         return
     m = rules.names.get(name)

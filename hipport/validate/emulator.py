@@ -94,9 +94,21 @@ def _rewrite_extern_shared(m: re.Match[str]) -> str:
     return f"{type_}* const {name} = reinterpret_cast<{type_}*>(::hipemu::detail::dyn_smem());{newlines}"
 
 
+# ``static __shared__ T x[N];`` (legal CUDA) would become ``static static``:
+# the redundant ``static`` next to ``__shared__`` is blanked (same columns).
+_QUALS = (
+    r"(?:volatile|const|__align__\s*\((?:[^()]|\([^()]*\))*\)|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\))"
+)
+_STATIC_BEFORE = re.compile(rf"\bstatic\b(?=(?:\s+{_QUALS})*\s+__shared__\b)")
+_STATIC_AFTER = re.compile(rf"(?<=__shared__)((?:\s+{_QUALS})*\s+)static\b")
+
+
 def prepare_source(text: str) -> str:
-    """Rewrite ``extern __shared__ T name[];`` declarations (see above); nothing else."""
-    return _EXTERN_SHARED.sub(_rewrite_extern_shared, text)
+    """The minimal pre-pass: rewrite ``extern __shared__ T name[];`` (see above)
+    and blank a ``static`` written next to ``__shared__``; nothing else."""
+    text = _EXTERN_SHARED.sub(_rewrite_extern_shared, text)
+    text = _STATIC_BEFORE.sub("      ", text)
+    return _STATIC_AFTER.sub(lambda m: m.group(1) + "      ", text)
 
 
 # ---------------------------------------------------------------- build / run
@@ -146,7 +158,9 @@ def build(
         )
         inputs.append(str(copy))
         quote_dirs.append(str(src.resolve().parent))  # its own "local.h" includes
-    cmd = [cxx, "-std=c++17", f"-DHIPEMU_WAVE={wave}", "-I", str(include_dir())]
+    # predef.h: the macros hipcc predefines (__HIPCC__, __HIP__, wave size, arch).
+    predef = include_dir() / "hipemu" / "predef.h"
+    cmd = [cxx, "-std=c++17", f"-DHIPEMU_WAVE={wave}", "-I", str(include_dir()), "-include", str(predef)]
     for d in quote_dirs:
         cmd += ["-iquote", d]
     cmd += [f"-I{d}" for d in include_dirs]

@@ -92,6 +92,7 @@ _HIP_MACROS = re.compile(r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|_
 _NV_MACROS = re.compile(r"__NVCC__|__CUDACC__|__CUDA_ARCH__|__HIP_PLATFORM_NVIDIA__|__HIP_PLATFORM_NVCC__")
 _COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
 _FULL_MASK_NAME = re.compile(r"(?i)^(k_?)?(full|all|final|warp)_?(lanes?_?|warp_?)?mask$")
+_WRAPPED = re.compile(r"^\s*(__shfl(?:_up|_down|_xor)?(?:_sync)?|__ballot(?:_sync)?)\s*\(")
 _LANE_FN = re.compile(r"(?i)^(get_?)?lane_?id$|^laneid$|^lane$")
 _WARP_FN = re.compile(r"(?i)warp|lane|shfl|ballot")
 
@@ -157,6 +158,20 @@ class WarpConst:
 
 
 @dataclass(eq=False)
+class Wrapper:
+    """A function-like macro whose body is one warp shuffle or ballot call:
+    `#define SHFL_DOWN(v, o) __shfl_down_sync(0xffffffff, v, o)`."""
+
+    name: str
+    node: Node  # the preproc_function_def
+    callee: str  # the intrinsic in the body
+    callee_span: tuple[int, int]
+    args: list[tuple[int, int, str]]  # (start, end, text) of the body call's arguments
+    close: int  # byte offset of the body call's closing parenthesis
+    params: list[str]
+
+
+@dataclass(eq=False)
 class WarpCall:
     node: Node
     fn: Func
@@ -170,6 +185,7 @@ class WarpCall:
     lane: Node | None = None  # source lane / delta / lane mask of a shuffle
     width: Node | None = None
     tile: Node | None = None  # the tile object of a member call
+    wrapper: Wrapper | None = None  # called through a wrapper macro
 
 
 @dataclass(eq=False)
@@ -271,6 +287,7 @@ class Facts:
         self.aliases: set[str] = set()
         self.arch_macros: set[str] = set()
         self.wave_macros: set[str] = set()  # per-architecture wave-size macros (already agnostic)
+        self.wrappers: dict[str, Wrapper] = {}
         self._cdepth = 0
         self.ident_uses: list[tuple[str, Node, Func | None, int, int]] = []
         self.empty = QUICK.search(self.data) is None
@@ -341,6 +358,8 @@ class Facts:
                         stack.append((body, ctop, tparams))
                 elif t == "preproc_def":
                     self._add_macro(child)
+                elif t == "preproc_function_def":
+                    self._add_wrapper(child)
                 elif t == "preproc_include":
                     if top is None:
                         self.includes.append(child)
@@ -455,6 +474,43 @@ class Facts:
                 fn.params.append(v)
                 fn.vars[v.name] = v
         self.funcs.append(fn)
+
+    def _add_wrapper(self, node: Node) -> None:
+        name_node = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        params = node.child_by_field_name("parameters")
+        if name_node is None or value is None or params is None:
+            return
+        if self.inactive and self.is_inactive(node.start_byte):
+            return
+        raw = self.data[value.start_byte:value.end_byte].decode("utf-8", "surrogateescape")
+        m = _WRAPPED.match(raw)
+        if m is None or not raw.rstrip().endswith(")"):
+            return
+        close = value.start_byte + len(raw.rstrip()) - 1
+        inner_start = value.start_byte + m.end()
+        args, depth, start = [], 0, inner_start
+        for i in range(inner_start, close):
+            ch = self.data[i:i + 1]
+            if ch in (b"(", b"["):
+                depth += 1
+            elif ch in (b")", b"]"):
+                depth -= 1
+                if depth < 0:
+                    return  # the call closes before the end of the body: not a single call
+            elif ch == b"," and depth == 0:
+                args.append(self._arg_span(start, i))
+                start = i + 1
+        args.append(self._arg_span(start, close))
+        names = [self.src.text(p) for p in params.named_children if p.type == "identifier"]
+        self.wrappers[self.src.text(name_node)] = Wrapper(
+            self.src.text(name_node), node, m.group(1),
+            (value.start_byte + m.start(1), value.start_byte + m.end(1)), args, close, names)
+
+    def _arg_span(self, start: int, end: int) -> tuple[int, int, str]:
+        text = self.data[start:end].decode("utf-8", "surrogateescape")
+        lead = len(text) - len(text.lstrip())
+        return start + lead, start + len(text.rstrip()), text.strip()
 
     def _add_macro(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
@@ -1167,6 +1223,12 @@ class Facts:
                     fn.calls.append(wc)
                     self.calls.append(wc)
                 continue
+            if name in self.wrappers and name not in WARP_CALLS:
+                wc = self._wrapped_call(c, fn, self.wrappers[name])
+                if wc is not None:
+                    fn.calls.append(wc)
+                    self.calls.append(wc)
+                continue
             if name not in WARP_CALLS:
                 continue
             args = sx.call_args(c)
@@ -1212,6 +1274,29 @@ class Facts:
                 fn.calls.append(wc)
                 self.calls.append(wc)
 
+    def _wrapped_call(self, c: Node, fn: Func, w: Wrapper) -> WarpCall | None:
+        """A call of a wrapper macro, with the macro's parameters mapped to the call's arguments."""
+        args = sx.call_args(c)
+        if len(args) != len(w.params):
+            return None
+        by_param = dict(zip(w.params, args))
+        mapped = [by_param.get(a[2]) for a in w.args]
+        if w.callee.startswith("__ballot"):
+            return WarpCall(c, fn, w.name, "ballot", base="ballot", args=args, value=mapped[-1], wrapper=w)
+        off = 1 if w.callee.endswith("_sync") else 0
+        wc = WarpCall(c, fn, w.name, "shfl", base=(SHFL_SYNC if off else SHFL)[w.callee], args=args, wrapper=w)
+        if len(mapped) > off:
+            wc.value = mapped[off]
+        if len(mapped) > off + 1:
+            wc.lane = mapped[off + 1]
+            if wc.lane is None:
+                return None  # a constant inside the macro: nothing to follow
+        if len(w.args) > off + 2:
+            wc.width = mapped[off + 2]
+            if wc.width is None:
+                return None  # the macro fixes the width itself
+        return wc
+
     def _mark_collective(self) -> None:
         for fn in self.funcs:
             if not fn.device or not fn.nodes:
@@ -1248,8 +1333,9 @@ class Facts:
             o = op.type
             if o in ("&", "%", ">>", "/"):
                 kind = self.classify_binary(b, fn)
-                if kind is None:
-                    continue
+            else:
+                kind = None
+            if kind is not None:
                 right = b.child_by_field_name("right")
                 left = b.child_by_field_name("left")
                 const = right
@@ -1272,7 +1358,8 @@ class Facts:
                 k = {"lane32": "lane", "lanert": "lane", "warp32": "warp", "warprt": "warp",
                      "nwarp32": "nwarp", "nwarprt": "nwarp"}[kind]
                 fn.sites.append(Site(k, b, const, origin, ceil, fn))
-            if o in ("<", "<=", ">", ">=") and self._lane_vs_count(b, fn):
+                continue
+            if o in ("<", "<=", ">", ">=", "%") and self._lane_vs_count(b, fn):
                 continue
             if o in ("<", ">=") and (fn.calls or fn.idents):
                 left = b.child_by_field_name("left")
@@ -1287,7 +1374,9 @@ class Facts:
     def _lane_vs_count(self, b: Node, fn: Func) -> bool:
         """`lane < BLOCK / 32`: a lane compared with a warp count computed from a constant."""
         left, right = b.child_by_field_name("left"), b.child_by_field_name("right")
-        for lane, count in ((left, right), (right, left)):
+        op = b.child_by_field_name("operator")
+        pairs = ((left, right),) if op is not None and op.type == "%" else ((left, right), (right, left))
+        for lane, count in pairs:
             if lane is None or count is None or not self.kinds(lane, fn) & LANES:
                 continue
             c = sx.unparen(count)
@@ -1509,6 +1598,10 @@ class Facts:
                     union(f, g)
         for defs in self.consts.values():
             users = [u for d in defs for u in d.users if id(u) in parent and d.func is None]
+            for u in users[1:]:
+                union(users[0], u)
+        for w in self.wrappers.values():  # one macro body serves every caller: one strategy
+            users = [wc.fn for wc in self.calls if wc.wrapper is w and id(wc.fn) in parent]
             for u in users[1:]:
                 union(users[0], u)
         groups: dict[int, list[Func]] = {}

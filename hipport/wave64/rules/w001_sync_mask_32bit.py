@@ -99,4 +99,44 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             title = ("give each 32-lane half its own 64-bit mask" if strategy == "logical32"
                      else "use a 64-bit mask")
         out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits, fn, mechanical)))
+    out += _wrappers(facts, em)
+    return out
+
+
+def _wrappers(facts: Facts, em: Emitter) -> list[Finding]:
+    """`#define SHFL_DOWN(v, o) __shfl_down_sync(0xffffffff, v, o)`: fix the macro body once."""
+    out: list[Finding] = []
+    for w in facts.wrappers.values():
+        if not w.callee.endswith("_sync") or len(w.args) < 2:
+            continue
+        users = [wc.fn for wc in facts.calls if wc.wrapper is w and wc.fn.group is not None]
+        fn = users[0] if users else None
+        model = fn.group.model if fn is not None and fn.group is not None else "warp32"
+        strategy = fn.group.strategy if fn is not None and fn.group is not None else (
+            "native" if facts.config.wave_strategy == "native" else "logical32")
+        mask = w.args[0]
+        lit = facts.eval_text(mask[2])
+        full = lit is not None and lit[0] in (0xFFFFFFFF, (1 << 64) - 1)
+        if em.native_sync:
+            if lit is not None and lit[1] == 64:
+                continue
+            msg = f"`{w.callee}` in macro `{w.name}` has the 32-bit mask `{mask[2]}`; HIP masks are 64-bit"
+            if not full:
+                out.append(finding(facts, RULE, w.node, msg + " (rewrite the mask by hand)", fn, model=model))
+                continue
+            repl = "(0xffffffffull << (__lane_id() & 32))" if strategy == "logical32" else "~0ull"
+            edits = [sx.replace_span(mask[0], mask[1], repl, RULE)]
+            title = "use a 64-bit mask"
+        else:
+            msg = (f"`{w.callee}` in macro `{w.name}` is not declared before HIP 7.0; the ROCm"
+                   f" {facts.config.rocm} floor lacks it")
+            if w.callee == "__ballot_sync" and not full:
+                out.append(finding(facts, RULE, w.node, msg + " (partial mask: rewrite it by hand)", fn,
+                                   model=model))
+                continue
+            edits = [sx.replace_span(*w.callee_span, w.callee[:-len("_sync")], RULE),
+                     sx.replace_span(mask[0], w.args[1][0], "", RULE)]
+            title = f"use `{w.callee[:-len('_sync')]}` and drop the mask"
+        out.append(finding(facts, RULE, w.node, msg, fn, em.fix(title, edits, fn, True, model, strategy),
+                           model=model))
     return out

@@ -34,12 +34,14 @@ def _header_edit(facts: Facts, fn: Func, lp: Loop) -> list[Edit]:
 def _width32_edits(wc: WarpCall) -> list[Edit]:
     if wc.family != "shfl" or wc.width is not None:
         return []
+    if wc.wrapper is not None:  # a wrapper macro: the width goes into its body, once for every use
+        return [sx.insert(wc.wrapper.args[-1][1], ", 32", RULE)]
     e = sx.append_arg(wc.node, "32", RULE)
     return [e] if e is not None else []
 
 
 def _drop_width32(facts: Facts, wc: WarpCall) -> list[Edit]:
-    if wc.family != "shfl" or wc.width is None:
+    if wc.family != "shfl" or wc.width is None or wc.wrapper is not None:
         return []
     cv = facts.cval(wc.width, wc.fn)
     if cv is None or cv[0] != 32 or cv[2]:
@@ -61,7 +63,7 @@ def _extra_step(facts: Facts, em: Emitter, wc: WarpCall) -> list[Edit]:
     if stmt is None or wc.lane is None:
         return []
     local: list[Edit] = []
-    if wc.sync and wc.mask is not None and em.mask_is_all(wc):
+    if wc.sync and wc.mask is not None and em.mask_is_all(wc) and wc.wrapper is None:
         local += em.drop_sync(wc, RULE) if not em.native_sync else em.mask64(wc, "native", RULE)
     local.append(sx.replace(wc.lane, "32", RULE))
     local += _drop_width32(facts, wc)

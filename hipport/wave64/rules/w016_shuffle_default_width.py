@@ -30,6 +30,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             if wc.family != "shfl" or wc.lane is None or id(wc) in skip or em.removed(wc.node):
                 continue
             if wc.width is not None:
+                if wc.wrapper is not None:
+                    continue
                 wv = facts.cval(wc.width, fn)
                 if wv is None or wv[0] != 32 or wv[2]:
                     continue
@@ -65,7 +67,10 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             if strategy == "logical32":
                 edits: list[Edit] = []
                 reach = facts.kinds(wc.lane, fn) & (LANEREL | TID) or (cv is not None and cv[0] >= 32)
-                if wc.base == "shfl" and reach and not em.shfl_wraps:
+                if wc.wrapper is not None:
+                    edits = [sx.insert(wc.wrapper.args[-1][1], ", 32", RULE)]
+                    title = f"pass `width = 32` in the `{wc.name}` macro"
+                elif wc.base == "shfl" and reach and not em.shfl_wraps:
                     edits.append(sx.insert(wc.lane.start_byte, "(", RULE))
                     edits.append(sx.insert(wc.lane.end_byte, ") & 31, 32", RULE))
                     title = "pass `width = 32` and keep the source lane in 0..31 (HIP < 5.7 does not wrap it)"

@@ -12,19 +12,9 @@
 #define HIPEMU 1
 #define HIPEMU_EXIT_CODE 86
 
-// Platform macros as the AMD toolchain defines them (device-side view of the
-// wavefront size).  __HIP_DEVICE_COMPILE__ is deliberately NOT defined: the
-// program is a single host compilation.
-#ifndef __HIP_PLATFORM_AMD__
-#define __HIP_PLATFORM_AMD__ 1
-#endif
-#define __AMDGCN_WAVEFRONT_SIZE HIPEMU_WAVE
-#define __AMDGCN_WAVEFRONT_SIZE__ HIPEMU_WAVE
-#if HIPEMU_WAVE == 64
-#define __GFX9__ 1
-#else
-#define __GFX10__ 1
-#endif
+// Platform macros as the AMD toolchain predefines them (device-side view of
+// the wavefront size); see predef.h.
+#include "predef.h"
 
 // <memory> uses __attribute__((__noinline__)); include it before the macro
 // below so that later includes by the program still compile.
