@@ -47,6 +47,22 @@ def labels(folder: Path) -> list[dict]:
             for f in findings_for(folder, "logical32")]
 
 
+def dump_meta(m: dict) -> str:
+    """expected.json with one finding per line."""
+    parts = []
+    for key in ("config", "compile"):
+        if key in m:
+            parts.append(f'  "{key}": {json.dumps(m[key])}')
+    for key in ("findings", "missed", "spurious"):
+        items = m.get(key, [])
+        if not items:
+            parts.append(f'  "{key}": []')
+            continue
+        rows = ",\n".join("    " + json.dumps(x) for x in items)
+        parts.append(f'  "{key}": [\n{rows}\n  ]')
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
 def main(argv: list[str]) -> int:
     show = "--show" in argv
     write_labels = "--labels" in argv
@@ -60,7 +76,7 @@ def main(argv: list[str]) -> int:
             m["findings"] = labels(folder)
             m.setdefault("missed", [])
             m.setdefault("spurious", [])
-            (folder / "expected.json").write_text(json.dumps(m, indent=2) + "\n")
+            (folder / "expected.json").write_text(dump_meta(m))
         if show:
             for s in STRATEGIES:
                 print(f"== {folder.name} [{s}]")
