@@ -240,7 +240,7 @@ def test_votes_masks_and_block_reductions(bins, wave):
 def test_macros_linearisation_and_bit_intrinsics(bins, wave):
     out = run_ok(bins[f"intrinsics{wave}"])
     rows = parse("\n".join(ln for ln in out.splitlines() if not ln.startswith("bits")))
-    assert rows["macros"] == [wave, wave, wave, 9 if wave == 64 else 10, 0, 1, wave]
+    assert rows["macros"] == [wave, wave, wave, 9 if wave == 64 else 10, 0, 1, wave, 1]
     # block (8,4,4): linear id x-fastest; lane 0 of each wave holds lin = wave*W
     assert rows["linear"] == [(i - i % wave) * 1000 + i % wave for i in range(N)]
 
@@ -484,6 +484,9 @@ def test_prepare_source_rewrites_only_extern_shared():
         "      smem[];\n"
         '  extern "C" int f();\n'
         "  __shared__ int s[4];\n"
+        "  static __shared__ float p[32];\n"
+        "  __shared__ static volatile int q;\n"
+        "  static int z;\n"
         "}\n"
     )
     out = emu.prepare_source(src)
@@ -493,6 +496,8 @@ def test_prepare_source_rewrites_only_extern_shared():
         "unsigned char* const smem = reinterpret_cast<unsigned char*>(::hipemu::detail::dyn_smem());" in out
     )
     assert 'extern "C" int f();' in out and "__shared__ int s[4];" in out
+    assert "         __shared__ float p[32];" in out and "  __shared__        volatile int q;" in out
+    assert "  static int z;" in out
     assert emu.prepare_source("int x;\n") == "int x;\n"
 
 

@@ -1,6 +1,14 @@
 // Cross-lane intrinsics: every kernel writes per-lane results; main prints
 // them as "KEY v0 v1 ..." lines that tests/test_emulator.py compares with a
 // Python model of the AMD semantics.
+// hipcc predefines these before any include (emulator.build force-includes
+// hipemu/predef.h for the same effect).
+#if defined(__HIPCC__) && defined(__HIP__) && defined(__HIP_PLATFORM_AMD__) && \
+    defined(__AMDGCN_WAVEFRONT_SIZE) && !defined(__HIP_DEVICE_COMPILE__)
+#define PREDEFINED 1
+#else
+#define PREDEFINED 0
+#endif
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
 #include <cstdio>
@@ -166,6 +174,7 @@ __global__ void k_macros(long long* out) {
   out[5] = 1;
 #endif
   out[6] = HIPEMU_WAVE;
+  out[7] = PREDEFINED;
 }
 
 // 2D/3D blocks are linearised x-fastest into waves.
@@ -207,8 +216,8 @@ int main() {
     dump(key, h + i * N);
   }
   hipLaunchKernelGGL(k_macros, dim3(1), dim3(1), 0, 0, d);
-  hipMemcpy(h, d, sizeof(long long) * 7, hipMemcpyDeviceToHost);
-  dump("macros", h, 7);
+  hipMemcpy(h, d, sizeof(long long) * 8, hipMemcpyDeviceToHost);
+  dump("macros", h, 8);
   hipLaunchKernelGGL(k_linear, dim3(1), dim3(8, 4, 4), 0, 0, d);
   hipMemcpy(h, d, sizeof(long long) * N, hipMemcpyDeviceToHost);
   dump("linear", h);

@@ -91,11 +91,13 @@ __global__ void k_math(float* o, int* oi) {
 }
 
 __global__ void k_print(int phase_shift) {
+  static __shared__ int shift;  // legal CUDA: the pre-pass drops the extra static
   int t = threadIdx.x;
+  if (t == 0) shift = phase_shift;
   printf("P b%u t%d phase0\n", blockIdx.x, t);
   int v = __shfl_xor(t, 1);  // a cross-lane op between the prints
   __syncthreads();
-  printf("P b%u t%d phase1 %d\n", blockIdx.x, t, v + phase_shift);
+  printf("P b%u t%d phase1 %d\n", blockIdx.x, t, v + shift);
 }
 
 __global__ void k_noop() {}
