@@ -12,11 +12,12 @@ Checks per case (ids are family/case):
   wave64 ones, must be present when listed);
 - `FileResult.families` counts the family: found > 0, found == ported + unsupported, ported > 0,
   and unsupported equal to the family's HP001/HP008 findings;
-- the expected output compiles for gfx90a with hipcc, unless the case says why it cannot here
-  (the library headers are not packaged for Debian 12).
+- the expected output compiles for gfx90a with hipcc, unless the case says why it cannot here;
+  a case that says its headers are "not packaged" must include a header that is missing.
 
-Also: every supported hipSPARSE / hipRAND name the tables date at ROCm 5.2 or earlier is
-declared in the headers Debian installs.
+Also: every unsupported cuDNN name a case reports names its MIOpen alternative, and every
+supported hipSPARSE / hipRAND name the tables date at ROCm 5.2 or earlier is declared in the
+headers Debian installs (Debian 12: libhipsparse-dev, libhiprand-dev 5.3.3).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from hipport.config import version_tuple
 from hipport.model import FileResult
 from hipport.pipeline import port_bytes
 from hipport.workspace import role_of
-from tests.conftest import HIPCC, ROOT, hipcc_compile
+from tests.conftest import HIPCC, ROOT, hipcc_compile, needs_hipcc
 from tests.test_translate_golden import Case, _load, _port
 
 CASES_DIR = ROOT / "fixtures" / "libraries"
@@ -196,8 +197,7 @@ def compiled() -> dict[str, Future]:
 
 
 @pytest.mark.hipcc
-@pytest.mark.skipif(HIPCC is None, reason="hipcc is not installed "
-                    "(apt-get install hipcc libamdhip64-dev rocm-device-libs)")
+@needs_hipcc
 @pytest.mark.parametrize("c", _params(None, COMPILED))
 def test_expected_compiles_with_hipcc(c: LibCase, compiled: dict[str, Future]) -> None:
     r = compiled[c.id].result()
