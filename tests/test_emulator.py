@@ -308,6 +308,8 @@ def test_runtime_api_memory_streams_atomics_math(bins, wave):
     )
     assert lines["mathf"].split()[1:] == "4 1 2.71828 3.5 0.5 7 6 -1 2.5 0 0.25 1 7 0.75 1024 0".split()
     assert lines["template"] == "template 21 21"
+    # hout[40] still holds the earlier k_dyn result (n = 40 threads wrote 0..39)
+    assert lines["deduced"] == f"deduced 1 {2 * 39 + 1} {2.0 * (95 - 40):g}"
     assert lines["mathi"].split()[1:] == "-4 3 2 4 -2 -2 3 -3 1065353216 5 15 2".split()
     assert out.rstrip().endswith("done")
 

@@ -107,6 +107,17 @@ __global__ void k_scale(T* out) {
   out[threadIdx.x] = (T)(threadIdx.x * K);
 }
 
+struct Affine {
+  float a, b;
+  __device__ float operator()(float x) const { return a * x + b; }
+};
+// Op is deduced from the launch arguments, as with kernel<<<...>>>(args).
+template <typename T, int B, typename Op>
+__global__ void __launch_bounds__(B) k_transform(const T* __restrict__ in, T* out, int n, Op op) {
+  int i = blockIdx.x * B + threadIdx.x;
+  if (i < n) out[i] = op(in[i]);
+}
+
 template <typename T>
 static T launch_scale(T* d) {
   hipLaunchKernelGGL(HIP_KERNEL_NAME(k_scale<T, 3>), dim3(1), dim3(8), 0, 0, d);
@@ -264,6 +275,13 @@ int main() {
 
   // ---- template kernels through HIP_KERNEL_NAME
   printf("template %d %g\n", launch_scale(di), (double)launch_scale(mf));
+  hipLaunchKernelGGL(HIP_KERNEL_NAME(k_transform<float, 32>), dim3(2), dim3(32), 0, 0, din, dout,
+                     40, Affine{2.0f, 1.0f});
+  void (*noop)() = k_noop;  // a kernel through a function pointer variable
+  hipLaunchKernelGGL(noop, dim3(1), dim3(1), 0, 0);
+  CHECK(hipGetLastError());
+  CHECK(hipMemcpy(hout, dout, 64 * sizeof(float), hipMemcpyDeviceToHost));
+  printf("deduced %g %g %g\n", hout[0], hout[39], hout[40]);
 
   // ---- printf ordering: 2 blocks of 70 threads (partial last wave)
   hipLaunchKernelGGL(k_print, dim3(2), dim3(70), 0, 0, 0);

@@ -270,25 +270,28 @@ inline void launch_impl(const char* name, const char* file, int line, dim3 grid,
 }
 }  // namespace detail
 
-template <class... P, class... A>
-inline void launch(const char* name, const char* file, int line, void (*k)(P...), dim3 grid,
-                   dim3 block, size_t shm, hipStream_t stream, A&&... args) {
-  static_assert(sizeof...(P) == sizeof...(A),
-                "hipLaunchKernelGGL: number of arguments does not match the kernel's parameters");
+// `call` invokes the kernel expression with the arguments (each thread calls
+// it, so every thread gets its own copies of the by-value parameters).
+template <class F, class... A>
+inline void launch(const char* name, const char* file, int line, dim3 grid, dim3 block,
+                   size_t shm, hipStream_t stream, F&& call, A&&... args) {
   if (!detail::stream_ok(stream)) {
     detail::set_error(hipErrorInvalidHandle);
     return;
   }
-  auto body = [&]() { k(args...); };
+  auto body = [&]() { call(args...); };
   using B = decltype(body);
   detail::launch_impl(name, file, line, grid, block, shm,
                       [](void* c) { (*static_cast<B*>(c))(); }, &body);
 }
 }  // namespace hipemu
 
-#define hipLaunchKernelGGL(kernel, grid, block, shm, stream, ...)                          \
-  ::hipemu::launch(#kernel, __FILE__, __LINE__, kernel, grid, block, shm, stream,          \
-                   ##__VA_ARGS__)
+// As in HIP, the kernel expression is called with the arguments, so template
+// parameters not given explicitly are deduced from them (k<float, 256>(x, op)).
+#define hipLaunchKernelGGL(kernel, grid, block, shm, stream, ...)                    \
+  ::hipemu::launch(                                                                  \
+      #kernel, __FILE__, __LINE__, grid, block, shm, stream,                         \
+      [&](auto&&... hipemu_args) { kernel(hipemu_args...); }, ##__VA_ARGS__)
 
 // ------------------------------------------------------------ errors
 inline hipError_t hipGetLastError() {
