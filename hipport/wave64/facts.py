@@ -1455,7 +1455,13 @@ class Facts:
                     lp.shuffles.append(wc)
                     break
                 outer = sx.enclosing(outer, ("for_statement",), fn.body)
+        for lp in loops:  # shuffles pinned below 32 lanes (16-lane groups) do not make a warp loop
+            lp.shuffles = [wc for wc in lp.shuffles if wc.width is None or self._width_at_least_32(wc)]
         fn.loops = [lp for lp in loops if lp.shuffles]
+
+    def _width_at_least_32(self, wc: WarpCall) -> bool:
+        cv = self.cval(wc.width, wc.fn)
+        return cv is None or cv[0] >= 32
 
     def _loop(self, fs: Node, fn: Func) -> Loop | None:
         init = fs.child_by_field_name("initializer")
@@ -1504,9 +1510,10 @@ class Facts:
             elif s.kind != "guard":
                 fn.strong32.append(s.node)
         for lp in fn.loops:
-            if lp.warp in ("32",):
+            warp = lp.outer.warp if lp.warp == "derived" and lp.outer is not None else lp.warp
+            if warp == "32":
                 fn.strong32.append(lp.node)
-            elif lp.warp in ("rt", "64"):
+            elif warp in ("rt", "64"):
                 fn.agnostic.append(lp.node)
         for name, node in fn.idents:
             if name == "warpSize" or name.startswith("__AMDGCN") or name in self.aliases or name in self.wave_macros:

@@ -58,3 +58,33 @@ def hipcc(path: Path, arch: str = "gfx90a", extra: tuple[str, ...] = ()) -> subp
     env = {**os.environ, "HIP_PLATFORM": "amd"}
     return subprocess.run(["hipcc", f"--offload-arch={arch}", "-c", "-o", os.devnull, "-x", "hip", *extra,
                            str(path)], capture_output=True, text=True, env=env, timeout=300)
+
+
+def kernel(body: str, head: str = "", params: str = "float* p, const int* in, int* out") -> str:
+    """A snippet: the HIP include, optional file-scope lines, and `__global__ void k(...) { body }`."""
+    return f"{HEADER}{head}__global__ void k({params}) {{\n{body}}}\n"
+
+
+def assert_noop(code: str, rule: str, strategies: tuple[str, ...] = ("logical32", "native"),
+                rocm: str = "5.2") -> None:
+    """A lookalike: the rule reports nothing under any strategy, so nothing changes."""
+    for s in strategies:
+        got = findings(code, s, rocm, rule)
+        assert not got, f"{rule} reported a lookalike ({s}): {[(f.span.line, f.message) for f in got]}"
+
+
+def assert_fix(before: str, after: str, rule: str, strategy: str, rocm: str = "5.2") -> None:
+    """The rule's own fixes (safe and review) turn `before` into `after`."""
+    assert findings(before, strategy, rocm, rule), f"{rule} found nothing"
+    assert port(before, strategy, rocm, rule) == after
+
+
+def assert_kept(code: str, rule: str, strategy: str, rocm: str = "5.2") -> None:
+    """The site is reported (a warp-size assumption) but already right for the strategy: info, no fix."""
+    got = findings(code, strategy, rocm, rule)
+    assert got, f"{rule} found nothing"
+    assert all(f.fix is None and f.severity.value == "info" for f in got), [(f.message, f.fix) for f in got]
+
+
+def applicability(code: str, rule: str, strategy: str = "auto", rocm: str = "5.2") -> set[str]:
+    return {f.fix.applicability.value for f in findings(code, strategy, rocm, rule) if f.fix is not None}

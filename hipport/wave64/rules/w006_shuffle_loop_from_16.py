@@ -111,14 +111,15 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         for lp in fn.loops:
             for wc in lp.shuffles:
                 in_loops.add(id(wc))
-            if not (lp.warp in ("32", "derived") or (lp.warp == "rt" and model == "mixed")):
+            warp = lp.outer.warp if lp.warp == "derived" and lp.outer is not None else lp.warp
+            if not (warp == "32" or (warp == "rt" and model == "mixed")):
                 continue
             if any(em.removed(wc.node) for wc in lp.shuffles):
                 continue
             anchor = (lp.start if lp.down else lp.bound) or lp.node
             header = short(facts.src.text(lp.node).split(")")[0] + ")", 50)
             kind = "reduction" if lp.down else "scan"
-            if lp.warp == "rt":
+            if warp == "rt":
                 msg = f"shuffle {kind} `{header}` spans the wave while other sites of this kernel assume 32 lanes"
                 if strategy == "native":
                     out.append(finding(facts, RULE, anchor, msg + "; kept: the kernel becomes wave-agnostic",

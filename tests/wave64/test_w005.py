@@ -1,0 +1,53 @@
+"""W005 warp-id-shift-5: warp ids and counts from >> 5 and / 32, first-warp guards."""
+
+import pytest
+
+from tests.wave64.helpers import assert_fix, assert_kept, assert_noop, kernel
+
+RULE = "W005"
+
+NOOP = [
+    pytest.param(kernel("  unsigned w = in[threadIdx.x] >> 5;\n  int b = (in[0] + 31) / 32;\n"
+                        "  out[0] = w + b + __shfl_xor(in[0], 1);\n"), id="data-shifts-and-sizes"),
+    pytest.param(kernel("  if (threadIdx.x < 32) out[threadIdx.x] = 0;\n  __syncthreads();\n"
+                        "  out[1] = __shfl_xor(in[0], 1);\n"), id="tid-below-32-guard-without-a-collective"),
+    pytest.param(kernel("  int w = threadIdx.x / warpSize;\n  out[w] = __shfl_xor(in[0], 1);\n"),
+                 id="already-warpSize"),
+    pytest.param(kernel("  __shared__ float s[256 / 32];\n  s[threadIdx.x / warpSize] = __shfl_xor(p[0], 1);\n"
+                        "  p[0] = s[0];\n", params="float* p"),
+                 id="an-array-bound-is-a-constant-expression-for-W007"),
+]
+
+FIX = [
+    pytest.param(kernel("  int w = threadIdx.x >> 5;\n  out[w] = __shfl_xor(in[0], 1);\n"),
+                 kernel("  int w = threadIdx.x / warpSize;\n  out[w] = __shfl_xor(in[0], 1);\n"),
+                 "native", id="shift-by-5-becomes-divide-by-warpSize"),
+    pytest.param(kernel("  int w = threadIdx.x + blockIdx.x * blockDim.x >> 5;\n  out[w] = __shfl_xor(in[0], 1);\n"),
+                 kernel("  int w = (threadIdx.x + blockIdx.x * blockDim.x) / warpSize;\n"
+                        "  out[w] = __shfl_xor(in[0], 1);\n"), "native", id="parenthesised-when-precedence-changes"),
+    pytest.param(kernel("  int n = (blockDim.x + 31) / 32;\n  out[n] = __shfl_xor(in[0], 1);\n"),
+                 kernel("  int n = (blockDim.x + warpSize - 1) / warpSize;\n  out[n] = __shfl_xor(in[0], 1);\n"),
+                 "native", id="ceiling-warp-count"),
+    pytest.param(kernel("  float v = p[threadIdx.x];\n  if (threadIdx.x < 32) v = __shfl_xor(v, 1);\n  p[0] = v;\n"),
+                 kernel("  float v = p[threadIdx.x];\n  if (threadIdx.x < warpSize) v = __shfl_xor(v, 1);\n  p[0] = v;\n"),
+                 "native", id="first-warp-guard-around-a-shuffle"),
+    pytest.param(kernel("  int w = threadIdx.x / warpSize;\n  float v = p[0];\n"
+                        "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down(v, o);\n  p[w] = v;\n"),
+                 kernel("  int w = threadIdx.x / 32;\n  float v = p[0];\n"
+                        "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down(v, o);\n  p[w] = v;\n"),
+                 "logical32", id="mixed-kernel-as-logical32-counts-32-lane-warps"),
+]
+
+
+@pytest.mark.parametrize("code", NOOP)
+def test_noop(code: str) -> None:
+    assert_noop(code, RULE)
+
+
+@pytest.mark.parametrize(("before", "after", "strategy"), FIX)
+def test_fix(before: str, after: str, strategy: str) -> None:
+    assert_fix(before, after, RULE, strategy)
+
+
+def test_kept_under_logical32() -> None:
+    assert_kept(kernel("  int w = threadIdx.x >> 5;\n  out[w] = __shfl(in[0], 0, 32);\n"), RULE, "logical32")
