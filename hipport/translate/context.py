@@ -21,6 +21,7 @@ class Context:
     defines: set[str] = field(default_factory=set)  # names this file defines itself
     unknown: list[Finding] = field(default_factory=list)  # HP002, settled across files later
     used_families: set[str] = field(default_factory=set)
+    aliases: dict[str, str] | None = None  # namespace aliases, read on first need
 
     def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
         self.edits.append(Edit(start, end, text, rule, priority))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from hipport.config import version_tuple
 from hipport.model import Severity
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
@@ -25,7 +26,7 @@ GENERIC = [r"cuda[A-Z]\w*", r"make_cuda[A-Z]\w*", r"cu(?:blas|sparse|solver|rand
 _GENERIC = re.compile("|".join(GENERIC))
 SKIP_TYPES = frozenset({"string_content", "string_literal", "raw_string_literal",
                         "raw_string_content", "char_literal", "comment", "system_lib_string",
-                        "escape_sequence", "field_identifier", "number_literal"})
+                        "escape_sequence", "number_literal"})
 
 
 @cache
@@ -43,6 +44,9 @@ def run(ctx: Context) -> None:
         start, end = m.span()
         node = root.descendant_for_byte_range(start, end)
         if node is None or node.type in SKIP_TYPES:
+            continue
+        if node.type == "field_identifier":
+            _member(ctx, node, data[start:end].decode())
             continue
         if node.type in ("preproc_arg", "preproc_params"):
             if node.type == "preproc_arg" and node.start_byte not in macro_done:
@@ -118,13 +122,27 @@ def _identifier(ctx: Context, node: Node, name: str) -> None:
         if _GENERIC.fullmatch(name):
             ctx.unknown.append(_unknown(ctx, node.start_byte, node.end_byte, name))
         return
-    if m.family in rules.namespace_families and not _after_scope(ctx.src.data, node.start_byte):
+    if m.family in rules.namespace_families and m.kind != "macro" \
+            and not _after_scope(ctx.src.data, node.start_byte):
         return  # a bare `BlockReduce` may be the project's own: count only `cub::BlockReduce`
     ctx.count(m, node.start_byte, node.end_byte)
     if m.hip and m.hip != name:
         ctx.edit(node.start_byte, node.end_byte, m.hip, "HP-rename")
     if m.args and m.status != "unsupported":
         argrewrite.apply(ctx, node, m)
+
+
+def _member(ctx: Context, node: Node, name: str) -> None:
+    """`grid.num_blocks()`: a member of a namespaced library type that HIP lacks is reported.
+
+    Members are not renamed or counted (`.size()` is everyone's), only flagged when unsupported
+    or newer than the ROCm floor.
+    """
+    m = ctx.rules.names.get(name)
+    if m is None or m.family not in ctx.rules.namespace_families or m.kind == "macro":
+        return
+    if m.status == "unsupported" or version_tuple(m.since) > version_tuple(ctx.config.rocm):
+        ctx.count(m, node.start_byte, node.end_byte)
 
 
 def _after_scope(data: bytes, start: int) -> bool:
@@ -141,6 +159,10 @@ def _qualified(ctx: Context, node: Node) -> bool:
         return False
     text = ctx.src.data[node.start_byte:parent.end_byte].decode("utf-8", "replace")
     compact = text.replace(" ", "")
+    alias = ctx.src.text(node)
+    target = _aliases(ctx).get(alias)
+    if target is not None:  # `namespace cg = cooperative_groups;` then `cg::reduce`
+        return _qualified_alias(ctx, node, compact, alias, target)
     best: Mapping | None = None
     for key, m in ctx.rules.qualified.items():
         if compact.startswith(key) and (len(compact) == len(key) or not compact[len(key)].isalnum()
@@ -154,6 +176,28 @@ def _qualified(ctx: Context, node: Node) -> bool:
     if best.hip and best.hip != best.cuda:
         ctx.edit(node.start_byte, end, best.hip, "HP-rename")
     return True
+
+
+_ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*((?:::)?\w+(?:\s*::\s*\w+)*)\s*;")
+
+
+def _aliases(ctx: Context) -> dict[str, str]:
+    if ctx.aliases is None:
+        ctx.aliases = {m.group(1).decode(): re.sub(rb"\s", b"", m.group(2)).decode().lstrip(":")
+                       for m in _ALIAS.finditer(ctx.src.data)}
+    return ctx.aliases
+
+
+def _qualified_alias(ctx: Context, node: Node, compact: str, alias: str, target: str) -> bool:
+    full = target + compact[len(alias):]
+    for key, m in ctx.rules.qualified.items():
+        if full == key or full.startswith(key) and not (full[len(key)].isalnum() or full[len(key)] == "_"):
+            end = node.start_byte + len(alias) + len(key) - len(target)
+            ctx.count(m, node.start_byte, end)
+            if m.hip and m.hip != key and m.hip.startswith(target + "::"):
+                ctx.edit(node.start_byte, end, alias + m.hip[len(target):], "HP-rename")
+            return True
+    return False
 
 
 def _unknown(ctx: Context, start: int, end: int, name: str):  # -> Finding

@@ -112,7 +112,15 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         if isinstance(target, (Var, Func)):
             covered.add(id(target))
         is32 = bits is not None and bits <= 32
-        if not is32 and (model == "agnostic" or strategy == "native"):
+        if not is32 and model == "agnostic":
+            continue
+        if not is32 and strategy == "native":
+            msg = f"{_what(facts, wc)} is a 64-bit wave mask in a kernel written for 32-lane warps"
+            if bits is not None:
+                out.append(finding(facts, RULE, wc.node, msg + "; kept: natively it stays 64-bit", fn, kept=True))
+            else:
+                out.append(finding(facts, RULE, wc.node, msg + "; natively it stays 64-bit: check that what"
+                                   " stores it is 64-bit", fn))
             continue
         where = {"var": f"`{getattr(target, 'name', '')}`", "param": f"parameter `{getattr(target, 'name', '')}`",
                  "cast": "a 32-bit cast", "return": f"the 32-bit return value of `{fn.name}`"}.get(kind)

@@ -36,14 +36,17 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             continue
         if width is None or width >= 64 or width & (width - 1):
             continue
-        if width == 32 and wc.family == "shfl" and em.strategy(fn) == "native" and em.model(fn) != "agnostic":
-            continue  # W016 drops the width: the shuffle spans the wave
+        unpinned = width == 32 and wc.family == "shfl" and em.strategy(fn) == "native" and em.model(fn) != "agnostic"
         src = facts.cval(wc.lane, fn)
         reach = (facts.kinds(wc.lane, fn) & (LANEREL | TID)) or (src is not None and src[0] >= width)
         if not reach:
             continue
         msg = (f"`{short(facts.src.text(wc.node), 40)}`: the source lane can reach {width}; HIP before 5.7 does"
                f" not wrap it to the width (the ROCm {facts.config.rocm} floor)")
+        if unpinned:  # the native rewrite drops the width (W016): the shuffle spans the wave
+            out.append(finding(facts, RULE, wc.node, msg + "; kept: natively the width-32 pin is dropped", fn,
+                               kept=True))
+            continue
         edits = [sx.insert(wc.lane.start_byte, "(", RULE), sx.insert(wc.lane.end_byte, f") & {width - 1}", RULE)]
         out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(
             f"mask the source lane: `& {width - 1}`", edits, fn, True)))
