@@ -14,6 +14,8 @@ _PRAGMA_ONCE = re.compile(r"\s*#\s*pragma\s+once\b")
 _DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|__constant__|<<<|threadIdx|blockIdx|__syncthreads")
 RUNTIME_HEADERS = ("hip/hip_runtime.h",)
 RUNTIME_API = "hip/hip_runtime_api.h"  # enough for host-only files
+# Headers that fail on HIP 5.2 unless the runtime came first (hipBlockDim_x undeclared).
+NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_cooperative_groups.h"})
 RUNTIME_FAMILIES = {"runtime", "driver", "device", "complex", "vector"}
 
 
@@ -22,6 +24,7 @@ def run(ctx: Context) -> None:
     headers = ctx.rules.headers
     flat = ctx.config.include_layout == "flat"
     present: set[str] = set()
+    needs_runtime_at: int | None = None  # a HIP header that needs the runtime came before it
     for m in _INCLUDE.finditer(data):
         start, end = m.span(2)
         if not _is_include_directive(ctx, m.start(1)):
@@ -44,6 +47,9 @@ def run(ctx: Context) -> None:
                        f"<{path}> has no HIP counterpart{note}", h.family)
             continue
         fam.ported += 1
+        if target in NEEDS_RUNTIME_FIRST and needs_runtime_at is None \
+                and not any(p in present for p in RUNTIME_HEADERS):
+            needs_runtime_at = m.start()
         present.add(target)
         if target != path:
             ctx.edit(start, end, target, "HP-include")
@@ -51,11 +57,14 @@ def run(ctx: Context) -> None:
                 ctx.edit(m.start(1), m.start(1) + 1, "<", "HP-include")
                 ctx.edit(end, end + 1, ">", "HP-include")
     device = _DEVICE_CODE.search(data) is not None
-    if any(p in present for p in RUNTIME_HEADERS) or (not device and RUNTIME_API in present):
+    nl = ctx.src.newline
+    # HIP 5.2's <hip/hip_cooperative_groups.h> (and friends) compile only after the runtime, so a
+    # runtime include that comes later does not count.
+    runtime_first = needs_runtime_at is None and any(p in present for p in RUNTIME_HEADERS)
+    if runtime_first or (not device and RUNTIME_API in present and needs_runtime_at is None):
         return
-    if ctx.used_families & RUNTIME_FAMILIES or device:
+    if ctx.used_families & RUNTIME_FAMILIES or device or needs_runtime_at is not None:
         at = insertion_point(ctx.src)
-        nl = ctx.src.newline
         ctx.edit(at, at, f"#include <hip/hip_runtime.h>{nl}", "HP-include")
 
 

@@ -70,7 +70,7 @@ __global__ void tile_sum_kernel(const int* in, int* tile_sums) {
   int v = in[i] * static_cast<int>(tile.thread_rank() + 1);
   v = tile_reduce_sum(tile, v);
   if (tile.thread_rank() == 0)
-    tile_sums[blockIdx.x * tile.meta_group_size() + tile.meta_group_rank()] = v;
+    tile_sums[blockIdx.x * (blockDim.x / 32) + block.thread_rank() / 32] = v;
 }
 
 // Block-wide inclusive scan: warp scans, warp totals from lane 31, scan of the totals.
