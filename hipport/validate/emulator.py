@@ -103,9 +103,30 @@ _STATIC_BEFORE = re.compile(rf"\bstatic\b(?=(?:\s+{_QUALS})*\s+__shared__\b)")
 _STATIC_AFTER = re.compile(rf"(?<=__shared__)((?:\s+{_QUALS})*\s+)static\b")
 
 
+# Inline PTX reads of the lane special registers, the one kind of inline asm CUDA code commonly
+# has: the emulator evaluates them (the CUDA reference leg runs unported code). 32-bit, as in PTX.
+_PTX_LANE_REG = re.compile(
+    r'asm\s*(?:volatile\s*|__volatile__\s*)?\(\s*"mov\.u32\s+%0\s*,\s*%%(laneid|lanemask_(?:lt|le|gt|ge|eq))\s*;?\s*"'
+    r'\s*:\s*"=r"\s*\(\s*([^()]+?)\s*\)\s*\)')
+_PTX_VALUE = {
+    "laneid": "(unsigned)__lane_id()",
+    "lanemask_lt": "(unsigned)((1ull << __lane_id()) - 1)",
+    "lanemask_le": "(unsigned)((2ull << __lane_id()) - 1)",
+    "lanemask_eq": "(unsigned)(1ull << __lane_id())",
+    "lanemask_gt": "(unsigned)~((2ull << __lane_id()) - 1)",
+    "lanemask_ge": "(unsigned)~((1ull << __lane_id()) - 1)",
+}
+
+
+def _rewrite_ptx(m: re.Match[str]) -> str:
+    return f"(({m.group(2)}) = {_PTX_VALUE[m.group(1)]})"
+
+
 def prepare_source(text: str) -> str:
-    """The minimal pre-pass: rewrite ``extern __shared__ T name[];`` (see above)
-    and blank a ``static`` written next to ``__shared__``; nothing else."""
+    """The minimal pre-pass: rewrite ``extern __shared__ T name[];`` (see above),
+    blank a ``static`` written next to ``__shared__``, and evaluate inline-PTX reads of
+    ``%laneid`` / ``%lanemask_*``; nothing else."""
+    text = _PTX_LANE_REG.sub(_rewrite_ptx, text)
     text = _EXTERN_SHARED.sub(_rewrite_extern_shared, text)
     text = _STATIC_BEFORE.sub("      ", text)
     return _STATIC_AFTER.sub(lambda m: m.group(1) + "      ", text)
