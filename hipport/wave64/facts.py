@@ -22,9 +22,12 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 
 from hipport.config import Config
-from hipport.source import Node, SourceFile
+import tree_sitter
+
+from hipport.source import Node, SourceFile, language
 from hipport.wave64 import syntax as sx
 
 # ---- value kinds (bit flags) -----------------------------------------------------------------
@@ -79,11 +82,12 @@ QUICK = re.compile(rb"__global__|__device__|__shfl|__ballot|__activemask|__syncw
                    rb"__AMDGCN_WAVEFRONT_SIZE|<<<|hipLaunchKernelGGL|[Ww][Aa][Rr][Pp]|[Ww][Aa][Vv][Ee]|"
                    rb"tiled_partition|__any|__all|__lane_id")
 # Device function bodies without any of these need no analysis.
-FUNC_QUICK = re.compile(rb"__shfl|__ballot|__any|__all|__uni|__activemask|__syncwarp|__match|"
-                        rb"__reduce_|__lane|__popc|__ffs|__clz|__brev|__fns|warpSize|asm|tiled_partition|"
-                        rb"thread_block_tile|Warp|WARP|[Ww]arp|WAVE|[Ww]ave|atomicCAS|atomicExch|while|"
-                        rb"\b(?:31|32|5|0x1[fF]|16|33|64)\b|__AMDGCN|\.ballot|\.any|\.all")
-HOST_QUICK = re.compile(rb"<<<|hipLaunchKernelGGL|warpSize|dim3")
+FUNC_QUICK = re.compile(rb"__(?:shfl|ballot|any|all|uni|activemask|syncwarp|match|reduce_|lane|popc|ffs|clz|brev|"
+                        rb"fns|AMDGCN)|warpSize|[Ww]arp|WARP|[Ww]ave|WAVE|\basm\b|tiled_partition|thread_block_tile|"
+                        rb"atomic(?:CAS|Exch)|volatile|\.(?:ballot|any|all|shfl)")
+# Values that can carry a kind by themselves (the rest only through variables that do).
+SEEDS = rb"threadIdx|blockDim|blockIdx|__ballot|__activemask|__match|__lane|lanemask|warpSize|thread_rank|ballot|match_any"
+HOST_QUICK = re.compile(rb"<<<|hipLaunchKernelGGL|warpSize")
 _WARP_NAME = re.compile(r"(?i)^k?_?ws$|^k?_?wsz$|^lanes_?per")
 _NOT_WARP_NAME = re.compile(r"(?i)num|count|per_?block|_?id$|idx|index|mask|tile|bank")
 _HIP_MACROS = re.compile(r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|USE_ROCM|"
@@ -97,9 +101,19 @@ _LANE_FN = re.compile(r"(?i)^(get_?)?lane_?id$|^laneid$|^lane$")
 _WARP_FN = re.compile(r"(?i)warp|lane|shfl|ballot")
 
 
+@cache
+def _full_mask_name(name: str) -> bool:
+    return bool(_FULL_MASK_NAME.search(name))
+
+
+def _START(n: Node) -> int:
+    return n.start_byte
+
+
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
+@cache
 def is_warp_name(name: str) -> bool:
     """WARP_SIZE, kWarpSize, WARPSIZE, THREADS_PER_WARP, WAVEFRONT_SIZE, WS ... but not
     WARPS_PER_BLOCK, kNumWarps, WARP_ID, FULL_WARP_MASK."""
@@ -236,6 +250,8 @@ class Func:
     weak32: list[Node] = field(default_factory=list)
     agnostic: list[Node] = field(default_factory=list)
     group: Group | None = None
+    quick: bool = False  # worth the full analysis (warp-related tokens in its body)
+    param_nodes: list[Node] = field(default_factory=list)
 
     @property
     def device(self) -> bool:
@@ -254,11 +270,20 @@ class Group:
 
 # ---- the facts -------------------------------------------------------------------------------
 
+_COLLECT_QUERY: tree_sitter.Query | None = None
+
+
+def _collect_query() -> tree_sitter.Query:
+    global _COLLECT_QUERY
+    if _COLLECT_QUERY is None:
+        _COLLECT_QUERY = tree_sitter.Query(language(), " ".join(f"({t}) @{t}" for t in sorted(_COLLECT)))
+    return _COLLECT_QUERY
+
+
 _COLLECT = frozenset({
     "call_expression", "binary_expression", "declaration", "assignment_expression", "for_statement",
     "while_statement", "do_statement", "gnu_asm_expression", "subscript_expression",
-    "return_statement", "cast_expression", "static_assert_declaration", "template_function",
-    "template_type", "enumerator", "update_expression", "if_statement",
+    "return_statement", "template_function", "template_type", "enumerator",
 })
 
 
@@ -289,6 +314,10 @@ class Facts:
         self.wave_macros: set[str] = set()  # per-architecture wave-size macros (already agnostic)
         self.wrappers: dict[str, Wrapper] = {}
         self._cdepth = 0
+        self._decl_cache: dict[int, list[Var]] = {}
+        self._eval_cache: dict[tuple[str, int], tuple[int, int] | None] = {}
+        self._bin: dict[int, tuple[str, Node | None, Node | None]] = {}
+        self._plain: set[tuple[Func, str]] = set()
         self.ident_uses: list[tuple[str, Node, Func | None, int, int]] = []
         self.empty = QUICK.search(self.data) is None
         if self.empty:
@@ -299,6 +328,7 @@ class Facts:
         self._ranges = sorted((f.node.start_byte, f.node.end_byte, f) for f in self.funcs)
         self._range_starts = [r[0] for r in self._ranges]
         self._find_consts()
+        self._qualify()
         for fn in self.funcs:
             self._scan_func(fn)
         self._find_identifier_uses()
@@ -464,15 +494,7 @@ class Facts:
                   tparams=dict(tparams), ret_type=node.child_by_field_name("type"))
         if self.is_inactive(node.start_byte) if self.inactive else False:
             return
-        for i, p in enumerate(params):
-            d = p.child_by_field_name("declarator")
-            if d is None:
-                continue
-            v = self._var_from_declarator(d, p, p.child_by_field_name("type"), i, len(params))
-            if v is not None:
-                v.is_param = True
-                fn.params.append(v)
-                fn.vars[v.name] = v
+        fn.param_nodes = params
         self.funcs.append(fn)
 
     def _add_wrapper(self, node: Node) -> None:
@@ -559,14 +581,22 @@ class Facts:
             target = nxt
         if target.type not in ("identifier", "field_identifier"):
             return None
-        shared = any(self.data[c.start_byte:c.end_byte] == b"__shared__" for c in decl.children
-                     if c.type == "type_qualifier")
+        shared = b"__shared__" in self.data[decl.start_byte:target.start_byte] and any(
+            self.data[c.start_byte:c.end_byte] == b"__shared__" for c in decl.children if c.type == "type_qualifier")
         bits = None if (is_pointer or type_node is None) else type_bits(self.src.text(type_node))
         return Var(name=self.src.text(target), decl=decl, type_node=type_node, declarator=d,
                    bits=bits, value=value, is_array=is_array, is_shared=shared,
                    is_pointer=is_pointer, size_node=size, index=index, count=count)
 
     def declared_vars(self, decl: Node) -> list[Var]:
+        cached = self._decl_cache.get(decl.id)
+        if cached is not None:
+            return cached
+        out = self._declared_vars(decl)
+        self._decl_cache[decl.id] = out
+        return out
+
+    def _declared_vars(self, decl: Node) -> list[Var]:
         type_node = decl.child_by_field_name("type")
         ds = decl.children_by_field_name("declarator")
         out = []
@@ -665,6 +695,14 @@ class Facts:
         """Evaluate a macro body made of integer literals, other macros and + - * / << >> & | ~."""
         if depth > 8 or not text:
             return None
+        key = (text, depth)
+        if key in self._eval_cache:
+            return self._eval_cache[key]
+        value = self._eval_text(text, depth)
+        self._eval_cache[key] = value
+        return value
+
+    def _eval_text(self, text: str, depth: int) -> tuple[int, int] | None:
         toks = re.findall(r"0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*|<<|>>|[-+*/%&|^~()]", text)
         if not toks or "".join(toks) != re.sub(r"\s+", "", text):
             return None
@@ -722,7 +760,7 @@ class Facts:
                 return (v[0], v[1], False) if v else None
             if self.external_const(name, fn):
                 return 32, 32, True
-            if _FULL_MASK_NAME.search(name) and name not in self.gvars and (fn is None or name not in fn.vars):
+            if _full_mask_name(name) and name not in self.gvars and (fn is None or name not in fn.vars):
                 return 0xFFFFFFFF, 32, False
             g = self.gvars.get(name)
             if g is not None and g.value is not None and (fn is None or name not in fn.vars):
@@ -755,12 +793,13 @@ class Facts:
         if t == "cast_expression":
             return self.cval(node.child_by_field_name("value"), fn)
         if t == "binary_expression":
-            op = node.child_by_field_name("operator")
-            a = self.cval(node.child_by_field_name("left"), fn)
-            b = self.cval(node.child_by_field_name("right"), fn)
-            if a is None or b is None or op is None:
+            o, left, right = self.binop(node)
+            a = self.cval(left, fn)
+            if a is None:
                 return None
-            o = op.type
+            b = self.cval(right, fn)
+            if b is None or not o:
+                return None
             try:
                 v = {"+": lambda: a[0] + b[0], "-": lambda: a[0] - b[0], "*": lambda: a[0] * b[0],
                      "/": lambda: a[0] // b[0], "%": lambda: a[0] % b[0], "<<": lambda: a[0] << b[0],
@@ -777,36 +816,12 @@ class Facts:
         body = fn.body
         if body is None:
             return
-        raw = self.data[body.start_byte:body.end_byte]
-        if fn.device:
-            if FUNC_QUICK.search(raw) is None and not self._uses_const_names(raw):
-                return
-        elif HOST_QUICK.search(raw) is None and not self._uses_const_names(raw):
+        if not fn.quick:
             return
-        nodes: dict[str, list[Node]] = {}
-        collect = _COLLECT
-        cursor = body.walk()
-        visited = False
-        while True:
-            if not visited:
-                n = cursor.node
-                t = n.type
-                if t in collect:
-                    lst = nodes.get(t)
-                    if lst is None:
-                        nodes[t] = [n]
-                    else:
-                        lst.append(n)
-                if cursor.goto_first_child():
-                    continue
-            if cursor.goto_next_sibling():
-                visited = False
-            elif cursor.goto_parent():
-                visited = True
-                if cursor.node.id == body.id:
-                    break
-            else:
-                break
+        nodes: dict[str, list[Node]] = tree_sitter.QueryCursor(_collect_query()).captures(body)
+        for lst in nodes.values():
+            lst.sort(key=_START)
+        self._parse_params(fn)
         decl = fn.node.child_by_field_name("declarator")
         if decl is not None and b"<" in self.data[decl.start_byte:decl.end_byte]:
             stack = [decl]
@@ -823,17 +838,14 @@ class Facts:
             for v in self.declared_vars(d):
                 fn.vars[v.name] = v
         self._misparsed_declarations(fn)
-        for fs in nodes.get("for_statement", []):
-            init = fs.child_by_field_name("initializer")
-            if init is not None and init.type == "declaration":
-                for v in self.declared_vars(init):
-                    fn.vars.setdefault(v.name, v)
         for e in nodes.get("enumerator", []):
             parent = e.parent.parent if e.parent is not None else None
             if parent is not None and parent.type == "enum_specifier":
                 self._consts_in_decl(parent, fn)
         for d in nodes.get("declaration", []):
-            self._consts_in_decl(d, fn)
+            raw = self.data[d.start_byte:d.end_byte]
+            if (b"32" in raw or b"64" in raw) and b"const" in raw:
+                self._consts_in_decl(d, fn)
 
     def _misparsed_declarations(self, fn: Func) -> None:
         """tree-sitter-cuda sometimes reads `ns::tile_t<32> t = f();` as `(ns::tile_t < 32) > (t = f())`.
@@ -858,6 +870,49 @@ class Facts:
             name = self.src.text(target)
             fn.vars.setdefault(name, Var(name=name, decl=b.parent, type_node=left, declarator=right, bits=None,
                                          value=right.child_by_field_name("right")))
+
+    def _parse_params(self, fn: Func) -> None:
+        params = fn.param_nodes
+        for i, p in enumerate(params):
+            d = p.child_by_field_name("declarator")
+            if d is None:
+                continue
+            v = self._var_from_declarator(d, p, p.child_by_field_name("type"), i, len(params))
+            if v is not None:
+                v.is_param = True
+                fn.params.append(v)
+                fn.vars[v.name] = v
+
+    def _qualify(self) -> None:
+        """Which functions need the full analysis: a cheap byte search, then callers of those."""
+        extra = sorted(set(self.consts) | set(self.wrappers) | self.aliases | self.wave_macros)
+        extra_rx = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in extra) + rb")\b") if extra else None
+        pending = []
+        for fn in self.funcs:
+            body = fn.body
+            if body is None:
+                continue
+            raw = self.data[fn.node.start_byte:body.end_byte]
+            quick = FUNC_QUICK if fn.device else HOST_QUICK
+            if quick.search(raw) or (extra_rx is not None and extra_rx.search(raw)) or (
+                    fn.device and _WARP_FN.search(fn.name)):
+                fn.quick = True
+            elif fn.device:
+                pending.append((fn, raw))
+        for _ in range(3):  # device functions that call a qualifying local function
+            names = {f.name for f in self.funcs if f.quick and f.device and f.name}
+            if not names or not pending:
+                break
+            rx = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\s*[<(]")
+            still = []
+            for fn, raw in pending:
+                if rx.search(raw):
+                    fn.quick = True
+                else:
+                    still.append((fn, raw))
+            if len(still) == len(pending):
+                break
+            pending = still
 
     def _uses_const_names(self, raw: bytes) -> bool:
         if not self.consts:
@@ -908,6 +963,17 @@ class Facts:
 
     # ---- kinds -----------------------------------------------------------------------------
 
+    def binop(self, node: Node) -> tuple[str, Node | None, Node | None]:
+        """(operator, left, right) of a binary expression, looked up once."""
+        key = node.id
+        got = self._bin.get(key)
+        if got is None:
+            op = node.child_by_field_name("operator")
+            got = (op.type if op is not None else "", node.child_by_field_name("left"),
+                   node.child_by_field_name("right"))
+            self._bin[key] = got
+        return got
+
     def kinds(self, node: Node | None, fn: Func) -> int:
         if node is None:
             return 0
@@ -922,7 +988,9 @@ class Facts:
         t = node.type
         if t == "identifier":
             name = self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
-            k = fn.env.get(name, 0) | self.genv.get(name, 0)
+            k = fn.env.get(name, 0) | self.genv.get(name, 0) if (fn.env or self.genv) else 0
+            if (fn, name) in self._plain:
+                return k
             if name == "warpSize" or name in self.aliases or name in self.wave_macros or \
                     name.startswith("__AMDGCN_WAVEFRONT_SIZE"):
                 k |= WSRT
@@ -934,6 +1002,8 @@ class Facts:
                     k |= WS64 if self.src.text(v) == "64" else WS32
             elif self.external_const(name, fn):
                 k |= WS32
+            elif not k:
+                self._plain.add((fn, name))  # never anything special: skip the checks next time
             return k
         if t == "field_expression":
             arg = node.child_by_field_name("argument")
@@ -977,12 +1047,9 @@ class Facts:
         return 0
 
     def _binary_kinds(self, node: Node, fn: Func) -> int:
-        op_node = node.child_by_field_name("operator")
-        if op_node is None:
+        op, left, right = self.binop(node)
+        if not op:
             return 0
-        op = op_node.type
-        left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
         lk = self.kinds(left, fn)
         rk = self.kinds(right, fn)
         if op in ("&", "%", ">>", "/", "<<"):
@@ -1017,12 +1084,7 @@ class Facts:
     def classify_binary(self, node: Node, fn: Func, lk: int | None = None,
                         rk: int | None = None) -> str | None:
         """lane32 / lanert / warp32 / warprt / nwarp32 / nwarprt for lane and warp arithmetic."""
-        op_node = node.child_by_field_name("operator")
-        if op_node is None:
-            return None
-        op = op_node.type
-        left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
+        op, left, right = self.binop(node)
         if left is None or right is None:
             return None
         if lk is None:
@@ -1121,6 +1183,8 @@ class Facts:
     def _propagate(self) -> None:
         """Follow kinds through assignments, parameters, returns and arrays to a fixed point."""
         flows: list[tuple[Func, str, Node, bool]] = []  # (fn, target, value, global)
+        calls: list[tuple[Func, Func, list[Node]]] = []  # (caller, callee, arguments)
+        returns: list[tuple[Func, list[Node]]] = []
         for fn in self.funcs:
             if not fn.nodes:
                 continue
@@ -1148,6 +1212,10 @@ class Facts:
                 if not targets:
                     continue
                 fn.callees.add(name)
+                args = sx.call_args(c)
+                for target in targets:
+                    if target.params and args:
+                        calls.append((fn, target, args))
             for g in fn.nodes.get("gnu_asm_expression", []):
                 text = self.src.text(g)
                 k = 0
@@ -1161,10 +1229,19 @@ class Facts:
                         val = op.child_by_field_name("value")
                         if val is not None and val.type == "identifier":
                             fn.env[self.src.text(val)] = fn.env.get(self.src.text(val), 0) | k
+            rets = [rs.named_children[0] for rs in fn.nodes.get("return_statement", []) if rs.named_child_count]
+            if rets:
+                returns.append((fn, rets))
+        names = sorted(set(self.consts) | self.aliases | self.wave_macros | set(self.wrappers) |
+                       {f.name for f in self.funcs if f.quick and f.name})
+        seed = re.compile(SEEDS + b"".join(b"|\\b" + re.escape(n.encode()) + b"\\b" for n in names))
+        data = self.data
+        active = [f for f in flows if seed.search(data, f[2].start_byte, f[2].end_byte)]
+        pending = [f for f in flows if not seed.search(data, f[2].start_byte, f[2].end_byte)]
         for _ in range(8):
             self._memo.clear()
             changed = False
-            for fn, name, value, glob in flows:
+            for fn, name, value, glob in active:
                 k = self.kinds(value, fn)
                 if not k:
                     continue
@@ -1173,29 +1250,31 @@ class Facts:
                 if old | k != old:
                     env[name] = old | k
                     changed = True
-            for fn in self.funcs:
-                if not fn.nodes:
-                    continue
+            for fn, rets in returns:
                 r = 0
-                for rs in fn.nodes.get("return_statement", []):
-                    if rs.named_child_count:
-                        r |= self.kinds(rs.named_children[0], fn)
-                if r != fn.ret:
+                for node in rets:
+                    r |= self.kinds(node, fn)
+                if r | fn.ret != fn.ret:
                     fn.ret |= r
                     changed = True
-                for c in fn.nodes.get("call_expression", []):
-                    name = sx.call_name(c, self.data)
-                    targets = self.by_name.get(name)
-                    if not targets:
-                        continue
-                    args = sx.call_args(c)
-                    for target in targets:
-                        for i, p in enumerate(target.params):
-                            if i < len(args):
-                                k = self.kinds(args[i], fn)
-                                if k and target.env.get(p.name, 0) | k != target.env.get(p.name, 0):
-                                    target.env[p.name] = target.env.get(p.name, 0) | k
-                                    changed = True
+            for fn, target, args in calls:
+                for p, a in zip(target.params, args):
+                    k = self.kinds(a, fn)
+                    if k:
+                        old = target.env.get(p.name, 0)
+                        if old | k != old:
+                            target.env[p.name] = old | k
+                            changed = True
+            if pending:  # values that mention a variable which now has a kind
+                tracked = {n for f in self.funcs for n, k in f.env.items() if k} | {n for n, k in self.genv.items() if k}
+                tracked |= {p.name for f in self.funcs if f.env for p in f.params if f.env.get(p.name)}
+                if tracked:
+                    rx = re.compile(b"|".join(b"\\b" + re.escape(n.encode()) + b"\\b" for n in sorted(tracked)))
+                    more = [f for f in pending if rx.search(data, f[2].start_byte, f[2].end_byte)]
+                    if more:
+                        active += more
+                        pending = [f for f in pending if f not in more]
+                        changed = True
             if not changed:
                 break
         self._memo.clear()
@@ -1327,10 +1406,9 @@ class Facts:
         if not fn.collective:
             return
         for b in fn.nodes.get("binary_expression", []):
-            op = b.child_by_field_name("operator")
-            if op is None:
+            o, left, right = self.binop(b)
+            if not o:
                 continue
-            o = op.type
             if o in ("&", "%", ">>", "/"):
                 kind = self.classify_binary(b, fn)
             else:

@@ -70,10 +70,9 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                     msg = f"`{cv[0]} - {name}(m)` finds the highest lane among lanes 0-31 only"
             out.append(finding(facts, RULE, c, msg, fn, em.fix(f"use `{wide}`", edits, fn, mechanical)))
         for b in fn.node_list("binary_expression"):
-            op = b.child_by_field_name("operator")
-            if op is None or op.type not in ("==", "!="):
+            op, left, right = facts.binop(b)
+            if op not in ("==", "!="):
                 continue
-            left, right = b.child_by_field_name("left"), b.child_by_field_name("right")
             for m, lit in ((left, right), (right, left)):
                 if m is None or lit is None or not facts.kinds(m, fn) & MASK:
                     continue
@@ -107,13 +106,12 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             for b in fn.node_list("binary_expression"):
                 if not sx.inside(b, body):
                     continue
-                bop = b.child_by_field_name("operator")
-                bl, br = b.child_by_field_name("left"), b.child_by_field_name("right")
-                if bop is None or br is None or br.type != "identifier" or facts.src.text(br) != var:
+                bop, bl, br = facts.binop(b)
+                if not bop or br is None or br.type != "identifier" or facts.src.text(br) != var:
                     continue
-                if bop.type == ">>" and facts.kinds(bl, fn) & MASK:
+                if bop == ">>" and facts.kinds(bl, fn) & MASK:
                     uses.append(None)
-                elif bop.type == "<<" and bl is not None and facts.cval(bl, fn) is not None:
+                elif bop == "<<" and bl is not None and facts.cval(bl, fn) is not None:
                     p, _ = consumer(b)
                     uses.append(bl)
             if not uses or not any(

@@ -26,10 +26,9 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             continue
         model, strategy = em.model(fn), em.strategy(fn)
         for b in fn.node_list("binary_expression"):
-            op = b.child_by_field_name("operator")
-            if op is None or op.type not in ("<<", ">>"):
+            op, left, right = facts.binop(b)
+            if op not in ("<<", ">>"):
                 continue
-            left, right = b.child_by_field_name("left"), b.child_by_field_name("right")
             if left is None or right is None or em.removed(b):
                 continue
             rk = facts.kinds(right, fn)
@@ -38,9 +37,9 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             cv = facts.cval(left, fn)
             if cv is None or cv[1] != 32:
                 continue
-            if op.type == "<<" and cv[0] not in (1, 0xFFFFFFFF):
+            if op == "<<" and cv[0] not in (1, 0xFFFFFFFF):
                 continue
-            if op.type == ">>" and cv[0] != 0xFFFFFFFF:
+            if op == ">>" and cv[0] != 0xFFFFFFFF:
                 continue
             text = short(facts.src.text(b), 40)
             msg = f"lane mask `{text}` is built with a 32-bit shift"
@@ -56,7 +55,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 edits.append(sx.replace(left, "~0ull", RULE))
             else:
                 edits += sx.wrap(left, "(unsigned long long)(", ")", RULE)
-            if op.type == ">>":
+            if op == ">>":
                 r = sx.unparen(right)
                 if r.type == "binary_expression":
                     rl = r.child_by_field_name("left")

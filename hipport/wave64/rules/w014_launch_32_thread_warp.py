@@ -75,7 +75,10 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
     fallback = "native" if facts.config.wave_strategy == "native" else "logical32"
     for fn in facts.funcs:
-        if not fn.nodes:
+        if not fn.nodes or fn.body is None:
+            continue
+        raw = facts.data[fn.body.start_byte:fn.body.end_byte]
+        if b"<<<" not in raw and b"hipLaunchKernelGGL" not in raw:
             continue
         for call in fn.node_list("call_expression"):
             parts = launch_parts(facts, call)

@@ -26,15 +26,14 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         strategy = em.strategy(fn)
         sites = []
         for b in fn.node_list("binary_expression"):
-            op = b.child_by_field_name("operator")
-            left, right = b.child_by_field_name("left"), b.child_by_field_name("right")
-            if op is None or left is None or right is None or em.removed(b):
+            op, left, right = facts.binop(b)
+            if op not in (">>", "&") or left is None or right is None or em.removed(b):
                 continue
-            if op.type == ">>" and facts.kinds(left, fn) & MASK:
+            if op == ">>" and facts.kinds(left, fn) & MASK:
                 cv = facts.cval(right, fn)
                 if cv is not None and cv[0] == 16:
                     sites.append(b)
-            elif op.type == "&":
+            elif op == "&":
                 for m, c in ((left, right), (right, left)):
                     cv = facts.cval(c, fn)
                     if cv is not None and cv[0] in HALF_MASKS and facts.kinds(m, fn) & MASK:
