@@ -86,7 +86,7 @@ FUNC_QUICK = re.compile(rb"__(?:shfl|ballot|any|all|uni|activemask|syncwarp|matc
                         rb"fns|AMDGCN)|warpSize|[Ww]arp|WARP|[Ww]ave|WAVE|\basm\b|tiled_partition|thread_block_tile|"
                         rb"atomic(?:CAS|Exch)|volatile|\.(?:ballot|any|all|shfl)")
 # Values that can carry a kind by themselves (the rest only through variables that do).
-SEEDS = rb"threadIdx|blockDim|blockIdx|__ballot|__activemask|__match|__lane|lanemask|warpSize|thread_rank|ballot|match_any"
+SEEDS = rb"threadIdx|blockDim|blockIdx|__ballot|__activemask|__match|__lane|lanemask|warpSize|thread_rank|ballot|match_any|[Ll]ane_?[Ii]d\b|laneid"
 HOST_QUICK = re.compile(rb"<<<|hipLaunchKernelGGL|warpSize")
 _WARP_NAME = re.compile(r"(?i)^k?_?ws$|^k?_?wsz$|^lanes_?per")
 _NOT_WARP_NAME = re.compile(r"(?i)num|count|per_?block|_?id$|idx|index|mask|tile|bank")
@@ -97,6 +97,7 @@ _NV_MACROS = re.compile(r"__NVCC__|__CUDACC__|__CUDA_ARCH__|__HIP_PLATFORM_NVIDI
 _COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
 _FULL_MASK_NAME = re.compile(r"(?i)^(k_?)?(full|all|final|warp)_?(lanes?_?|warp_?)?mask$")
 _WRAPPED = re.compile(r"^\s*(__shfl(?:_up|_down|_xor)?(?:_sync)?|__ballot(?:_sync)?)\s*\(")
+_UPPER = re.compile(rb"\b(?:[A-Z][A-Z0-9_]*|k[A-Z]\w*)\b")
 _LANE_FN = re.compile(r"(?i)^(get_?)?lane_?id$|^laneid$|^lane$")
 _WARP_FN = re.compile(r"(?i)warp|lane|shfl|ballot")
 
@@ -1593,6 +1594,11 @@ class Facts:
                 fn.strong32.append(lp.node)
             elif warp in ("rt", "64"):
                 fn.agnostic.append(lp.node)
+        if fn.body is not None:  # warp-size macros from another file (#define WARP_SIZE 32 in a header)
+            for m in _UPPER.finditer(self.data, fn.body.start_byte, fn.body.end_byte):
+                if self.external_const(m.group().decode(), fn):
+                    fn.strong32.append(fn.body)
+                    break
         for name, node in fn.idents:
             if name == "warpSize" or name.startswith("__AMDGCN") or name in self.aliases or name in self.wave_macros:
                 fn.agnostic.append(node)

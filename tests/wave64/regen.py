@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
     show = "--show" in argv
     write_labels = "--labels" in argv
     names = [a for a in argv if not a.startswith("--")]
-    folders = [FIXTURES / n for n in names] if names else sorted(p for p in FIXTURES.iterdir() if p.is_dir())
+    folders = [FIXTURES / n for n in names] if names else sorted(p for p in FIXTURES.iterdir() if (p / "input.cu").is_file())
     for folder in folders:
         for s in STRATEGIES:
             (folder / f"expected.{s}.hip").write_text(output_for(folder, s))

@@ -11,7 +11,8 @@ import pytest
 from tests.wave64.helpers import FIXTURES
 from tests.wave64.regen import STRATEGIES, findings_for, meta, output_for
 
-FOLDERS = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
+FOLDERS = sorted(p for p in FIXTURES.iterdir() if (p / "input.cu").is_file())
+CORPUS = sorted(p for p in (FIXTURES / "corpus").iterdir() if p.suffix in (".cu", ".cuh"))
 
 
 def key(x: dict) -> tuple[str, int, str]:
@@ -59,6 +60,17 @@ def test_every_finding_names_its_function_and_model() -> None:
         for f in findings_for(folder, "logical32"):
             assert f.model in ("warp32", "agnostic", "mixed"), (folder.name, f)
             assert f.message and f.rule.startswith("W")
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_held_out_corpus_matches_its_hand_labels(path: Path) -> None:
+    from hipport.config import Config
+    from hipport.source import SourceFile
+    from hipport.wave64 import run
+    m = json.loads(path.with_name(path.name + ".json").read_text())
+    got = sorted((f.rule, f.span.line, f.model) for f in run(SourceFile(str(path), path.read_bytes()), Config()))
+    assert got == sorted(map(key, m["findings"] + m["spurious"]))
+    assert not set(map(key, m["missed"])) & set(got)
 
 
 def test_labels_are_well_formed() -> None:

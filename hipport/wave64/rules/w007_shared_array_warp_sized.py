@@ -70,8 +70,13 @@ def _warp_sized(facts: Facts, fn: Func, size: Node) -> str | None:
     return None
 
 
-def _divides_by_32(facts: Facts, fn: Func, size: Node) -> bool:
+def _divides_by_32(facts: Facts, fn: Func, size: Node, depth: int = 0) -> bool:
     n = sx.unparen(size)
+    if n.type == "identifier" and depth < 4:  # kWarps = kBlock / WARP_SIZE, defined elsewhere in the file
+        var = facts.var(fn, facts.src.text(n))
+        if var is not None and var.value is not None and b"const" in facts.data[var.decl.start_byte:var.decl.end_byte]:
+            return _divides_by_32(facts, fn, var.value, depth + 1)
+        return False
     if n.type != "binary_expression":
         return False
     op = n.child_by_field_name("operator")

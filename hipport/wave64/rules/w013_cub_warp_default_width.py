@@ -48,8 +48,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         if fn is not None and fn.group is not None:
             strategy, model = fn.group.strategy, fn.group.model
         else:
-            strategy = fallback
-            model = "warp32" if strategy == "logical32" else "agnostic"
+            strategy, model = fallback, "warp32"  # CUB's default width is a 32-lane warp
         msg = (f"`{m.group(1).decode()}` with the default logical width: 32 lanes on CUDA, the whole"
                " 64-lane wave with hipCUB on CDNA")
         if strategy == "logical32":

@@ -92,9 +92,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             targets = [k for k in facts.by_name.get(kernel, []) if k.group is not None]
             if targets:
                 model, strategy = targets[0].group.model, targets[0].group.strategy  # type: ignore[union-attr]
-            else:
-                strategy = fallback
-                model = "warp32" if strategy == "logical32" else "agnostic"
+            else:  # a kernel from another file: the launch itself assumes 32-thread warps
+                strategy, model = fallback, "warp32"
             what = "one 32-thread warp per block" if kind == "one" else "dim3(32, N): x is the lane, y the row"
             msg = f"launch of `{kernel}` with {what} (`{short(facts.src.text(block), 30)}`)"
             if strategy == "logical32":
