@@ -100,7 +100,9 @@ _NOT_WARP_NAME = re.compile(r"(?i)num|count|per_?block|_?id$|idx|index|mask|tile
 _HIP_MACROS = re.compile(r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|USE_ROCM|"
                          r"__HIP_DEVICE_COMPILE__|__HIP_ARCH_|HIP_PLATFORM_AMD|__GFX\d+__|__AMDGCN__|"
                          r"__AMDGCN_WAVEFRONT_SIZE")
-_NV_MACROS = re.compile(r"__NVCC__|__CUDACC__|__CUDA_ARCH__|__HIP_PLATFORM_NVIDIA__|__HIP_PLATFORM_NVCC__")
+# Only an explicit HIP-on-NVIDIA test marks code AMD never compiles. In CUDA sources __CUDACC__,
+# __NVCC__ and __CUDA_ARCH__ guard the GPU code itself, which the port turns into HIP code.
+_NV_MACROS = re.compile(r"__HIP_PLATFORM_NVIDIA__|__HIP_PLATFORM_NVCC__")
 _COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
 _FULL_MASK_NAME = re.compile(r"(?i)^(k_?)?(full|all|final|warp)_?(lanes?_?|warp_?)?mask$")
 _WRAPPED = re.compile(r"^\s*(__shfl(?:_up|_down|_xor)?(?:_sync)?|__ballot(?:_sync)?)\s*\(")

@@ -18,8 +18,8 @@ NOOP = [
                         head="#if defined(__GFX8__) || defined(__GFX9__)\n#define WAVE 64\n#else\n#define WAVE 32\n#endif\n"),
                  id="per-architecture-constant"),
     pytest.param(kernel("  p[0] = __shfl_xor(p[0], 1);\n",
-                        head="#ifdef __CUDACC__\n#define WARP_SIZE 32\n#endif\n"),
-                 id="defined-only-for-nvcc"),
+                        head="#ifdef __HIP_PLATFORM_NVIDIA__\n#define WARP_SIZE 32\n#endif\n"),
+                 id="defined-only-for-hip-on-nvidia"),
 ]
 
 FIX = [
@@ -55,3 +55,9 @@ def test_fix(before: str, after: str, strategy: str) -> None:
                                   "enum { WARP_SIZE = 32 };\n"])
 def test_logical_warp_size_is_kept_under_logical32(head: str) -> None:
     assert_kept(kernel(USE, head=head), RULE, "logical32")
+
+
+def test_cudacc_guards_the_gpu_code_of_a_cuda_source() -> None:
+    """`#ifdef __CUDACC__` in CUDA means "compiled for the GPU": ported, that code is HIP code."""
+    code = kernel(USE, head="#ifdef __CUDACC__\n#define WARP_SIZE 32\n#endif\n")
+    assert_kept(code, RULE, "logical32")
