@@ -115,7 +115,7 @@ def apply(src: SourceFile, findings: list[Finding]) -> list[Finding]:
         if s.keys is None:
             unused = [] if s.used else ["*"]
         else:
-            unused = [raw for raw, k in zip(s.raw_keys, s.keys) if k not in s.used]
+            unused = [raw for raw, k in zip(s.raw_keys, s.keys, strict=False) if k not in s.used]
         if not unused:
             continue
         whole = unused == ["*"] or len(unused) == len(s.keys or ())

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
-from hipport.config import Config
 import tree_sitter
 
+from hipport.config import Config
 from hipport.source import Node, SourceFile, language
 from hipport.wave64 import syntax as sx
 
@@ -328,6 +327,7 @@ class Facts:
         self._eval_cache: dict[tuple[str, int], tuple[int, int] | None] = {}
         self._bin: dict[int, tuple[str, Node | None, Node | None]] = {}
         self._plain: set[tuple[Func, str]] = set()
+        self._device: list[Func] | None = None
         self.ident_uses: list[tuple[str, Node, Func | None, int, int]] = []
         self.empty = not might_hold_hazards(self.data)
         if self.empty:
@@ -1102,7 +1102,7 @@ class Facts:
         if rk is None:
             rk = self.kinds(right, fn)
         if op == "&":
-            for a, ak, b, bk in ((left, lk, right, rk), (right, rk, left, lk)):
+            for _a, ak, b, _bk in ((left, lk, right, rk), (right, rk, left, lk)):
                 if not ak & TID:
                     continue
                 c = self.cval(b, fn)
@@ -1246,8 +1246,9 @@ class Facts:
                        {f.name for f in self.funcs if f.quick and f.name})
         seed = re.compile(SEEDS + b"".join(b"|\\b" + re.escape(n.encode()) + b"\\b" for n in names))
         data = self.data
-        active = [f for f in flows if seed.search(data, f[2].start_byte, f[2].end_byte)]
-        pending = [f for f in flows if not seed.search(data, f[2].start_byte, f[2].end_byte)]
+        active, pending = [], []
+        for f in flows:
+            (active if seed.search(data, f[2].start_byte, f[2].end_byte) else pending).append(f)
         for _ in range(8):
             self._memo.clear()
             changed = False
@@ -1268,7 +1269,7 @@ class Facts:
                     fn.ret |= r
                     changed = True
             for fn, target, args in calls:
-                for p, a in zip(target.params, args):
+                for p, a in zip(target.params, args, strict=False):
                     k = self.kinds(a, fn)
                     if k:
                         old = target.env.get(p.name, 0)
@@ -1368,7 +1369,7 @@ class Facts:
         args = sx.call_args(c)
         if len(args) != len(w.params):
             return None
-        by_param = dict(zip(w.params, args))
+        by_param = dict(zip(w.params, args, strict=False))
         mapped = [by_param.get(a[2]) for a in w.args]
         if w.callee.startswith("__ballot"):
             return WarpCall(c, fn, w.name, "ballot", base="ballot", args=args, value=mapped[-1], wrapper=w)
@@ -1649,9 +1650,8 @@ class Facts:
     def sink32(self, node: Node, fn: Func) -> bool:
         """True when the value of `node` is converted to a 32-bit type right where it is used."""
         p = node.parent
-        child = node
         while p is not None and p.type in ("parenthesized_expression",):
-            child, p = p, p.parent
+            _child, p = p, p.parent
         if p is None:
             return False
         if p.type == "init_declarator":
@@ -1734,10 +1734,10 @@ class Facts:
 
     # ---- queries for rules -----------------------------------------------------------------
 
-    def device_funcs(self) -> Iterator[Func]:
-        for f in self.funcs:
-            if f.device and f.nodes and f.group is not None:
-                yield f
+    def device_funcs(self) -> list[Func]:
+        if self._device is None:
+            self._device = [f for f in self.funcs if f.device and f.nodes and f.group is not None]
+        return self._device
 
     def model_of_const(self, c: WarpConst) -> tuple[str, str]:
         """(model, strategy) for a file-level constant: that of its users, else from its value."""

@@ -110,7 +110,7 @@ def test_width_32_reduction_gives_each_logical_warp_its_cuda_sum() -> None:
     v = list(range(1, W + 1))
     o = 16
     while o:
-        v = [a + b for a, b in zip(v, shfl_down(v, o, 32))]
+        v = [a + b for a, b in zip(v, shfl_down(v, o, 32), strict=False)]
         o >>= 1
     assert (v[0], v[32]) == (528, 1552)
 
@@ -121,12 +121,12 @@ def test_default_width_loop_from_16_is_wrong_for_a_wave_reader() -> None:
     r = v
     o = 16
     while o:
-        r = [a + b for a, b in zip(r, shfl_down(r, o))]
+        r = [a + b for a, b in zip(r, shfl_down(r, o), strict=False)]
         o >>= 1
     assert r[0] == 528
     o = 32
     while o:
-        v = [a + b for a, b in zip(v, shfl_down(v, o))]
+        v = [a + b for a, b in zip(v, shfl_down(v, o), strict=False)]
         o >>= 1
     assert v[0] == 2080
 
@@ -199,7 +199,7 @@ def test_reduce_helper_butterfly_gives_every_lane_the_sum(width: int) -> None:
     v = list(range(W))
     o = width // 2
     while o:
-        v = [a + b for a, b in zip(v, shfl_xor(v, o, width))]
+        v = [a + b for a, b in zip(v, shfl_xor(v, o, width), strict=False)]
         o >>= 1
     for s in range(W):
         base = s & ~(width - 1)

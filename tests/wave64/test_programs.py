@@ -67,7 +67,7 @@ def numbers(text: str) -> list[float]:
 
 def close(a: str, b: str, rel: float = 2e-3) -> bool:
     na, nb = numbers(a), numbers(b)
-    return len(na) == len(nb) and all(math.isclose(x, y, rel_tol=rel, abs_tol=1e-4) for x, y in zip(na, nb))
+    return len(na) == len(nb) and all(math.isclose(x, y, rel_tol=rel, abs_tol=1e-4) for x, y in zip(na, nb, strict=False))
 
 
 # ---- per-lane expectations for 64-lane warps, from AMD semantics --------------------------------

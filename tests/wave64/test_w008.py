@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.wave64.helpers import HEADER, assert_fix, assert_kept, assert_noop, kernel
 from hipport.wave64.emit import PRELUDE
+from tests.wave64.helpers import HEADER, assert_fix, assert_kept, assert_noop, kernel
 
 RULE = "W008"
 USE = "  const int lane = threadIdx.x % WARP_SIZE;\n  p[lane] = __shfl_xor(p[0], 1);\n"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.wave64.helpers import HEADER, assert_fix, assert_kept, assert_noop
 from hipport.wave64.emit import PRELUDE
+from tests.wave64.helpers import HEADER, assert_fix, assert_kept, assert_noop
 
 RULE = "W009"
 CG = HEADER + "#include <hip/hip_cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"

@@ -2,9 +2,9 @@
 
 import pytest
 
-from tests.wave64.helpers import HEADER, assert_fix, assert_noop, kernel
 from hipport.wave64.emit import MATCH_ANY, reduce_helper
 from hipport.wave64.rules.w010_warp_sync_builtin import SYNCWARP
+from tests.wave64.helpers import HEADER, assert_fix, assert_noop, kernel
 
 RULE = "W010"
 

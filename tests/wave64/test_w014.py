@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.wave64.helpers import HEADER, assert_fix, assert_kept, assert_noop
 from hipport.wave64.emit import HOST_WARP_SIZE
+from tests.wave64.helpers import HEADER, assert_fix, assert_kept, assert_noop
 
 RULE = "W014"
 AGNOSTIC = ("__global__ void k(float* p) {\n  float v = p[threadIdx.x];\n"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.wave64.helpers import HEADER, applicability, assert_fix, assert_noop, kernel
 from hipport.wave64.emit import PRELUDE
+from tests.wave64.helpers import HEADER, applicability, assert_fix, assert_noop, kernel
 
 RULE = "W019"
 AMD64 = "#if defined(__HIP_PLATFORM_AMD__)\n#define WARP_SIZE 64\n#else\n#define WARP_SIZE 32\n#endif\n"

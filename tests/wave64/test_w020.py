@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.wave64.helpers import HEADER, assert_fix, assert_noop, findings, kernel
 from hipport.wave64.emit import PRELUDE
+from tests.wave64.helpers import HEADER, assert_fix, assert_noop, findings, kernel
 
 RULE = "W020"
 

@@ -61,7 +61,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 f"use the per-architecture wave size `{WAVE}`", edits, None, False, model, strategy),
                 model=model))
     alias_fixed: set[str] = set()
-    for name, node, fn, start, end in facts.ident_uses:
+    for name, node, fn, _start, _end in facts.ident_uses:
         if fn is None or not fn.device or node.type != "identifier":
             continue
         if name != "warpSize" and name not in facts.aliases:

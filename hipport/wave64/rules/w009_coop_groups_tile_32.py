@@ -86,7 +86,7 @@ def _member_edits(facts: Facts, em: Emitter, wc: WarpCall, strategy: str, n: int
 def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
     for fn in facts.device_funcs():
-        model, strategy = em.model(fn), em.strategy(fn)
+        _model, strategy = em.model(fn), em.strategy(fn)
         for n, name, arg in template_uses(facts, fn):
             if name not in TILE_TEMPLATES:
                 continue
