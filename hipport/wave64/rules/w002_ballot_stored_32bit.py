@@ -140,9 +140,26 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             if edits is None:
                 msg += " (declaration shared with other names or a pointer: widen it by hand)"
         out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits or [], fn, True)))
-    # 32-bit variables that receive a wave mask through other variables or parameters, and
-    # functions that return a wave mask in 32 bits
+    # 32-bit variables that receive a wave mask through other variables or parameters, functions
+    # that return a wave mask in 32 bits, and masks stored into 32-bit buffers
     for fn in facts.device_funcs():
+        for a in fn.node_list("assignment_expression"):
+            left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+            if left is None or right is None or left.type != "subscript_expression" or em.removed(a):
+                continue
+            if not facts.kinds(right, fn) & MASK or sx.unparen(right).type == "call_expression":
+                continue  # a ballot call stored directly is reported above
+            base = left.child_by_field_name("argument")
+            var = facts.var(fn, facts.src.text(base)) if base is not None and base.type == "identifier" else None
+            if var is None or var.type_node is None or type_bits(facts.src.text(var.type_node)) != 32:
+                continue
+            msg = f"a 64-bit wave mask is stored into `{var.name}`, a buffer of 32-bit elements"
+            if em.strategy(fn) == "logical32":
+                out.append(finding(facts, RULE, a, msg + "; kept: under logical32 the mask is the caller's"
+                                   " 32-lane half", fn, kept=True))
+            else:
+                out.append(finding(facts, RULE, a, msg + "; widen the buffer (and whoever reads it) by hand",
+                                   fn))
         if fn.ret & MASK and fn.ret_type is not None and type_bits(facts.src.text(fn.ret_type)) == 32 \
                 and id(fn) not in covered:
             covered.add(id(fn))
