@@ -70,5 +70,6 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
         if not edits:
             msg += " (rewrite it by hand)"
-        out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits, fn, True)))
+        # a partial mask restricts the vote to some lanes: dropping it is a judgement call
+        out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits, fn, em.mask_is_all(wc))))
     return out
