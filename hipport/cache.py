@@ -1,20 +1,26 @@
 """Results cached by content hash: an unchanged file under an unchanged config costs a lookup.
 
-One SQLite file per cache folder; values are pickled FileResults without their bytes.
+One SQLite file per cache folder. A result is stored in two parts: a small `meta` (status,
+counts, names defined) that every run loads, and the `detail` (edits and findings) that is
+loaded only when a command needs it. A stat table maps a path and its (size, mtime, inode)
+to its content key, so an unchanged file is not even read; an output table remembers what
+`port -o` last wrote, so an up-to-date output is not rewritten.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from hipport import __version__
-from hipport.model import FileResult
+from hipport.model import Edit, FileResult, Finding
 
-FORMAT = 1
+FORMAT = 2
 
 
 def key(data: bytes, role: str, salt: str) -> str:
@@ -33,6 +39,10 @@ def rules_digest(rules_dir: Path) -> str:
     return h.hexdigest()
 
 
+def stat_sig(st: os.stat_result, salt: str) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{salt}"
+
+
 class Cache:
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -43,28 +53,63 @@ class Cache:
         # The cache is disposable: trade crash durability for speed (no fsync per commit).
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=OFF")
-        self.db.execute("CREATE TABLE IF NOT EXISTS r (k TEXT PRIMARY KEY, v BLOB)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS r (k TEXT PRIMARY KEY, meta BLOB, detail BLOB)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS s (path TEXT PRIMARY KEY, sig TEXT, k TEXT, role TEXT)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS o (path TEXT PRIMARY KEY, sig TEXT, k TEXT)")
         self.salt = f"{__version__}:{FORMAT}"
 
-    def get_many(self, keys: list[str]) -> dict[str, FileResult]:
-        out: dict[str, FileResult] = {}
+    def _select(self, sql: str, keys: list[str]) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = []
         for i in range(0, len(keys), 500):
             chunk = keys[i:i + 500]
-            q = f"SELECT k, v FROM r WHERE k IN ({','.join('?' * len(chunk))})"
-            for k, v in self.db.execute(q, chunk):
-                try:
-                    out[k] = pickle.loads(v)
-                except Exception:  # a stale or damaged entry is a miss, not a failure
-                    continue
+            rows.extend(self.db.execute(sql.format(",".join("?" * len(chunk))), chunk))
+        return rows
+
+    def metas(self, keys: list[str]) -> dict[str, FileResult]:
+        """Results without their edits and findings (`pending` names the detail to load)."""
+        out: dict[str, FileResult] = {}
+        for k, v in self._select("SELECT k, meta FROM r WHERE k IN ({})", keys):
+            try:
+                r = pickle.loads(v)
+            except Exception:  # a stale or damaged entry is a miss, not a failure
+                continue
+            r.pending = k
+            out[k] = r
+        return out
+
+    def details(self, keys: list[str]) -> dict[str, tuple[list[Edit], list[Finding]]]:
+        out = {}
+        for k, v in self._select("SELECT k, detail FROM r WHERE k IN ({})", keys):
+            try:
+                out[k] = pickle.loads(v)
+            except Exception:
+                continue
         return out
 
     def put_many(self, items: list[tuple[str, FileResult]]) -> None:
         rows = []
         for k, r in items:
-            slim = replace(r, ported=None, original=None)
-            rows.append((k, pickle.dumps(slim, protocol=pickle.HIGHEST_PROTOCOL)))
+            meta = replace(r, ported=None, original=None, edits=[], findings=[], pending=None)
+            rows.append((k, pickle.dumps(meta, protocol=pickle.HIGHEST_PROTOCOL),
+                         pickle.dumps((r.edits, r.findings), protocol=pickle.HIGHEST_PROTOCOL)))
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO r VALUES (?, ?)", rows)
+            self.db.executemany("INSERT OR REPLACE INTO r VALUES (?, ?, ?)", rows)
+
+    def stats(self, paths: list[str]) -> dict[str, tuple[str, str, str]]:
+        return {p: (sig, k, role) for p, sig, k, role
+                in self._select("SELECT path, sig, k, role FROM s WHERE path IN ({})", paths)}
+
+    def put_stats(self, rows: list[tuple[str, str, str, str]]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO s VALUES (?, ?, ?, ?)", rows)
+
+    def outputs(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+        return {p: (sig, k) for p, sig, k
+                in self._select("SELECT path, sig, k FROM o WHERE path IN ({})", paths)}
+
+    def put_outputs(self, rows: list[tuple[str, str, str]]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO o VALUES (?, ?, ?)", rows)
 
     def close(self) -> None:
         self.db.close()

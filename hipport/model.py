@@ -103,7 +103,8 @@ class FileResult:
     defines: list[str] = field(default_factory=list)  # names the file defines (for HP002)
     error: str | None = None
     seconds: float = 0.0
-    digest: str = ""  # content hash of the input bytes
+    digest: str = ""  # content key (input bytes, role, config, rules)
+    pending: str | None = None  # cached edits/findings not loaded yet (see pipeline.hydrate)
 
     def count(self, family: str) -> FamilyCount:
         return self.families.setdefault(family, FamilyCount())
@@ -115,6 +116,7 @@ class RunResult:
     seconds: float = 0.0
     cached: int = 0
     validation: dict[str, Any] | None = None  # filled by `validate`
+    defined: frozenset[str] = frozenset()  # names the project defines (settles HP002)
 
     @property
     def findings(self) -> list[tuple[FileResult, Finding]]:

@@ -145,13 +145,26 @@ def _pool_work(job: Job) -> FileResult:
 
 def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         progress: Progress | None = None, keep_original: bool = False) -> RunResult:
+    """Port every file. Cached results come back as metadata only (`pending`); pass
+    `keep_original=True` to get every result complete with its bytes, or call `hydrate`."""
     t0 = time.perf_counter()
     results: list[FileResult | None] = [None] * len(files)
     jobs: list[tuple[int, Job, str]] = []
-    originals: dict[int, bytes] = {}
     salt = config.fingerprint() + cachemod.rules_digest(rulesmod.rules_dir())
+    salt = cachemod.key(salt.encode(), "", "")[:16]
+    store = cachemod.Cache(cache_dir) if (cache_dir is not None and config.cache) else None
+    known = store.stats([str(wf.path) for wf in files]) if store else {}
+    by_key: dict[str, tuple[int, WorkFile, str]] = {}  # unread files whose stat matched
+    stat_rows: list[tuple[str, str, str, str]] = []
     for i, wf in enumerate(files):
         try:
+            st = os.stat(wf.path)
+            sig = cachemod.stat_sig(st, salt)
+            row = known.get(str(wf.path))
+            if row is not None and row[0] == sig:
+                _, k, role = row
+                by_key[k] = (i, wf, role)
+                continue
             data = wf.path.read_bytes()
         except OSError as e:
             msg = f"cannot read: {e.strerror or e}"
@@ -162,25 +175,37 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         out_rel = output_rel(wf.rel, role, config.rename_extensions)
         if role not in PORTED_ROLES:
             results[i] = FileResult(path=wf.display, role=role, status=FileStatus.SKIPPED,
-                                    output_path=out_rel)
-            originals[i] = data
+                                    output_path=out_rel, original=data if keep_original else None)
             continue
-        originals[i] = data
-        jobs.append((i, Job(wf.display, role, data, out_rel), cachemod.key(data, role, salt)))
+        k = cachemod.key(data, role, salt)
+        stat_rows.append((str(wf.path), sig, k, role))
+        jobs.append((i, Job(wf.display, role, data, out_rel), k))
 
-    store = cachemod.Cache(cache_dir) if (cache_dir is not None and config.cache) else None
-    hits = store.get_many([k for _, _, k in jobs]) if store else {}
+    hits = store.metas([k for _, _, k in jobs] + list(by_key)) if store else {}
+    for k, (i, wf, role) in by_key.items():
+        r = hits.get(k)
+        out_rel = output_rel(wf.rel, role, config.rename_extensions)
+        if r is None:  # the stat row outlived its result: read the file after all
+            try:
+                data = wf.path.read_bytes()
+            except OSError as e:
+                results[i] = FileResult(path=wf.display, role="unreadable", status=FileStatus.FAILED,
+                                        error=f"cannot read: {e.strerror or e}")
+                continue
+            jobs.append((i, Job(wf.display, role, data, out_rel), cachemod.key(data, role, salt)))
+            continue
+        r.path, r.output_path = wf.display, out_rel
+        results[i] = r
     todo = [(i, j, k) for i, j, k in jobs if k not in hits]
     for i, j, k in jobs:
         if k in hits:
             r = hits[k]
             r.path, r.output_path = j.display, j.out_rel
-            out = apply_edits(j.data, r.edits)
-            r.ported = out if out != j.data else None
             results[i] = r
-    done = len(jobs) - len(todo)
+    total = len(jobs) + len(by_key)
+    done = total - len(todo)
     if progress:
-        progress(done, len(jobs))
+        progress(done, total)
     fresh: list[tuple[str, FileResult]] = []
     workers = config.jobs or os.cpu_count() or 1
     if len(todo) < 8 or workers == 1:
@@ -189,7 +214,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             fresh.append((k, r))
             done += 1
             if progress:
-                progress(done, len(jobs))
+                progress(done, total)
     else:
         # Load the tables and compile the name scanner once, here: forked workers inherit them.
         from hipport.translate.names import candidates_regex
@@ -197,31 +222,69 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         candidates_regex(rulesmod.load(config.blas))
         chunk = max(1, min(32, len(todo) // (workers * 8)))
         with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(config,)) as ex:
-            for (i, _, k), r in zip(todo, ex.map(_pool_work, [j for _, j, _ in todo], chunksize=chunk)):
+            for (i, _, k), r in zip(todo, ex.map(_pool_work, [j for _, j, _ in todo], chunksize=chunk),
+                                    strict=True):
                 results[i] = r
                 fresh.append((k, r))
                 done += 1
                 if progress:
-                    progress(done, len(jobs))
+                    progress(done, total)
+    if keep_original:  # fresh results: the bytes are at hand already
+        for i, j, _ in todo:
+            if results[i] is not None:
+                results[i].original = j.data  # type: ignore[union-attr]
+    for k, r in fresh:
+        r.digest = k
+    for k, r in hits.items():
+        r.digest = k
     if store:
         store.put_many([(k, r) for k, r in fresh if r.status != FileStatus.FAILED])
-        store.close()
+        store.put_stats(stat_rows)
     final = [r for r in results if r is not None]
+    defined = frozenset(n for r in final for n in r.defines)
+    run_result = RunResult(final, seconds=0.0, cached=len(hits), defined=defined)
+    for r in final:
+        if r.pending is None:
+            _settle_unknown(r, defined)
     if keep_original:
-        for i, r in enumerate(results):
-            if r is not None and i in originals:
-                r.original = originals[i]
-    _settle_unknown(final)
-    return RunResult(final, seconds=time.perf_counter() - t0, cached=len(hits))
+        hydrate(run_result, files, cache_dir if config.cache else None, original=True, store=store)
+    if store:
+        store.close()
+    run_result.seconds = time.perf_counter() - t0
+    return run_result
 
 
-def _settle_unknown(results: list[FileResult]) -> None:
+def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
+            which: Callable[[FileResult], bool] = lambda r: True, original: bool = True,
+            store: cachemod.Cache | None = None) -> None:
+    """Load what a command needs of the chosen results: cached edits and findings, the
+    original bytes, and the ported bytes (re-applying the edits: the one apply function)."""
+    chosen = [r for r in run.files if which(r)]
+    pending = [r.pending for r in chosen if r.pending]
+    own = store is None and cache_dir is not None and pending
+    db = cachemod.Cache(cache_dir) if own else store
+    details = db.details(pending) if (db is not None and pending) else {}
+    if own and db is not None:
+        db.close()
+    paths = {wf.display: wf.path for wf in files}
+    for r in chosen:
+        if r.pending:
+            edits, findings = details.get(r.pending, ([], []))
+            r.edits, r.findings, r.pending = edits, findings, None
+            _settle_unknown(r, run.defined)
+        needs_bytes = original or (r.edits and r.ported is None)
+        if needs_bytes and r.original is None and r.path in paths and r.status != FileStatus.FAILED:
+            try:
+                r.original = paths[r.path].read_bytes()
+            except OSError:
+                continue
+        if r.ported is None and r.edits and r.original is not None:
+            out = apply_edits(r.original, r.edits)
+            r.ported = out if out != r.original else None
+
+
+def _settle_unknown(r: FileResult, defined: frozenset[str]) -> None:
     """Drop 'unknown CUDA name' findings for names some file of the project defines itself."""
-    defined: set[str] = set()
-    for r in results:
-        defined.update(r.defines)
-    if not defined:
-        return
-    for r in results:
+    if defined and any(f.rule == "HP002" for f in r.findings):
         r.findings = [f for f in r.findings
                       if not (f.rule == "HP002" and f.message.split(" ", 1)[0] in defined)]

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import difflib
+import os
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from hipport.cache import Cache, stat_sig
 from hipport.config import Config
 from hipport.errors import HipportError
-from hipport.model import FileStatus, RunResult
+from hipport.model import FileResult, FileStatus, RunResult
+from hipport.pipeline import hydrate
 from hipport.pipeline import run as run_pipeline
 from hipport.ui import UI
-from hipport.workspace import PORTED_ROLES, discover, write_atomic
+from hipport.workspace import PORTED_ROLES, WorkFile, discover, write_atomic
 
 
 @dataclass(frozen=True)
@@ -57,13 +60,14 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
                 raise HipportError("the output folder is inside the input folder; choose a folder "
                                    "outside it (or exclude it with --exclude)", o.output)
     files = discover(list(o.paths), config.include, config.exclude, skip=out_dir)
-    cache_dir = o.cache_dir or default_cache_dir(o.paths)
+    cache_dir = (o.cache_dir or default_cache_dir(o.paths)) if config.cache else None
     with ui.progress("porting") as progress:
-        result = run_pipeline(files, config, cache_dir=cache_dir if config.cache else None,
-                              progress=progress, keep_original=True)
+        result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress)
     by_display = {wf.display: wf for wf in files}
+    changed = lambda r: r.status == FileStatus.PORTED  # noqa: E731
     rc = 0
     if mode == "--output" and o.output == "-":
+        hydrate(result, files, cache_dir)
         r = result.files[0]
         sys.stdout.buffer.write(r.ported if r.ported is not None else (r.original or b""))
         sys.stdout.flush()
@@ -71,22 +75,9 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
         return 1 if r.status == FileStatus.FAILED else 0
     if mode == "--output":
         assert out_dir is not None
-        for r in result.files:
-            wf = by_display[r.path]
-            if r.status == FileStatus.FAILED or r.output_path is None:
-                continue
-            ported = r.role in PORTED_ROLES
-            if o.only_ported and not ported:
-                continue
-            target = out_dir / r.output_path
-            data = r.ported if r.ported is not None else r.original
-            if data is None:
-                shutil.copyfile(wf.path, target)
-                continue
-            if target.exists() and target.read_bytes() == data:
-                continue
-            write_atomic(target, data, mode_from=wf.path)
+        write_mirror(result, files, out_dir, cache_dir, o.only_ported)
     elif mode == "--in-place":
+        hydrate(result, files, cache_dir, which=changed, original=False)
         for r in result.files:
             if r.ported is None or r.status != FileStatus.PORTED:
                 continue
@@ -98,13 +89,16 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
             if target != wf.path:
                 wf.path.unlink()
     elif mode == "--diff":
+        hydrate(result, files, cache_dir, which=changed)
         sys.stdout.write(unified_diff(result))
         sys.stdout.flush()
     elif mode == "--check":
-        changed = [r for r in result.files if r.status == FileStatus.PORTED]
-        for r in changed:
-            ui.err(f"{r.path}: would be changed by hipport port")
-        rc = 1 if changed else 0
+        for r in result.files:
+            if changed(r):
+                ui.err(f"{r.path}: would be changed by hipport port")
+        rc = 1 if any(changed(r) for r in result.files) else 0
+    if not (ui.quiet and o.fmt == "text") or o.report_dir is not None:
+        hydrate(result, files, cache_dir)  # views show findings with their source lines
     if o.report_dir is not None:
         from hipport.report import html
 
@@ -113,6 +107,60 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
     if any(r.status == FileStatus.FAILED for r in result.files):
         rc = max(rc, 1)
     return rc
+
+
+def write_mirror(result: RunResult, files: list[WorkFile], out_dir: Path, cache_dir: Path | None,
+                 only_ported: bool) -> None:
+    """Write the ported mirror. An output hipport wrote earlier from the same result (same
+    content key, file untouched since) is left alone, so a warm re-run writes nothing."""
+    by_display = {wf.display: wf for wf in files}
+    store = Cache(cache_dir) if cache_dir is not None else None
+    targets = {r.path: out_dir / r.output_path for r in result.files
+               if r.output_path is not None and r.status != FileStatus.FAILED}
+    written = store.outputs([str(t) for t in targets.values()]) if store else {}
+
+    def up_to_date(r: FileResult, target: Path) -> bool:
+        try:
+            st = os.stat(target)
+        except OSError:
+            return False
+        return written.get(str(target)) == (stat_sig(st, ""), r.digest) and bool(r.digest)
+
+    stale = {id(r) for r in result.files if r.path in targets and r.role in PORTED_ROLES
+             and not up_to_date(r, targets[r.path])}
+    hydrate(result, files, cache_dir, which=lambda r: id(r) in stale, original=True)
+    rows = []
+    for r in result.files:
+        target = targets.get(r.path)
+        if target is None:
+            continue
+        wf = by_display[r.path]
+        if r.role not in PORTED_ROLES:  # copied as is
+            if not only_ported:
+                _copy_if_newer(wf.path, target)
+            continue
+        if id(r) not in stale:
+            continue
+        data = r.ported if r.ported is not None else r.original
+        if data is None:
+            continue
+        if not (target.exists() and target.read_bytes() == data):
+            write_atomic(target, data, mode_from=wf.path)
+        rows.append((str(target), stat_sig(os.stat(target), ""), r.digest))
+    if store:
+        store.put_outputs(rows)
+        store.close()
+
+
+def _copy_if_newer(src: Path, target: Path) -> None:
+    try:
+        s, t = os.stat(src), os.stat(target)
+        if s.st_size == t.st_size and s.st_mtime_ns == t.st_mtime_ns:
+            return
+    except OSError:
+        pass
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src, target)
 
 
 def _excluded(out_dir: Path, root: Path, config: Config) -> bool:

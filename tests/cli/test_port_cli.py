@@ -182,3 +182,21 @@ def test_version_and_help() -> None:
     for opt in (b"--output", b"--in-place", b"--diff", b"--check", b"--rename-extensions",
                 b"--launch-syntax", b"--wave-strategy"):
         assert opt in h.stdout
+
+
+def test_warm_mirror_run_rewrites_nothing_and_repairs_a_touched_output(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert hipport("port", tree, "-o", out).returncode == 0
+    target = out / "kernels" / "scale.cu"
+    first = target.read_bytes()
+    before = target.stat().st_mtime_ns
+    r = hipport("port", tree, "-o", out, "--format", "json")
+    assert json.loads(r.stdout)["summary"]["cached"] == 1
+    assert target.stat().st_mtime_ns == before  # up to date: not rewritten
+    target.write_bytes(b"edited by hand\n")
+    assert hipport("port", tree, "-o", out).returncode == 0
+    assert target.read_bytes() == first  # a changed output is written again
+    src = tree / "kernels" / "scale.cu"
+    src.write_bytes(KERNEL.replace(b"cudaFree(d);", b"cudaFree(d); cudaFree(d);"))
+    assert hipport("port", tree, "-o", out).returncode == 0
+    assert target.read_bytes().count(b"hipFree(d)") == 2  # an edited source is ported again
