@@ -52,25 +52,27 @@ def port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResu
         rules = rulesmod.load(config.blas)
         ctx = translate.run(src, config, rules)
         findings = list(ctx.findings)
+        findings.extend(f for f in ctx.unknown if f.message.split(" ", 1)[0] not in ctx.defines)
+        if config.wave64 and wave64pass is not None:
+            findings.extend(wave64pass.run(src, config))
+        # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
+        if suppress is not None:
+            findings = suppress.apply(src, findings)
+        findings = _filter(findings, config)
         edits = list(ctx.edits)
-        if config.wave64 and wave64pass is not None and hasattr(wave64pass, "run"):
-            w = wave64pass.run(src, config)
-            findings.extend(w)
-            for f in w:
-                if f.fix and (f.fix.applicability == Applicability.SAFE or
-                              (f.fix.applicability == Applicability.REVIEW and config.apply_review_fixes)):
-                    edits.extend(f.fix.edits)
+        for f in findings:
+            if f.fix and f.rule.startswith("W") and (
+                    f.fix.applicability == Applicability.SAFE
+                    or (f.fix.applicability == Applicability.REVIEW and config.apply_review_fixes)):
+                edits.extend(f.fix.edits)
         kept, conflicts = resolve(edits)
         for a, b in conflicts:
             findings.append(Finding("HP006", Severity.WARNING, src.span(b.start, b.end),
                                     f"two rewrites overlap here ({a.rule} and {b.rule}); "
                                     f"kept {a.rule}, check this site by hand"))
         findings = _drop_superseded(findings, kept)
-        findings.extend(f for f in ctx.unknown if f.message.split(' ', 1)[0] not in ctx.defines)
-        if suppress is not None:
-            findings = suppress.apply(src, findings)
         findings = [_locate_fix(src, f) for f in findings]
-        res.findings = _filter(sorted(findings, key=lambda f: (f.span.start, f.rule)), config)
+        res.findings = sorted(findings, key=lambda f: (f.span.start, f.rule))
         res.families = ctx.families
         res.defines = sorted(ctx.defines)
         res.edits = kept

@@ -200,3 +200,24 @@ def test_warm_mirror_run_rewrites_nothing_and_repairs_a_touched_output(tree: Pat
     src.write_bytes(KERNEL.replace(b"cudaFree(d);", b"cudaFree(d); cudaFree(d);"))
     assert hipport("port", tree, "-o", out).returncode == 0
     assert target.read_bytes().count(b"hipFree(d)") == 2  # an edited source is ported again
+
+
+SUPPRESSED = b"""#include <hip/hip_runtime.h>
+__global__ void k(float* out, float v) {
+  // hipport: ignore[W006]
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down(v, o);
+  if (threadIdx.x % 32 == 0) out[threadIdx.x / 32] = v;
+}
+"""
+
+
+def test_a_suppressed_finding_is_neither_reported_nor_fixed(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_bytes(SUPPRESSED)
+    assert hipport("port", f, "--check", "--no-cache").returncode == 0  # nothing to change
+    unsuppressed = tmp_path / "u.cu"
+    unsuppressed.write_bytes(SUPPRESSED.replace(b"  // hipport: ignore[W006]\n", b""))
+    r = hipport("port", unsuppressed, "-o", "-", "--no-cache")
+    assert b"__shfl_down(v, o, 32)" in r.stdout  # the same loop is fixed when not suppressed
+    lint = hipport("lint", f, "--format", "json", "--no-cache")
+    assert "W006" not in {x["rule"] for x in json.loads(lint.stdout)["findings"]}
