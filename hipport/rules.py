@@ -6,12 +6,20 @@ entry and the key, so a typo in a table never silently changes a port.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
+from hipport import __version__
 from hipport.errors import HipportError
+
+T = TypeVar("T")
 
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header")
@@ -117,9 +125,46 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
                    e.get("args"), e.get("note"), e.get("alt"), e.get("report"))
 
 
+def _user_cache() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hipport"
+
+
+@cache
+def tables_digest(root: str | None = None) -> str:
+    base = Path(root) if root else rules_dir()
+    h = hashlib.blake2b(digest_size=12)
+    for p in sorted((base / "api").glob("*.toml")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def cached(name: str, build: Callable[[], T], root: str | None = None) -> T:
+    """`build()` once per version of the tables, kept in the user's cache folder: parsing
+    thousands of TOML entries and building the name scanner cost more than a small port."""
+    path = _user_cache() / f"{__version__}-{tables_digest(root)}-{name}.pickle"
+    try:
+        return pickle.loads(path.read_bytes())  # type: ignore[no-any-return]
+    except Exception:  # absent, stale or unreadable: build it
+        pass
+    value = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(tmp, path)
+    except OSError:  # a read-only home is fine: just slower next time
+        pass
+    return value
+
+
 @cache
 def load(blas: str = "hipblas", root: str | None = None) -> RuleSet:
     """All tables, with alternative families (rocBLAS) swapped in when selected."""
+    return cached(f"rules-{blas}", lambda: _load(blas, root), root)
+
+
+def _load(blas: str, root: str | None) -> RuleSet:
     base = Path(root) if root else rules_dir()
     rs = RuleSet()
     selected = {"rocblas"} if blas == "rocblas" else set()

@@ -14,12 +14,19 @@ ROOT = Path(__file__).resolve().parent.parent
 HIPCC = shutil.which("hipcc")
 
 
+@pytest.fixture(scope="session")
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
-def _no_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests must never write to the user's home or cache."""
+def _no_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+             _session_cache: Path) -> None:
+    """Tests must never write to the user's home or cache (one cache per test session keeps
+    hipport's compiled tables between the CLI runs of different tests)."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_session_cache))
 
 
 def hipport(*args: str | Path, cwd: Path | None = None, input: bytes | None = None,

@@ -84,3 +84,21 @@ def test_rocblas_replaces_hipblas_names_only_when_asked() -> None:
         pytest.skip("no cuBLAS table yet")
     assert load().names["cublasSgemm"].hip.startswith("hipblas")
     assert load("rocblas").names["cublasSgemm"].hip.startswith("rocblas")
+
+
+def test_compiled_tables_are_cached_per_version_of_the_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hipport import rules as rulesmod
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "r"
+    (root / "api").mkdir(parents=True)
+    table = root / "api" / "t.toml"
+    table.write_text('family = "t"\n[names]\ncudaFoo = { hip = "hipFoo", kind = "function" }\n')
+    calls = []
+    build = lambda: calls.append(1) or len(calls)  # noqa: E731
+    assert rulesmod.cached("x", build, str(root)) == 1
+    assert rulesmod.cached("x", build, str(root)) == 1  # from the cache folder
+    rulesmod.tables_digest.cache_clear()
+    table.write_text(table.read_text() + 'cudaBar = { hip = "hipBar", kind = "function" }\n')
+    assert rulesmod.cached("x", build, str(root)) == 2  # the tables changed: built again
+    rulesmod.tables_digest.cache_clear()

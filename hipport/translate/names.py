@@ -11,13 +11,13 @@ from functools import cache
 
 from hipport.config import version_tuple
 from hipport.model import Severity
-from hipport.rules import Mapping, RuleSet
+from hipport.rules import Mapping, RuleSet, cached
 from hipport.source import Node
 from hipport.translate import args as argrewrite
 from hipport.translate.context import Context
 from hipport.translate.lexer import code_ranges
 from hipport.translate.macros import macro_fragment
-from hipport.translate.trie import name_regex
+from hipport.translate.trie import name_pattern
 
 # Names that look like CUDA APIs: reported as unknown when no table has them.
 GENERIC = [r"cuda[A-Z]\w*", r"make_cuda[A-Z]\w*", r"cu(?:blas|sparse|solver|rand|fft|dnn)[A-Z]\w*", r"cu[A-Z][a-z]\w*",
@@ -31,8 +31,12 @@ SKIP_TYPES = frozenset({"string_content", "string_literal", "raw_string_literal"
 
 @cache
 def candidates_regex(rules: RuleSet) -> re.Pattern[bytes]:
-    first_segments = {k.split("::")[0] for k in rules.qualified}
-    return name_regex([*rules.names, *rules.namespaces, *first_segments], GENERIC)
+    def build() -> str:
+        first_segments = {k.split("::")[0] for k in rules.qualified}
+        return name_pattern([*rules.names, *rules.namespaces, *first_segments], GENERIC)
+
+    key = "scan-" + "-".join(sorted(rules.families))
+    return re.compile(cached(key, build).encode())
 
 
 def run(ctx: Context) -> None:

@@ -30,8 +30,12 @@ def _pattern(words: list[str]) -> str:
     return emit(trie)
 
 
-def name_regex(names: Iterable[str], generic: Iterable[str] = ()) -> re.Pattern[bytes]:
-    """Match whole identifiers that are in `names` or match one of the `generic` patterns."""
+def name_pattern(names: Iterable[str], generic: Iterable[str] = ()) -> str:
+    """A regex source matching whole identifiers in `names` or matching a `generic` pattern."""
     parts = [_pattern(sorted(set(names)))] + list(generic)
     body = "|".join(p for p in parts if p)
-    return re.compile(rf"(?<![\w$])(?:{body})(?![\w$])".encode())
+    return rf"(?<![\w$])(?:{body})(?![\w$])"
+
+
+def name_regex(names: Iterable[str], generic: Iterable[str] = ()) -> re.Pattern[bytes]:
+    return re.compile(name_pattern(names, generic).encode())
