@@ -120,6 +120,41 @@ def _START(n: Node) -> int:
 
 
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_WORD = re.compile(rb"\w+")
+_SEEDS = re.compile(SEEDS)
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+class _WordSet:
+    """`re.compile(b"|".join(rb"\\b" + re.escape(n) + rb"\\b" for n in names)).search(data, start, end)`
+    without compiling a pattern per file: plain identifiers are looked up among the words of the
+    range (the same matches, since a word can only match where it starts and ends on a boundary);
+    any other name keeps a compiled pattern."""
+
+    __slots__ = ("words", "rx")
+
+    def __init__(self, names) -> None:
+        words = set()
+        other = []
+        for n in names:
+            b = n.encode()
+            if b and _WORD.fullmatch(b):
+                words.add(b)
+            else:
+                other.append(b"\\b" + re.escape(b) + b"\\b")
+        self.words = words
+        self.rx = re.compile(b"|".join(other)) if other else None
+
+    def search(self, data: bytes, start: int, end: int) -> bool:
+        if self.rx is not None and self.rx.search(data, start, end):
+            return True
+        if not self.words:
+            return False
+        if start > 0 and data[start - 1] in _WORD_BYTES:  # the range starts inside a word: skip it
+            m = _WORD.match(data, start, end)
+            if m is not None:
+                start = m.end()
+        return not self.words.isdisjoint(_WORD.findall(data, start, end))
 
 
 @cache
@@ -1244,11 +1279,13 @@ class Facts:
                 returns.append((fn, rets))
         names = sorted(set(self.consts) | self.aliases | self.wave_macros | set(self.wrappers) |
                        {f.name for f in self.funcs if f.quick and f.name})
-        seed = re.compile(SEEDS + b"".join(b"|\\b" + re.escape(n.encode()) + b"\\b" for n in names))
+        seed = _WordSet(names)
         data = self.data
         active, pending = [], []
         for f in flows:
-            (active if seed.search(data, f[2].start_byte, f[2].end_byte) else pending).append(f)
+            v = f[2]
+            (active if _SEEDS.search(data, v.start_byte, v.end_byte) or seed.search(data, v.start_byte, v.end_byte)
+             else pending).append(f)
         for _ in range(8):
             self._memo.clear()
             changed = False
@@ -1280,11 +1317,13 @@ class Facts:
                 tracked = {n for f in self.funcs for n, k in f.env.items() if k} | {n for n, k in self.genv.items() if k}
                 tracked |= {p.name for f in self.funcs if f.env for p in f.params if f.env.get(p.name)}
                 if tracked:
-                    rx = re.compile(b"|".join(b"\\b" + re.escape(n.encode()) + b"\\b" for n in sorted(tracked)))
-                    more = [f for f in pending if rx.search(data, f[2].start_byte, f[2].end_byte)]
+                    rx = _WordSet(tracked)
+                    more, still = [], []
+                    for f in pending:
+                        (more if rx.search(data, f[2].start_byte, f[2].end_byte) else still).append(f)
                     if more:
                         active += more
-                        pending = [f for f in pending if f not in more]
+                        pending = still
                         changed = True
             if not changed:
                 break
