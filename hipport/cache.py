@@ -86,12 +86,14 @@ class Cache:
                 continue
         return out
 
-    def put_many(self, items: list[tuple[str, FileResult]]) -> None:
+    def put_many(self, items: list[tuple[str, FileResult]], blobs: dict[str, bytes] | None = None) -> None:
+        """Store results; `blobs` has details already pickled (by pool workers) by key."""
         rows = []
         for k, r in items:
             meta = replace(r, ported=None, original=None, edits=[], findings=[], pending=None)
-            rows.append((k, pickle.dumps(meta, protocol=pickle.HIGHEST_PROTOCOL),
-                         pickle.dumps((r.edits, r.findings), protocol=pickle.HIGHEST_PROTOCOL)))
+            detail = (blobs or {}).get(k) or pickle.dumps((r.edits, r.findings),
+                                                          protocol=pickle.HIGHEST_PROTOCOL)
+            rows.append((k, pickle.dumps(meta, protocol=pickle.HIGHEST_PROTOCOL), detail))
         with self.db:
             self.db.executemany("INSERT OR REPLACE INTO r VALUES (?, ?, ?)", rows)
 

@@ -117,6 +117,7 @@ class RunResult:
     cached: int = 0
     validation: dict[str, Any] | None = None  # filled by `validate`
     defined: frozenset[str] = frozenset()  # names the project defines (settles HP002)
+    details: dict[str, bytes] = field(default_factory=dict)  # pickled details not loaded yet
 
     @property
     def findings(self) -> list[tuple[FileResult, Finding]]:

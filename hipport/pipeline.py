@@ -7,6 +7,7 @@ writes user files or prints: the commands do that with the RunResult.
 from __future__ import annotations
 
 import os
+import pickle
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -140,9 +141,18 @@ def _init(config: Config) -> None:
     rulesmod.load(config.blas)  # parse the tables once per worker
 
 
-def _pool_work(job: Job) -> FileResult:
+def _pool_work(job: Job) -> tuple[FileResult, bytes | None]:
+    """Port in a worker; edits and findings travel back already pickled, so the parent only
+    unpickles them if a command needs them (the cache stores the same bytes)."""
     assert _CONFIG is not None
-    return _work(job, _CONFIG)
+    r = _work(job, _CONFIG)
+    if r.status == FileStatus.FAILED:
+        return r, None
+    blob = pickle.dumps((r.edits, r.findings), protocol=pickle.HIGHEST_PROTOCOL)
+    return replace(r, edits=[], findings=[], pending=_IN_MEMORY), blob
+
+
+_IN_MEMORY = "<in memory>"
 
 
 def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
@@ -209,6 +219,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     if progress:
         progress(done, total)
     fresh: list[tuple[str, FileResult]] = []
+    blobs: dict[str, bytes] = {}  # pickled (edits, findings) from workers, by content key
     workers = config.jobs or os.cpu_count() or 1
     if len(todo) < 8 or workers == 1:
         for i, j, k in todo:
@@ -224,9 +235,12 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         candidates_regex(rulesmod.load(config.blas))
         chunk = max(1, min(32, len(todo) // (workers * 8)))
         with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(config,)) as ex:
-            for (i, _, k), r in zip(todo, ex.map(_pool_work, [j for _, j, _ in todo], chunksize=chunk),
-                                    strict=True):
+            for (i, _, k), (r, blob) in zip(todo, ex.map(_pool_work, [j for _, j, _ in todo],
+                                                           chunksize=chunk), strict=True):
                 results[i] = r
+                if blob is not None:
+                    blobs[k] = blob
+                    r.pending = k
                 fresh.append((k, r))
                 done += 1
                 if progress:
@@ -240,11 +254,11 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     for k, r in hits.items():
         r.digest = k
     if store:
-        store.put_many([(k, r) for k, r in fresh if r.status != FileStatus.FAILED])
+        store.put_many([(k, r) for k, r in fresh if r.status != FileStatus.FAILED], blobs)
         store.put_stats(stat_rows)
     final = [r for r in results if r is not None]
     defined = frozenset(n for r in final for n in r.defines)
-    run_result = RunResult(final, seconds=0.0, cached=len(hits), defined=defined)
+    run_result = RunResult(final, seconds=0.0, cached=len(hits), defined=defined, details=blobs)
     for r in final:
         if r.pending is None:
             _settle_unknown(r, defined)
@@ -265,7 +279,10 @@ def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
     pending = [r.pending for r in chosen if r.pending]
     own = store is None and cache_dir is not None and pending
     db = cachemod.Cache(cache_dir) if own else store
-    details = db.details(pending) if (db is not None and pending) else {}
+    details = {k: pickle.loads(run.details[k]) for k in pending if k in run.details}
+    missing = [k for k in pending if k not in details]
+    if db is not None and missing:
+        details.update(db.details(missing))
     if own and db is not None:
         db.close()
     paths = {wf.display: wf.path for wf in files}
