@@ -221,3 +221,10 @@ def test_a_suppressed_finding_is_neither_reported_nor_fixed(tmp_path: Path) -> N
     assert b"__shfl_down(v, o, 32)" in r.stdout  # the same loop is fixed when not suppressed
     lint = hipport("lint", f, "--format", "json", "--no-cache")
     assert "W006" not in {x["rule"] for x in json.loads(lint.stdout)["findings"]}
+
+
+def test_a_symlink_loop_inside_the_root_is_walked_once(tree: Path) -> None:
+    (tree / "kernels" / "loop").symlink_to(tree)
+    r = hipport("port", tree, "--check", "--format", "json")
+    names = [f["path"] for f in json.loads(r.stdout)["files"]]
+    assert sum(n.endswith("scale.cu") for n in names) <= 2
