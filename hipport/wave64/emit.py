@@ -233,4 +233,7 @@ class Emitter:
         if self._removed is None:
             self._removed = sorted((wc.mask.start_byte, wc.mask.end_byte) for wc in self.facts.calls
                                    if wc.mask is not None and self.mask_dropped(wc))
-        return any(s <= node.start_byte and node.end_byte <= e for s, e in self._removed)
+        if not self._removed:
+            return False
+        start, end = node.start_byte, node.end_byte
+        return any(s <= start and end <= e for s, e in self._removed)

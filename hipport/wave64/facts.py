@@ -19,6 +19,7 @@ Rules read these facts; nothing here decides what is a finding.
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -115,8 +116,7 @@ def _full_mask_name(name: str) -> bool:
     return bool(_FULL_MASK_NAME.search(name))
 
 
-def _START(n: Node) -> int:
-    return n.start_byte
+_START = operator.attrgetter("start_byte")
 
 
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -171,6 +171,7 @@ def is_warp_name(name: str) -> bool:
     return bool(_WARP_NAME.search(name))
 
 
+@cache
 def type_bits(text: str) -> int | None:
     t = " ".join(text.replace("const", " ").replace("volatile", " ").replace("static", " ")
                  .replace("__restrict__", " ").split())
@@ -180,6 +181,9 @@ def type_bits(text: str) -> int | None:
         return 64
     return None
 
+
+_WRAPPING_DECLARATORS = frozenset({"pointer_declarator", "array_declarator", "reference_declarator",
+                                   "parenthesized_declarator"})
 
 # ---- data ------------------------------------------------------------------------------------
 
@@ -607,14 +611,15 @@ class Facts:
         target = d
         is_array = is_pointer = False
         size = None
-        if target.type == "init_declarator":
+        tt = target.type
+        if tt == "init_declarator":
             value = target.child_by_field_name("value")
             target = target.child_by_field_name("declarator") or target
-        while target.type in ("pointer_declarator", "array_declarator", "reference_declarator",
-                              "parenthesized_declarator"):
-            if target.type == "pointer_declarator":
+            tt = target.type
+        while tt in _WRAPPING_DECLARATORS:
+            if tt == "pointer_declarator":
                 is_pointer = True
-            elif target.type == "array_declarator":
+            elif tt == "array_declarator":
                 is_array = True
                 if size is None:
                     size = target.child_by_field_name("size")
@@ -624,7 +629,8 @@ class Facts:
                 if nxt is None:
                     break
             target = nxt
-        if target.type not in ("identifier", "field_identifier"):
+            tt = target.type
+        if tt not in ("identifier", "field_identifier"):
             return None
         shared = b"__shared__" in self.data[decl.start_byte:target.start_byte] and any(
             self.data[c.start_byte:c.end_byte] == b"__shared__" for c in decl.children if c.type == "type_qualifier")
@@ -895,11 +901,10 @@ class Facts:
     def _misparsed_declarations(self, fn: Func) -> None:
         """tree-sitter-cuda sometimes reads `ns::tile_t<32> t = f();` as `(ns::tile_t < 32) > (t = f())`.
         Register such a `t` as a variable and the `tile_t < 32` part as a template use."""
+        binop = self.binop
         for b in fn.nodes.get("binary_expression", []):
-            op = b.child_by_field_name("operator")
-            left = b.child_by_field_name("left")
-            right = b.child_by_field_name("right")
-            if op is None or op.type != ">" or left is None or right is None:
+            op, left, right = binop(b)
+            if op != ">" or left is None or right is None:
                 continue
             if left.type != "binary_expression" or right.type != "assignment_expression":
                 continue
@@ -1234,20 +1239,21 @@ class Facts:
             if not fn.nodes:
                 continue
             for v in fn.vars.values():
-                if v.value is not None and v.value.type != "argument_list" and v.value.type != "initializer_list":
+                if v.value is not None and v.value.type not in ("argument_list", "initializer_list"):
                     flows.append((fn, v.name, v.value, False))
             for a in fn.nodes.get("assignment_expression", []):
                 left = a.child_by_field_name("left")
                 right = a.child_by_field_name("right")
                 if left is None or right is None:
                     continue
-                while left.type in ("subscript_expression", "parenthesized_expression",
-                                    "pointer_expression"):
+                lt = left.type
+                while lt in ("subscript_expression", "parenthesized_expression", "pointer_expression"):
                     left = left.child_by_field_name("argument") or (
                         left.named_children[0] if left.named_child_count else left)
-                    if left.type == "identifier":
+                    lt = left.type
+                    if lt == "identifier":
                         break
-                if left.type == "identifier":
+                if lt == "identifier":
                     name = self.src.text(left)
                     glob = name not in fn.vars and name in self.gvars
                     flows.append((fn, name, right, glob))
