@@ -206,7 +206,7 @@ class Emitter:
                 return False
             m = sx.unparen(var.value)
         if m.type == "call_expression":
-            name = sx.call_name(m, f.data)
+            name = f.call_name(m)
             if name == "__activemask":
                 return True
             if name in ("__ballot", "__ballot_sync"):

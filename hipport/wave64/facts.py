@@ -365,6 +365,7 @@ class Facts:
         self._decl_cache: dict[int, list[Var]] = {}
         self._eval_cache: dict[tuple[str, int], tuple[int, int] | None] = {}
         self._bin: dict[int, tuple[str, Node | None, Node | None]] = {}
+        self._names: dict[int, str] = {}
         self._plain: set[tuple[Func, str]] = set()
         self._device: list[Func] | None = None
         self.ident_uses: list[tuple[str, Node, Func | None, int, int]] = []
@@ -1013,6 +1014,14 @@ class Facts:
 
     # ---- kinds -----------------------------------------------------------------------------
 
+    def call_name(self, call: Node) -> str:
+        """`sx.call_name` of a call in this file, looked up once."""
+        key = call.id
+        name = self._names.get(key)
+        if name is None:
+            name = self._names[key] = sx.call_name(call, self.data)
+        return name
+
     def binop(self, node: Node) -> tuple[str, Node | None, Node | None]:
         """(operator, left, right) of a binary expression, looked up once."""
         key = node.id
@@ -1194,7 +1203,7 @@ class Facts:
                 and bool(self.kinds(node.child_by_field_name("left"), fn) & WSRT))
 
     def _call_kinds(self, node: Node, fn: Func) -> int:
-        name = sx.call_name(node, self.data)
+        name = self.call_name(node)
         if name in MASK_SOURCES or name in ("hipport_match_any",):
             return MASK
         if name == "__lane_id":
@@ -1258,7 +1267,7 @@ class Facts:
                     glob = name not in fn.vars and name in self.gvars
                     flows.append((fn, name, right, glob))
             for c in fn.nodes.get("call_expression", []):
-                name = sx.call_name(c, self.data)
+                name = self.call_name(c)
                 targets = self.by_name.get(name)
                 if not targets:
                     continue
@@ -1338,9 +1347,8 @@ class Facts:
     # ---- warp calls, sites, loops ----------------------------------------------------------
 
     def _scan_calls(self, fn: Func) -> None:
-        data = self.data
         for c in fn.nodes.get("call_expression", []):
-            name = sx.call_name(c, data)
+            name = self.call_name(c)
             if not name:
                 continue
             obj = sx.field_object(c)
@@ -1456,7 +1464,7 @@ class Facts:
                 break
 
     def _called_names(self, fn: Func) -> set[str]:
-        return {sx.call_name(c, self.data) for c in fn.nodes.get("call_expression", [])}
+        return {self.call_name(c) for c in fn.nodes.get("call_expression", [])}
 
     def _scan_sites(self, fn: Func) -> None:
         if not fn.collective:
@@ -1713,7 +1721,7 @@ class Facts:
         if p.type == "argument_list":
             call = p.parent
             if call is not None and call.type == "call_expression":
-                name = sx.call_name(call, self.data)
+                name = self.call_name(call)
                 if name in BITOPS32:
                     return True
         return False

@@ -35,7 +35,7 @@ def mask_bits(facts: Facts, wc: WarpCall) -> int | None:
                 return 64
             return var.bits
         return None
-    if u.type == "call_expression" and sx.call_name(u, facts.data) in ("__activemask", "__ballot",
+    if u.type == "call_expression" and facts.call_name(u) in ("__activemask", "__ballot",
                                                                         "__ballot_sync", "__ballot64"):
         return 64
     if u.type == "cast_expression":

@@ -47,7 +47,7 @@ def sink_of(facts: Facts, fn: Func, node: Node) -> tuple[str, object]:
         call = p.parent
         if call is None or call.type != "call_expression":
             return "other", None
-        name = sx.call_name(call, facts.data)
+        name = facts.call_name(call)
         if name in BITOPS32:
             return "bitop", call
         args = sx.call_args(call)

@@ -34,7 +34,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     for fn in facts.device_funcs():
         strategy = em.strategy(fn)
         for c in fn.node_list("call_expression"):
-            name = sx.call_name(c, facts.data)
+            name = facts.call_name(c)
             if name not in BITOPS32 or em.removed(c):
                 continue
             args = sx.call_args(c)

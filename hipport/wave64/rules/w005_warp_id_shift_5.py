@@ -29,7 +29,7 @@ def _guards_collective(facts: Facts, fn: Func, s: Site) -> bool:
         return True
     for c in fn.node_list("call_expression"):
         if sx.inside(c, body):
-            for g in facts.by_name.get(sx.call_name(c, facts.data), []):
+            for g in facts.by_name.get(facts.call_name(c), []):
                 if g.collective:
                     return True
     return False

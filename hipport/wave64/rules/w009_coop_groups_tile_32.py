@@ -102,7 +102,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             out.append(finding(facts, RULE, n, msg + "; natively the tile is the whole wave", fn, em.fix(
                 f"tile the wave: `{WAVE}`", [sx.replace(arg, WAVE, RULE), em.prelude()], fn, False)))
         for c in fn.node_list("call_expression"):
-            if sx.call_name(c, facts.data) != "tiled_partition":
+            if facts.call_name(c) != "tiled_partition":
                 continue
             f = sx.call_function(c)
             if f is None or f.type == "template_function" or (

@@ -28,8 +28,8 @@ def launch_parts(facts: Facts, call: Node) -> tuple[str, Node | None] | None:
     kcs = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
     if kcs is not None:
         cfg = [c for c in kcs.named_children if c.type != "comment"]
-        return sx.call_name(call, facts.data), cfg[1] if len(cfg) > 1 else None
-    if sx.call_name(call, facts.data) == "hipLaunchKernelGGL":
+        return facts.call_name(call), cfg[1] if len(cfg) > 1 else None
+    if facts.call_name(call) == "hipLaunchKernelGGL":
         args = sx.call_args(call)
         if len(args) < 3:
             return None
@@ -48,7 +48,7 @@ def block_shape(facts: Facts, fn: Func, expr: Node) -> tuple[str, Node, Node | N
     cv = facts.cval(e, fn)
     if cv is not None:
         return ("one", e, None, cv[2]) if cv[0] == 32 else None
-    if e.type == "call_expression" and sx.call_name(e, facts.data) == "dim3":
+    if e.type == "call_expression" and facts.call_name(e) == "dim3":
         args = sx.call_args(e)
         if args:
             cv = facts.cval(args[0], fn)

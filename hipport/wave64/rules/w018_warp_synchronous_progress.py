@@ -49,11 +49,11 @@ def _idle(facts: Facts, body: Node | None) -> bool:
         return True
     if _has(body, "assignment_expression") or _has(body, "update_expression"):
         return False
-    return all(sx.call_name(c, facts.data) in IDLE for c in _calls(facts, body))
+    return all(facts.call_name(c) in IDLE for c in _calls(facts, body))
 
 
 def _lock_call(facts: Facts, fn: Func, c: Node) -> bool:
-    name = sx.call_name(c, facts.data)
+    name = facts.call_name(c)
     if name not in LOCKS:
         return False
     args = sx.call_args(c)
@@ -69,7 +69,7 @@ def _shared_read(facts: Facts, fn: Func, cond: Node) -> bool:
             var = facts.var(fn, facts.src.text(n))
             if var is not None and (var.is_shared or b"volatile" in facts.data[var.decl.start_byte:var.decl.end_byte]):
                 return True
-        if n.type == "call_expression" and sx.call_name(n, facts.data) in READS:
+        if n.type == "call_expression" and facts.call_name(n) in READS:
             return True
         stack.extend(n.children)
     return False
@@ -81,7 +81,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         for loop in fn.node_list("while_statement") + fn.node_list("do_statement"):
             cond = loop.child_by_field_name("condition")
             body = loop.child_by_field_name("body")
-            if cond is None or any(sx.call_name(c, facts.data) == "__syncthreads" for c in
+            if cond is None or any(facts.call_name(c) == "__syncthreads" for c in
                                    (_calls(facts, body) if body is not None else [])):
                 continue
             lock = any(_lock_call(facts, fn, c) for c in _calls(facts, cond)) and _idle(facts, body)
