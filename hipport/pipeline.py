@@ -138,7 +138,9 @@ _CONFIG: Config | None = None
 def _init(config: Config) -> None:
     global _CONFIG
     _CONFIG = config
-    rulesmod.load(config.blas)  # parse the tables once per worker
+    from hipport.translate.names import candidates_regex
+
+    candidates_regex(rulesmod.load(config.blas))  # tables and name scanner, once per worker
 
 
 def _pool_work(job: Job) -> tuple[FileResult, bytes | None]:
@@ -168,15 +170,28 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     known = store.stats([str(wf.path) for wf in files]) if store else {}
     by_key: dict[str, tuple[int, WorkFile, str]] = {}  # unread files whose stat matched
     stat_rows: list[tuple[str, str, str, str]] = []
+    to_read: list[tuple[int, WorkFile, str]] = []
     for i, wf in enumerate(files):
         try:
-            st = os.stat(wf.path)
-            sig = cachemod.stat_sig(st, salt)
-            row = known.get(str(wf.path))
-            if row is not None and row[0] == sig:
-                _, k, role = row
-                by_key[k] = (i, wf, role)
-                continue
+            sig = cachemod.stat_sig(os.stat(wf.path), salt)
+        except OSError as e:
+            msg = f"cannot read: {e.strerror or e}"
+            results[i] = FileResult(path=wf.display, role="unreadable", status=FileStatus.FAILED,
+                                    error=msg, findings=[_unreadable(msg)])
+            continue
+        row = known.get(str(wf.path))
+        if row is not None and row[0] == sig:
+            by_key[row[1]] = (i, wf, row[2])
+        else:
+            to_read.append((i, wf, sig))
+    workers = config.jobs or os.cpu_count() or 1
+    # Start the workers now: they load the tables while this process reads and hashes files.
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(config,)) \
+        if workers > 1 and len(to_read) >= 8 else None
+    if pool is not None:
+        pool.submit(int)  # forks the workers
+    for i, wf, sig in to_read:
+        try:
             data = wf.path.read_bytes()
         except OSError as e:
             msg = f"cannot read: {e.strerror or e}"
@@ -220,8 +235,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         progress(done, total)
     fresh: list[tuple[str, FileResult]] = []
     blobs: dict[str, bytes] = {}  # pickled (edits, findings) from workers, by content key
-    workers = config.jobs or os.cpu_count() or 1
-    if len(todo) < 8 or workers == 1:
+    if pool is None or len(todo) < 8:
         for i, j, k in todo:
             results[i] = r = _work(j, config)
             fresh.append((k, r))
@@ -229,12 +243,8 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             if progress:
                 progress(done, total)
     else:
-        # Load the tables and compile the name scanner once, here: forked workers inherit them.
-        from hipport.translate.names import candidates_regex
-
-        candidates_regex(rulesmod.load(config.blas))
         chunk = max(1, min(32, len(todo) // (workers * 8)))
-        with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(config,)) as ex:
+        with pool as ex:
             for (i, _, k), (r, blob) in zip(todo, ex.map(_pool_work, [j for _, j, _ in todo],
                                                            chunksize=chunk), strict=True):
                 results[i] = r
@@ -245,6 +255,8 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
                 done += 1
                 if progress:
                     progress(done, total)
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
     if keep_original:  # fresh results: the bytes are at hand already
         for i, j, _ in todo:
             if results[i] is not None:

@@ -187,7 +187,7 @@ _WRAPPING_DECLARATORS = frozenset({"pointer_declarator", "array_declarator", "re
 
 # ---- data ------------------------------------------------------------------------------------
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Var:
     name: str
     decl: Node  # declaration, parameter_declaration or field_declaration
@@ -233,7 +233,7 @@ class Wrapper:
     params: list[str]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class WarpCall:
     node: Node
     fn: Func
@@ -262,7 +262,7 @@ class Loop:
     outer: Loop | None = None  # for "derived": the warp loop whose variable starts this one
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Site:
     """A lane / warp id computation: tid & 31, tid >> 5, blockDim.x / 32, tid < 32 ..."""
 
@@ -633,12 +633,14 @@ class Facts:
             tt = target.type
         if tt not in ("identifier", "field_identifier"):
             return None
-        shared = b"__shared__" in self.data[decl.start_byte:target.start_byte] and any(
-            self.data[c.start_byte:c.end_byte] == b"__shared__" for c in decl.children if c.type == "type_qualifier")
-        bits = None if (is_pointer or type_node is None) else type_bits(self.src.text(type_node))
-        return Var(name=self.src.text(target), decl=decl, type_node=type_node, declarator=d,
-                   bits=bits, value=value, is_array=is_array, is_shared=shared,
-                   is_pointer=is_pointer, size_node=size, index=index, count=count)
+        data = self.data
+        tstart = target.start_byte
+        shared = data.find(b"__shared__", decl.start_byte, tstart) >= 0 and any(
+            data[c.start_byte:c.end_byte] == b"__shared__" for c in decl.children if c.type == "type_qualifier")
+        bits = None if (is_pointer or type_node is None) else type_bits(
+            data[type_node.start_byte:type_node.end_byte].decode("utf-8", "surrogateescape"))
+        return Var(data[tstart:target.end_byte].decode("utf-8", "surrogateescape"), decl, type_node, d,
+                   bits, value, False, is_array, shared, is_pointer, size, index, count)
 
     def declared_vars(self, decl: Node) -> list[Var]:
         cached = self._decl_cache.get(decl.id)
