@@ -125,6 +125,41 @@ _SEEDS = re.compile(SEEDS)
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
+def _word_hits(data: bytes, names: list[str]) -> list[tuple[int, int, str]] | None:
+    """(start, end, name) of every whole-word occurrence of `names` in `data`, in file order: what
+    `re.finditer(rb"\\b(" + b"|".join(map(re.escape, names)) + rb")\\b", data)` finds, found with
+    bytes.find. None when a name is not a plain identifier (the caller keeps the pattern then)."""
+    hits = []
+    n = len(data)
+    for name in set(names):
+        b = name.encode()
+        if not b or not _WORD.fullmatch(b):
+            return None
+        size = len(b)
+        i = data.find(b)
+        while i >= 0:
+            j = i + size
+            if (i == 0 or data[i - 1] not in _WORD_BYTES) and (j == n or data[j] not in _WORD_BYTES):
+                hits.append((i, j, name))
+            i = data.find(b, i + 1)
+    hits.sort()
+    return hits
+
+
+_EVAL_TOKENS = re.compile(r"0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*|<<|>>|[-+*/%&|^~()]")
+_SPACES = re.compile(r"\s+")
+
+
+@cache
+def _eval_digits(expr: str) -> int | None:
+    """The value of an expression of integers and operators (macro bodies), or None."""
+    try:
+        value = eval(expr, {"__builtins__": {}}, {})  # noqa: S307 - digits and operators only
+    except Exception:
+        return None
+    return value if isinstance(value, int) else None
+
+
 class _WordSet:
     """`re.compile(b"|".join(rb"\\b" + re.escape(n) + rb"\\b" for n in names)).search(data, start, end)`
     without compiling a pattern per file: plain identifiers are looked up among the words of the
@@ -757,8 +792,8 @@ class Facts:
         return value
 
     def _eval_text(self, text: str, depth: int) -> tuple[int, int] | None:
-        toks = re.findall(r"0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*|<<|>>|[-+*/%&|^~()]", text)
-        if not toks or "".join(toks) != re.sub(r"\s+", "", text):
+        toks = _EVAL_TOKENS.findall(text)
+        if not toks or "".join(toks) != _SPACES.sub("", text):
             return None
         out = []
         bits = 32
@@ -780,11 +815,8 @@ class Facts:
                 bits = max(bits, v[1])
             else:
                 out.append("//" if t == "/" else t)
-        try:
-            value = eval(" ".join(out), {"__builtins__": {}}, {})  # noqa: S307 - digits and operators only
-        except Exception:
-            return None
-        if not isinstance(value, int):
+        value = _eval_digits(" ".join(out))
+        if value is None:
             return None
         if value < 0 or "~" in toks:
             value &= (1 << bits) - 1
@@ -991,23 +1023,25 @@ class Facts:
                             or n in self.arch_macros}
         names = ["warpSize", "__AMDGCN_WAVEFRONT_SIZE__", "__AMDGCN_WAVEFRONT_SIZE"]
         names += [n for n in self.consts] + sorted(self.aliases | self.wave_macros)
-        pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+        hits = _word_hits(self.data, names)
+        if hits is None:
+            pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+            hits = [(m.start(), m.end(), m.group(1).decode()) for m in pattern.finditer(self.data)]
         self.ident_uses = []
         root = self.src.root
-        for m in pattern.finditer(self.data):
-            node = root.descendant_for_byte_range(m.start(), m.end())
+        for start, end, name in hits:
+            node = root.descendant_for_byte_range(start, end)
             if node is None or node.type not in ("identifier", "type_identifier", "field_identifier"):
                 # inside raw preprocessor text (#define X warpSize) we still record it
                 if node is None or node.type != "preproc_arg":
                     continue
-            if self.inactive and self.is_inactive(m.start()):
+            if self.inactive and self.is_inactive(start):
                 continue
-            name = m.group(1).decode()
-            fn = self.func_at(m.start())
+            fn = self.func_at(start)
             if node.type == "preproc_arg":
-                self.ident_uses.append((name, node, None, m.start(), m.end()))
+                self.ident_uses.append((name, node, None, start, end))
                 continue
-            self.ident_uses.append((name, node, fn, m.start(), m.end()))
+            self.ident_uses.append((name, node, fn, start, end))
             if fn is not None:
                 fn.idents.append((name, node))
                 for c in self.consts.get(name, []):
@@ -1624,7 +1658,7 @@ class Facts:
                     var, start = self.src.text(left), init.child_by_field_name("right")
         if var is None or start is None or update is None:
             return None
-        utext = re.sub(r"\s+", "", self.src.text(update))
+        utext = _SPACES.sub("", self.src.text(update))
         down = utext in (f"{var}>>=1", f"{var}/=2", f"{var}={var}/2", f"{var}={var}>>1")
         up = utext in (f"{var}<<=1", f"{var}*=2", f"{var}={var}*2", f"{var}={var}<<1")
         if not (down or up):
