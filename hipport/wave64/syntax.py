@@ -8,6 +8,7 @@ because the translate pass renames CUDA identifiers inside such regions with its
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from hipport.model import Edit
 from hipport.source import Node
@@ -23,6 +24,7 @@ def unparen(node: Node) -> Node:
     return node
 
 
+@cache
 def int_literal(text: str) -> tuple[int, int] | None:
     """(value, bits) of a C integer literal; bits is 64 for a `ll` suffix or a value over 32 bits."""
     m = _INT.match(text.replace("'", ""))
