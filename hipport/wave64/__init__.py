@@ -10,6 +10,8 @@ strategy per group: logical32 (keep 32-lane logical warps) or native (wave-size 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
+from types import ModuleType
 
 from hipport.config import Config
 from hipport.model import Edit, Finding
@@ -28,9 +30,14 @@ def run(src: SourceFile, config: Config) -> list[Finding]:
         return []
     em = Emitter(facts)
     findings: list[Finding] = []
-    for info in RULES.values():
-        findings.extend(info.load().check(facts, em))
+    for mod in _rule_modules():
+        findings.extend(mod.check(facts, em))
     return _canonical(findings)
+
+
+@cache
+def _rule_modules() -> tuple[ModuleType, ...]:
+    return tuple(info.load() for info in RULES.values())
 
 
 def _canonical(findings: list[Finding]) -> list[Finding]:

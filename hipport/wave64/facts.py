@@ -220,6 +220,10 @@ def type_bits(text: str) -> int | None:
 _WRAPPING_DECLARATORS = frozenset({"pointer_declarator", "array_declarator", "reference_declarator",
                                    "parenthesized_declarator"})
 
+_KIND_TYPES = frozenset({"identifier", "field_expression", "parenthesized_expression", "cast_expression",
+                         "comma_expression", "binary_expression", "call_expression", "conditional_expression",
+                         "subscript_expression", "unary_expression", "assignment_expression"})
+
 # ---- data ------------------------------------------------------------------------------------
 
 @dataclass(eq=False, slots=True)
@@ -239,7 +243,7 @@ class Var:
     count: int = 1
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class WarpConst:
     """A named warp-size constant: a macro, constexpr/const variable, enumerator or template default."""
 
@@ -254,7 +258,7 @@ class WarpConst:
     users: list[Func] = field(default_factory=list)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Wrapper:
     """A function-like macro whose body is one warp shuffle or ballot call:
     `#define SHFL_DOWN(v, o) __shfl_down_sync(0xffffffff, v, o)`."""
@@ -285,7 +289,7 @@ class WarpCall:
     wrapper: Wrapper | None = None  # called through a wrapper macro
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Loop:
     node: Node
     var: str
@@ -309,7 +313,7 @@ class Site:
     fn: Func | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Func:
     node: Node
     name: str
@@ -344,7 +348,7 @@ class Func:
         return self.nodes.get(kind, [])
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Group:
     funcs: list[Func]
     model: str = "agnostic"
@@ -1081,6 +1085,8 @@ class Facts:
 
     def _kinds(self, node: Node, fn: Func) -> int:
         t = node.type
+        if t not in _KIND_TYPES:
+            return 0
         if t == "identifier":
             name = self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
             k = fn.env.get(name, 0) | self.genv.get(name, 0) if (fn.env or self.genv) else 0
