@@ -180,16 +180,20 @@ class _WordSet:
         self.words = words
         self.rx = re.compile(b"|".join(other)) if other else None
 
-    def search(self, data: bytes, start: int, end: int) -> bool:
+    def hits(self, data: bytes, start: int, end: int, words: set[bytes]) -> bool:
+        """Whether the pattern matches in data[start:end], whose words (`_range_words`) are `words`."""
         if self.rx is not None and self.rx.search(data, start, end):
             return True
-        if not self.words:
-            return False
-        if start > 0 and data[start - 1] in _WORD_BYTES:  # the range starts inside a word: skip it
-            m = _WORD.match(data, start, end)
-            if m is not None:
-                start = m.end()
-        return not self.words.isdisjoint(_WORD.findall(data, start, end))
+        return not self.words.isdisjoint(words)
+
+
+def _range_words(data: bytes, start: int, end: int) -> set[bytes]:
+    """The words that lie whole in data[start:end] (a word cut by `start` is no match for \\bname\\b)."""
+    if start > 0 and data[start - 1] in _WORD_BYTES:
+        m = _WORD.match(data, start, end)
+        if m is not None:
+            start = m.end()
+    return set(_WORD.findall(data, start, end))
 
 
 @cache
@@ -1338,11 +1342,19 @@ class Facts:
                        {f.name for f in self.funcs if f.quick and f.name})
         seed = _WordSet(names)
         data = self.data
-        active, pending = [], []
+        active = []
+        pending: list[tuple[tuple[Func, str, Node, bool], int, int, set[bytes]]] = []
         for f in flows:
             v = f[2]
-            (active if _SEEDS.search(data, v.start_byte, v.end_byte) or seed.search(data, v.start_byte, v.end_byte)
-             else pending).append(f)
+            start, end = v.start_byte, v.end_byte
+            if _SEEDS.search(data, start, end):
+                active.append(f)
+                continue
+            words = _range_words(data, start, end)
+            if seed.hits(data, start, end, words):
+                active.append(f)
+            else:
+                pending.append((f, start, end, words))
         for _ in range(8):
             self._memo.clear()
             changed = False
@@ -1376,8 +1388,11 @@ class Facts:
                 if tracked:
                     rx = _WordSet(tracked)
                     more, still = [], []
-                    for f in pending:
-                        (more if rx.search(data, f[2].start_byte, f[2].end_byte) else still).append(f)
+                    for p in pending:
+                        if rx.hits(data, p[1], p[2], p[3]):
+                            more.append(p[0])
+                        else:
+                            still.append(p)
                     if more:
                         active += more
                         pending = still
