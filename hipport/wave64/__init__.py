@@ -47,8 +47,10 @@ def _canonical(findings: list[Finding]) -> list[Finding]:
     out = []
     for f in findings:
         if f.fix is not None:
-            edits = tuple(seen.setdefault((e.start, e.end, e.replacement), e) for e in f.fix.edits)
-            f = replace(f, fix=replace(f.fix, edits=edits))
+            old = f.fix.edits
+            edits = tuple(seen.setdefault((e.start, e.end, e.replacement), e) for e in old)
+            if type(old) is not tuple or any(a is not b for a, b in zip(edits, old, strict=True)):
+                f = replace(f, fix=replace(f.fix, edits=edits))
         out.append(f)
     out.sort(key=lambda f: (f.span.start, f.span.end, f.rule))
     return out

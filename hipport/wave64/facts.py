@@ -85,7 +85,10 @@ QUICK_TOKENS = (b"__global__", b"__device__", b"warp", b"Warp", b"WARP", b"wave"
 
 def might_hold_hazards(data: bytes) -> bool:
     """A few substring searches (fast, C): files without any of these hold no wave64 hazard."""
-    return any(t in data for t in QUICK_TOKENS)
+    for t in QUICK_TOKENS:
+        if t in data:
+            return True
+    return False
 
 
 # Device function bodies without any of these need no analysis.
@@ -109,6 +112,11 @@ _WRAPPED = re.compile(r"^\s*(__shfl(?:_up|_down|_xor)?(?:_sync)?|__ballot(?:_syn
 _UPPER = re.compile(rb"\b(?:[A-Z][A-Z0-9_]*|k[A-Z]\w*)\b")
 _LANE_FN = re.compile(r"(?i)^(get_?)?lane_?id$|^laneid$|^lane$")
 _WARP_FN = re.compile(r"(?i)warp|lane|shfl|ballot")
+
+
+@cache
+def _lane_fn(name: str) -> bool:
+    return bool(_LANE_FN.search(name))
 
 
 @cache
@@ -1272,7 +1280,7 @@ class Facts:
             for c in callees:
                 k |= c.ret
             return k
-        if _LANE_FN.search(name):
+        if _lane_fn(name):
             return LANEN
         return 0
 
