@@ -1229,9 +1229,9 @@ class Facts:
             base = sx.unparen(left)
             ceil = False
             if base.type == "binary_expression":
-                bop = base.child_by_field_name("operator")
-                if bop is not None and bop.type == "+":
-                    cc = self.cval(base.child_by_field_name("right"), fn)
+                bop, _bl, br = self.binop(base)
+                if bop == "+":
+                    cc = self.cval(br, fn)
                     if cc is not None and cc[0] == 31:
                         ceil = True
             if c is not None and c[0] == want:
@@ -1251,10 +1251,10 @@ class Facts:
         node = sx.unparen(node)
         if node.type != "binary_expression":
             return False
-        op = node.child_by_field_name("operator")
-        right = self.cval(node.child_by_field_name("right"), fn)
-        return (op is not None and op.type == "-" and right is not None and right[0] == 1
-                and bool(self.kinds(node.child_by_field_name("left"), fn) & WSRT))
+        op, left, right_node = self.binop(node)
+        right = self.cval(right_node, fn)
+        return (op == "-" and right is not None and right[0] == 1
+                and bool(self.kinds(left, fn) & WSRT))
 
     def _call_kinds(self, node: Node, fn: Func) -> int:
         name = self.call_name(node)
@@ -1543,8 +1543,6 @@ class Facts:
             else:
                 kind = None
             if kind is not None:
-                right = b.child_by_field_name("right")
-                left = b.child_by_field_name("left")
                 const = right
                 if o == "&" and self.kinds(right, fn) & TID and not self.kinds(left, fn) & TID:
                     const = left
@@ -1557,11 +1555,11 @@ class Facts:
                 ceil = None
                 base = sx.unparen(left) if left is not None else None
                 if base is not None and base.type == "binary_expression":
-                    bop = base.child_by_field_name("operator")
-                    if bop is not None and bop.type == "+":
-                        cc = self.cval(base.child_by_field_name("right"), fn)
+                    bop, _bl, br = self.binop(base)
+                    if bop == "+":
+                        cc = self.cval(br, fn)
                         if cc is not None and cc[0] == 31:
-                            ceil = base.child_by_field_name("right")
+                            ceil = br
                 k = {"lane32": "lane", "lanert": "lane", "warp32": "warp", "warprt": "warp",
                      "nwarp32": "nwarp", "nwarprt": "nwarp"}[kind]
                 fn.sites.append(Site(k, b, const, origin, ceil, fn))
@@ -1569,8 +1567,6 @@ class Facts:
             if o in ("<", "<=", ">", ">=", "%") and self._lane_vs_count(b, fn):
                 continue
             if o in ("<", ">=") and (fn.calls or fn.idents):
-                left = b.child_by_field_name("left")
-                right = b.child_by_field_name("right")
                 if self.kinds(left, fn) & TID and not self.kinds(left, fn) & (LANES | WARPS):
                     cv = self.cval(right, fn)
                     if cv is not None and cv[0] == 32:
@@ -1580,24 +1576,23 @@ class Facts:
 
     def _lane_vs_count(self, b: Node, fn: Func) -> bool:
         """`lane < BLOCK / 32`: a lane compared with a warp count computed from a constant."""
-        left, right = b.child_by_field_name("left"), b.child_by_field_name("right")
-        op = b.child_by_field_name("operator")
-        pairs = ((left, right),) if op is not None and op.type == "%" else ((left, right), (right, left))
+        o, left, right = self.binop(b)
+        pairs = ((left, right),) if o == "%" else ((left, right), (right, left))
         for lane, count in pairs:
             if lane is None or count is None or not self.kinds(lane, fn) & LANES:
                 continue
             c = sx.unparen(count)
             if c.type != "binary_expression":
                 continue
-            op = c.child_by_field_name("operator")
-            cv = self.cval(c.child_by_field_name("right"), fn)
-            if op is None or cv is None or cv[2] or (op.type, cv[0]) not in (("/", 32), (">>", 5)):
+            cop, cleft, cright = self.binop(c)
+            cv = self.cval(cright, fn)
+            if not cop or cv is None or cv[2] or (cop, cv[0]) not in (("/", 32), (">>", 5)):
                 continue
-            if self.cval(c.child_by_field_name("left"), fn) is None:
+            if self.cval(cleft, fn) is None:
                 continue
             if any(s.node.id == c.id for s in fn.sites):
                 continue
-            fn.sites.append(Site("nwarp", c, c.child_by_field_name("right"), "literal", None, fn))
+            fn.sites.append(Site("nwarp", c, cright, "literal", None, fn))
             return True
         return False
 
