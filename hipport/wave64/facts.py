@@ -114,6 +114,15 @@ _LANE_FN = re.compile(r"(?i)^(get_?)?lane_?id$|^laneid$|^lane$")
 _WARP_FN = re.compile(r"(?i)warp|lane|shfl|ballot")
 
 
+_K_NAME = re.compile(r"k[A-Z]\w*")
+
+
+@cache
+def _external_name(name: str) -> bool:
+    """WARP_SIZE or kWarpSize: the shape of a warp-size constant defined in another file."""
+    return name.isupper() and is_warp_name(name) or bool(_K_NAME.fullmatch(name)) and is_warp_name(name)
+
+
 @cache
 def _lane_fn(name: str) -> bool:
     return bool(_LANE_FN.search(name))
@@ -779,12 +788,14 @@ class Facts:
 
     def external_const(self, name: str, fn: Func | None) -> bool:
         """A warp-size name this file uses but does not define (a macro from a header): 32 on CUDA."""
+        if not _external_name(name):
+            return False
         if name in self.macros or name in self.gvars or name in self.consts or name.startswith("__") \
                 or name == "warpSize":
             return False
         if fn is not None and (name in fn.vars or name in fn.tparams):
             return False
-        return name.isupper() and is_warp_name(name) or bool(re.fullmatch(r"k[A-Z]\w*", name)) and is_warp_name(name)
+        return True
 
     def const_value(self, name: str) -> int | None:
         """The value a warp-size constant takes on AMD (an AMD-only definition wins)."""

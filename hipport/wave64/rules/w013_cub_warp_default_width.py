@@ -24,7 +24,7 @@ PATTERN = re.compile(rb"\b(?:hip)?cub\s*::\s*(Warp(?:Reduce|Scan|Exchange|Load|S
 
 def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
-    if b"Warp" not in facts.data:
+    if b"Warp" not in facts.data or b"cub" not in facts.data:  # every match holds both
         return out
     root = facts.src.root
     strategies = {g.strategy for g in facts.groups if g.model != "agnostic"}
