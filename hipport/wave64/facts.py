@@ -178,8 +178,8 @@ def _eval_digits(expr: str) -> int | None:
 
 
 class _WordSet:
-    """`re.compile(b"|".join(rb"\\b" + re.escape(n) + rb"\\b" for n in names)).search(data, start, end)`
-    without compiling a pattern per file: plain identifiers are looked up among the words of the
+    """Whether `re.compile(b"|".join(rb"\\b" + re.escape(n) + rb"\\b" for n in names)).search(data, start, end)`
+    matches, without compiling a pattern per file: plain identifiers are looked up among the words of the
     range (the same matches, since a word can only match where it starts and ends on a boundary);
     any other name keeps a compiled pattern."""
 
