@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import re
 import sys
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -44,6 +45,24 @@ def is_cuda(path: Path, data: bytes) -> bool:
         and b"hip/hip_runtime" not in data
 
 
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+
+
+def _local_includes(src: Path, data: bytes, depth: int = 3) -> list[Path]:
+    """Files next to `src` that it includes with quotes, and theirs (a few levels)."""
+    found: list[Path] = []
+    todo = [(src, data, 0)]
+    while todo:
+        f, text, level = todo.pop()
+        for m in _QUOTED_INCLUDE.finditer(text):
+            p = (f.parent / m.group(1).decode("utf-8", "replace")).resolve()
+            if p.is_file() and p not in found and p != src.resolve():
+                found.append(p)
+                if level + 1 < depth:
+                    todo.append((p, p.read_bytes(), level + 1))
+    return found
+
+
 def emulate(o: EmulateOptions, config: Config, err=None) -> int:  # noqa: ANN001 - err: a callable
     say = err or (lambda m: sys.stderr.write(m + "\n"))
     try:
@@ -60,14 +79,17 @@ def emulate(o: EmulateOptions, config: Config, err=None) -> int:  # noqa: ANN001
     cfg = replace(config, launch_syntax="ggl", wave64=o.wave64 and cuda)
     # The file's project (nearest folder with a build file) or its own folder travels along.
     stop = _repo_root(src)
-    pdir = project.project_dir(src.resolve(), stop) or src.resolve().parent
-    try:  # name files as the user would: relative to the current folder when inside it
-        shown = pdir.relative_to(Path.cwd().resolve())
-    except ValueError:
-        shown = pdir
-    files = discover([shown if str(shown) != "." else Path(".")], config.include, config.exclude)
-    if not any(f.path.resolve() == src.resolve() for f in files):
-        files = discover([src])
+    pdir = project.project_dir(src.resolve(), stop)
+    if pdir is None:  # a lone program: it and the local headers it includes, not its whole folder
+        files = discover([src, *_local_includes(src, data)])
+    else:
+        try:  # name files as the user would: relative to the current folder when inside it
+            shown = pdir.relative_to(Path.cwd().resolve())
+        except ValueError:
+            shown = pdir
+        files = discover([shown if str(shown) != "." else Path(".")], config.include, config.exclude)
+        if not any(f.path.resolve() == src.resolve() for f in files):
+            files = discover([src])
     work = Path(tempfile.mkdtemp(prefix="hipport-emulate-")) if o.keep is None else o.keep.resolve()
     work.mkdir(parents=True, exist_ok=True)
     try:
