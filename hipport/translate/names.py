@@ -60,6 +60,20 @@ def run(ctx: Context) -> None:
         if node.start_byte != start or node.end_byte != end:
             continue  # part of a larger token (a literal, an operator name)
         _identifier(ctx, node, data[start:end].decode())
+    if b"namespace" in data:
+        _alias_uses(ctx)
+
+
+def _alias_uses(ctx: Context) -> None:
+    """`namespace cg = cooperative_groups;` makes `cg::` a spelling of a library namespace."""
+    scoped = {k.split("::")[0] for k in ctx.rules.qualified} | set(ctx.rules.namespaces)
+    for alias, target in _aliases(ctx).items():
+        if target.split("::")[0] not in scoped:
+            continue
+        for m in re.finditer(rb"(?<![\w$])" + re.escape(alias.encode()) + rb"\s*::", ctx.src.data):
+            node = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + len(alias))
+            if node is not None and node.type == "namespace_identifier":
+                _qualified(ctx, node)
 
 
 DECLARATOR_WRAPPERS = frozenset({"pointer_declarator", "reference_declarator", "array_declarator",
