@@ -7,8 +7,8 @@ from dataclasses import asdict
 
 from hipport.config import KEYS, Config
 from hipport.errors import HipportError
-from hipport.rules import load
 from hipport.ruledocs import all_rules, find
+from hipport.rules import load
 
 
 def explain(rule: str) -> str:

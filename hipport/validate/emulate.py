@@ -8,9 +8,9 @@ file and line. The program's stdout, stderr and exit status are passed through u
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
-import re
 import sys
 import tempfile
 from dataclasses import dataclass, field, replace
