@@ -11,8 +11,9 @@ from hipport.errors import HipportError
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 
-def changed_lines(rev: str, cwd: Path) -> dict[str, set[int]]:
-    """Absolute path -> added/changed line numbers in the working tree relative to `rev`."""
+def changed_lines(rev: str, cwd: Path) -> dict[str, set[int] | None]:
+    """Absolute path -> added/changed line numbers in the working tree relative to `rev`;
+    None for a file that is new as a whole (untracked)."""
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=cwd, check=True,
                              capture_output=True, text=True).stdout.strip()
@@ -25,7 +26,7 @@ def changed_lines(rev: str, cwd: Path) -> dict[str, set[int]]:
         raise HipportError("--diff-base needs git on PATH") from None
     except subprocess.CalledProcessError as e:
         raise HipportError(f"--diff-base {rev}: {e.stderr.strip() or 'git failed'}") from None
-    lines: dict[str, set[int]] = {}
+    lines: dict[str, set[int] | None] = {}
     current: str | None = None
     for line in out.splitlines():
         if line.startswith("+++ "):
@@ -33,7 +34,9 @@ def changed_lines(rev: str, cwd: Path) -> dict[str, set[int]]:
             current = None if name == "/dev/null" else str(Path(top, name[2:]).resolve())
         elif current and (m := _HUNK.match(line)):
             start, count = int(m.group(1)), int(m.group(2) or 1)
-            lines.setdefault(current, set()).update(range(start, start + count))
+            seen = lines.setdefault(current, set())
+            if seen is not None:
+                seen.update(range(start, start + count))
     for name in untracked:  # a new file is all new lines
-        lines[str(Path(top, name).resolve())] = set(range(1, 1 << 30))
+        lines[str(Path(top, name).resolve())] = None
     return lines

@@ -31,7 +31,10 @@ def lint(paths: list[Path], config: Config, ui: UI, fmt: str, diff_base: str | N
         changed = changed_lines(diff_base, Path.cwd())
         by_display = {wf.display: str(wf.path.resolve()) for wf in files}
         for r in result.files:
-            keep = changed.get(by_display.get(r.path, ""), set())
+            path = by_display.get(r.path, "")
+            if path in changed and changed[path] is None:
+                continue  # a new file: every line is new
+            keep = changed.get(path) or set()
             r.findings = [f for f in r.findings if f.span.line in keep]
     ui.report(result, fmt)
     return exit_code(result, config.fail_on)

@@ -1,0 +1,87 @@
+"""`hipport lint` on real git repositories: --diff-base, --fail-on, formats, colours."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import hipport
+
+OLD = b"""#include <hip/hip_runtime.h>
+__global__ void old_sum(float* out, float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down(v, o);
+  if ((threadIdx.x & 31) == 0) out[threadIdx.x >> 5] = v;
+}
+"""
+NEW = b"""
+__global__ void new_sum(float* out, float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor(v, o);
+  if ((threadIdx.x & 31) == 0) out[threadIdx.x >> 5] = v;
+}
+"""
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+                        "HOME": str(cwd), "PATH": "/usr/bin:/bin"})
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    r = tmp_path / "repo"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    (r / "k.cu").write_bytes(OLD)
+    git(r, "add", "k.cu")
+    git(r, "commit", "-q", "-m", "legacy")
+    return r
+
+
+def lines(doc: dict) -> set[int]:
+    return {f["line"] for f in doc["findings"]}
+
+
+def test_diff_base_reports_only_what_the_change_adds(repo: Path) -> None:
+    first = hipport("lint", ".", "--format", "json", "--no-cache", cwd=repo)
+    assert first.stdout, first.stderr.decode()
+    full = json.loads(first.stdout)
+    assert lines(full) and max(lines(full)) <= 4
+    (repo / "k.cu").write_bytes(OLD + NEW)
+    (repo / "added.cu").write_bytes(OLD)
+    r = hipport("lint", ".", "--format", "json", "--no-cache", "--diff-base", "HEAD", cwd=repo)
+    doc = json.loads(r.stdout)
+    in_k = {f["line"] for f in doc["findings"] if f["path"].endswith("k.cu")}
+    assert in_k and min(in_k) >= 6  # the legacy lines 1-5 are not reported
+    assert any(f["path"].endswith("added.cu") for f in doc["findings"])  # a new file is all new
+    bad = hipport("lint", ".", "--diff-base", "no-such-rev", cwd=repo)
+    assert bad.returncode == 2 and b"no-such-rev" in bad.stderr
+
+
+def test_fail_on_sets_the_exit_code(repo: Path) -> None:
+    assert hipport("lint", "k.cu", "--no-cache", cwd=repo).returncode == 1  # warnings by default
+    assert hipport("lint", "k.cu", "--no-cache", "--fail-on", "error", cwd=repo).returncode == 0
+    assert hipport("lint", "k.cu", "--no-cache", "--fail-on", "never", cwd=repo).returncode == 0
+    assert hipport("lint", "k.cu", "--no-cache", "--select", "HP", cwd=repo).returncode == 0
+
+
+def test_text_and_github_formats(repo: Path) -> None:
+    text = hipport("lint", "k.cu", "--no-cache", cwd=repo).stdout.decode()
+    assert "k.cu:3:" in text and "[W006]" in text and "\x1b[" not in text
+    gh = hipport("lint", "k.cu", "--no-cache", "--format", "github", cwd=repo).stdout.decode()
+    assert gh.startswith("::warning file=k.cu,line=3,")
+
+
+def test_no_color_turns_colours_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hipport.ui import UI
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert UI().color
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not UI().color
