@@ -128,7 +128,8 @@ def write_mirror(result: RunResult, files: list[WorkFile], out_dir: Path, cache_
 
     stale = {id(r) for r in result.files if r.path in targets and r.role in PORTED_ROLES
              and not up_to_date(r, targets[r.path])}
-    hydrate(result, files, cache_dir, which=lambda r: id(r) in stale, original=True)
+    # Only the ported bytes are needed: an unchanged file is copied, not read into memory.
+    hydrate(result, files, cache_dir, which=lambda r: id(r) in stale, original=False)
     rows = []
     for r in result.files:
         target = targets.get(r.path)
@@ -141,11 +142,10 @@ def write_mirror(result: RunResult, files: list[WorkFile], out_dir: Path, cache_
             continue
         if id(r) not in stale:
             continue
-        data = r.ported if r.ported is not None else r.original
-        if data is None:
-            continue
-        if not (target.exists() and target.read_bytes() == data):
-            write_atomic(target, data, mode_from=wf.path)
+        if r.ported is None:
+            _copy_if_newer(wf.path, target)
+        elif not (target.exists() and target.read_bytes() == r.ported):
+            write_atomic(target, r.ported, mode_from=wf.path)
         rows.append((str(target), stat_sig(os.stat(target), ""), r.digest))
     if store:
         store.put_outputs(rows)
