@@ -6,7 +6,7 @@ cache can store it; every output format is a view of `RunResult`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -154,16 +154,3 @@ def _fast_pickle(cls: type) -> type:
 
 for _cls in (Span, Edit, Fix, Finding, FamilyCount, FileResult):
     _fast_pickle(_cls)
-
-
-def to_plain(obj: Any) -> Any:
-    """A JSON-ready view of a model object (enums as values, bytes dropped)."""
-    if isinstance(obj, Enum):
-        return obj.value
-    if hasattr(obj, "__dataclass_fields__"):
-        return {k: to_plain(v) for k, v in asdict(obj).items() if not isinstance(v, bytes)}
-    if isinstance(obj, dict):
-        return {k: to_plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_plain(v) for v in obj]
-    return obj

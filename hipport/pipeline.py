@@ -151,10 +151,7 @@ def _pool_work(job: Job) -> tuple[FileResult, bytes | None]:
     if r.status == FileStatus.FAILED:
         return r, None
     blob = pickle.dumps((r.edits, r.findings), protocol=pickle.HIGHEST_PROTOCOL)
-    return replace(r, edits=[], findings=[], pending=_IN_MEMORY), blob
-
-
-_IN_MEMORY = "<in memory>"
+    return replace(r, edits=[], findings=[]), blob  # the parent sets `pending` to the key
 
 
 def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,

@@ -36,6 +36,3 @@ def name_pattern(names: Iterable[str], generic: Iterable[str] = ()) -> str:
     body = "|".join(p for p in parts if p)
     return rf"(?<![\w$])(?:{body})(?![\w$])"
 
-
-def name_regex(names: Iterable[str], generic: Iterable[str] = ()) -> re.Pattern[bytes]:
-    return re.compile(name_pattern(names, generic).encode())
