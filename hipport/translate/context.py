@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from hipport.config import Config, version_tuple
 from hipport.model import Edit, FamilyCount, Finding, Severity
 from hipport.rules import Mapping, RuleSet
 from hipport.source import SourceFile
+
+
+@cache
+def newer(since: str, rocm: str) -> bool:
+    """Is version `since` later than the ROCm floor? Asked once per reference, so memoised."""
+    return version_tuple(since) > version_tuple(rocm)
 
 
 @dataclass
@@ -20,7 +27,6 @@ class Context:
     families: dict[str, FamilyCount] = field(default_factory=dict)
     defines: set[str] = field(default_factory=set)  # names this file defines itself
     unknown: list[Finding] = field(default_factory=list)  # HP002, settled across files later
-    used_families: set[str] = field(default_factory=set)
     aliases: dict[str, str] | None = None  # namespace aliases, read on first need
 
     def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
@@ -33,9 +39,10 @@ class Context:
 
     def count(self, m: Mapping, start: int, end: int) -> None:
         """Count one reference to a mapped name and report what a person must know."""
-        c = self.families.setdefault(m.family, FamilyCount())
+        c = self.families.get(m.family)
+        if c is None:
+            c = self.families[m.family] = FamilyCount()
         c.found += 1
-        self.used_families.add(m.family)
         if m.status == "unsupported":
             c.unsupported += 1
             alt = f"; consider {m.alt}" if m.alt else ""
@@ -47,7 +54,7 @@ class Context:
         if m.report:
             self.report(m.report, Severity.INFO, start, end,
                         f"{m.cuda} -> {m.hip}: {m.note or 'check this site by hand'}", m.family)
-        if version_tuple(m.since) > version_tuple(self.config.rocm):
+        if newer(m.since, self.config.rocm):
             self.report("HP003", Severity.WARNING, start, end,
                         f"{m.hip} needs ROCm {m.since}; the ROCm floor is {self.config.rocm} "
                         f"(raise it with --rocm {m.since})", m.family)

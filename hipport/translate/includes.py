@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from hipport.model import FamilyCount, Severity
 from hipport.source import SourceFile
 from hipport.translate.context import Context
 
-_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"])([^>\"\n]+)[>\"]", re.M)
+# Searched from the `#` (a fast literal search) rather than from `^`; `_include_lines` checks
+# that only blanks precede it on its line.
+_INCLUDE = re.compile(rb"#[ \t]*include[ \t]*([<\"])([^>\"\n]+)[>\"]")
 _LEADING_COMMENTS = re.compile(rb"\A(?:\xef\xbb\xbf)?(?:[ \t]*(?://[^\n]*|/\*.*?\*/)[ \t]*\r?\n|[ \t]*\r?\n)*", re.S)
 _PRAGMA_ONCE = re.compile(r"\s*#\s*pragma\s+once\b")
-_DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|__constant__|<<<|threadIdx|blockIdx|__syncthreads")
+_DEVICE_CODE = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"<<<", b"threadIdx",
+                b"blockIdx", b"__syncthreads")
 RUNTIME_HEADERS = ("hip/hip_runtime.h",)
 RUNTIME_API = "hip/hip_runtime_api.h"  # enough for host-only files
 # Headers that fail on HIP 5.2 unless the runtime came first (hipBlockDim_x undeclared).
@@ -25,7 +29,7 @@ def run(ctx: Context) -> None:
     flat = ctx.config.include_layout == "flat"
     present: set[str] = set()
     needs_runtime_at: int | None = None  # a HIP header that needs the runtime came before it
-    for m in _INCLUDE.finditer(data):
+    for line, m in _include_lines(data):
         start, end = m.span(2)
         if not _is_include_directive(ctx, m.start(1)):
             continue  # text in a comment or string that only looks like an include
@@ -38,7 +42,6 @@ def run(ctx: Context) -> None:
             continue
         fam = ctx.families.setdefault(h.family, FamilyCount())
         fam.found += 1
-        ctx.used_families.add(h.family)
         target = (h.flat or h.hip) if flat else h.hip
         if h.status == "unsupported" or not target:
             fam.unsupported += 1
@@ -49,23 +52,31 @@ def run(ctx: Context) -> None:
         fam.ported += 1
         if target in NEEDS_RUNTIME_FIRST and needs_runtime_at is None \
                 and not any(p in present for p in RUNTIME_HEADERS):
-            needs_runtime_at = m.start()
+            needs_runtime_at = line
         present.add(target)
         if target != path:
             ctx.edit(start, end, target, "HP-include")
             if m.group(1) == b'"':  # a library header belongs in angle brackets
                 ctx.edit(m.start(1), m.start(1) + 1, "<", "HP-include")
                 ctx.edit(end, end + 1, ">", "HP-include")
-    device = _DEVICE_CODE.search(data) is not None
+    device = any(word in data for word in _DEVICE_CODE)
     nl = ctx.src.newline
     # HIP 5.2's <hip/hip_cooperative_groups.h> (and friends) compile only after the runtime, so a
     # runtime include that comes later does not count.
     runtime_first = needs_runtime_at is None and any(p in present for p in RUNTIME_HEADERS)
     if runtime_first or (not device and RUNTIME_API in present and needs_runtime_at is None):
         return
-    if ctx.used_families & RUNTIME_FAMILIES or device or needs_runtime_at is not None:
+    if ctx.families.keys() & RUNTIME_FAMILIES or device or needs_runtime_at is not None:
         at = insertion_point(ctx.src)
         ctx.edit(at, at, f"#include <hip/hip_runtime.h>{nl}", "HP-include")
+
+
+def _include_lines(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
+    """`#include` matches that start their line (after blanks), each with its line's start."""
+    for m in _INCLUDE.finditer(data):
+        line = data.rfind(b"\n", 0, m.start()) + 1
+        if not data[line:m.start()].strip(b" \t"):
+            yield line, m
 
 
 def _is_include_directive(ctx: Context, at: int) -> bool:

@@ -1,7 +1,7 @@
 """Rename CUDA identifiers, namespaces and qualified names by span; count every reference.
 
-Candidates come from one regex scan over the bytes; the tree then says what each one is, so
-names inside strings and comments are never touched.
+Candidates come from one scan of the bytes for table names; the tree then says what each one
+is, so names inside strings and comments are never touched.
 """
 
 from __future__ import annotations
@@ -9,15 +9,14 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from hipport.config import version_tuple
 from hipport.model import Severity
-from hipport.rules import Mapping, RuleSet, cached
+from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
 from hipport.translate import args as argrewrite
-from hipport.translate.context import Context
+from hipport.translate.context import Context, newer
 from hipport.translate.lexer import code_ranges
 from hipport.translate.macros import macro_fragment
-from hipport.translate.trie import name_pattern
+from hipport.translate.scan import NameScanner
 
 # Names that look like CUDA APIs: reported as unknown when no table has them.
 GENERIC = [r"cuda[A-Z]\w*", r"make_cuda[A-Z]\w*", r"cu(?:blas|sparse|solver|rand|fft|dnn)[A-Z]\w*", r"cu[A-Z][a-z]\w*",
@@ -30,43 +29,44 @@ SKIP_TYPES = frozenset({"string_content", "string_literal", "raw_string_literal"
 
 
 @cache
-def candidates_regex(rules: RuleSet) -> re.Pattern[bytes]:
-    def build() -> str:
-        first_segments = {k.split("::")[0] for k in rules.qualified}
-        return name_pattern([*rules.names, *rules.namespaces, *first_segments], GENERIC)
+def scanner(rules: RuleSet) -> NameScanner:
+    first_segments = {k.split("::")[0] for k in rules.qualified}
+    return NameScanner.build([*rules.names, *rules.namespaces, *first_segments], GENERIC)
 
-    key = "scan-" + "-".join(sorted(rules.families))
-    return re.compile(cached(key, build).encode())
+
+candidates_regex = scanner  # the former name, which callers warm up once per process
 
 
 def run(ctx: Context) -> None:
     data = ctx.src.data
-    rx = candidates_regex(ctx.rules)
+    scan = scanner(ctx.rules)
     root = ctx.src.root
     macro_done: set[int] = set()
-    for m in rx.finditer(data):
-        start, end = m.span()
+    for start, end, name in scan.find(data):
         node = root.descendant_for_byte_range(start, end)
-        if node is None or node.type in SKIP_TYPES:
+        if node is None:
             continue
-        if node.type == "field_identifier":
-            _member(ctx, node, data[start:end].decode())
+        kind = node.type  # read once: each read builds a new str
+        if kind in SKIP_TYPES:
             continue
-        if node.type in ("preproc_arg", "preproc_params"):
-            if node.type == "preproc_arg" and node.start_byte not in macro_done:
+        if kind == "field_identifier":
+            _member(ctx, node, name)
+            continue
+        if kind in ("preproc_arg", "preproc_params"):
+            if kind == "preproc_arg" and node.start_byte not in macro_done:
                 macro_done.add(node.start_byte)
-                _macro_body(ctx, node, rx)
+                _macro_body(ctx, node, scan)
             continue
         if node.start_byte != start or node.end_byte != end:
             continue  # part of a larger token (a literal, an operator name)
-        _identifier(ctx, node, data[start:end].decode())
+        _identifier(ctx, node, kind, name, start, end)
     if b"namespace" in data:
         _alias_uses(ctx)
 
 
 def _alias_uses(ctx: Context) -> None:
     """`namespace cg = cooperative_groups;` makes `cg::` a spelling of a library namespace."""
-    scoped = {k.split("::")[0] for k in ctx.rules.qualified} | set(ctx.rules.namespaces)
+    scoped = _scoped(ctx.rules)
     for alias, target in _aliases(ctx).items():
         if target.split("::")[0] not in scoped:
             continue
@@ -74,6 +74,12 @@ def _alias_uses(ctx: Context) -> None:
             node = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + len(alias))
             if node is not None and node.type == "namespace_identifier":
                 _qualified(ctx, node)
+
+
+@cache
+def _scoped(rules: RuleSet) -> frozenset[str]:
+    """The namespaces that qualified table names and namespace tables start with."""
+    return frozenset({k.split("::")[0] for k in rules.qualified} | set(rules.namespaces))
 
 
 DECLARATOR_WRAPPERS = frozenset({"pointer_declarator", "reference_declarator", "array_declarator",
@@ -112,42 +118,50 @@ def _defines(node: Node) -> bool:
         and child in parent.children_by_field_name("declarator")
 
 
-def _identifier(ctx: Context, node: Node, name: str) -> None:
+def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end: int) -> None:
+    """Port the identifier token `node` (of type `kind`), `name` at [start, end)."""
     rules = ctx.rules
-    if node.type == "namespace_identifier":
+    if kind == "namespace_identifier":
         if _qualified(ctx, node):
             return
         ns = rules.namespaces.get(name)
         if ns is not None:
-            ctx.count(ns, node.start_byte, node.end_byte)
+            ctx.count(ns, start, end)
             if ns.hip and ns.hip != name:
-                ctx.edit(node.start_byte, node.end_byte, ns.hip, "HP-rename")
+                ctx.edit(start, end, ns.hip, "HP-rename")
             return
-    if node.type == "identifier" and node.parent is not None and node.parent.type in (
-            "using_declaration", "namespace_alias_definition") and name in rules.namespaces:
+    # The table test comes before `node.parent`, which tree-sitter finds by walking down from
+    # the root.
+    if kind == "identifier" and name in rules.namespaces and _parent_type(node) in (
+            "using_declaration", "namespace_alias_definition"):
         ns = rules.namespaces[name]  # `using namespace cub;`: the name is a plain identifier
-        ctx.count(ns, node.start_byte, node.end_byte)
+        ctx.count(ns, start, end)
         if ns.hip and ns.hip != name:
-            ctx.edit(node.start_byte, node.end_byte, ns.hip, "HP-rename")
-        return
-    # A table name is ported even where it is declared: `#define THRUST_IGNORE_CUB_VERSION_CHECK`
-    # is how a configuration macro is used, and error recovery can make a call look declared.
-    if name not in rules.names and _defines(node):
-        ctx.defines.add(name)
+            ctx.edit(start, end, ns.hip, "HP-rename")
         return
     m = rules.names.get(name)
     if m is None:
-        if _GENERIC.fullmatch(name):
-            ctx.unknown.append(_unknown(ctx, node.start_byte, node.end_byte, name))
+        # A table name is ported even where it is declared (below): `#define
+        # THRUST_IGNORE_CUB_VERSION_CHECK` is how a configuration macro is used, and error
+        # recovery can make a call look declared.
+        if _defines(node):
+            ctx.defines.add(name)
+        elif _GENERIC.fullmatch(name):
+            ctx.unknown.append(_unknown(ctx, start, end, name))
         return
     if m.family in rules.namespace_families and m.kind != "macro" \
-            and not _after_scope(ctx.src.data, node.start_byte):
+            and not _after_scope(ctx.src.data, start):
         return  # a bare `BlockReduce` may be the project's own: count only `cub::BlockReduce`
-    ctx.count(m, node.start_byte, node.end_byte)
+    ctx.count(m, start, end)
     if m.hip and m.hip != name:
-        ctx.edit(node.start_byte, node.end_byte, m.hip, "HP-rename")
+        ctx.edit(start, end, m.hip, "HP-rename")
     if m.args and m.status != "unsupported":
         argrewrite.apply(ctx, node, m)
+
+
+def _parent_type(node: Node) -> str | None:
+    parent = node.parent
+    return None if parent is None else parent.type
 
 
 def _member(ctx: Context, node: Node, name: str) -> None:
@@ -159,7 +173,7 @@ def _member(ctx: Context, node: Node, name: str) -> None:
     m = ctx.rules.names.get(name)
     if m is None or m.family not in ctx.rules.namespace_families or m.kind == "macro":
         return
-    if m.status == "unsupported" or version_tuple(m.since) > version_tuple(ctx.config.rocm):
+    if m.status == "unsupported" or newer(m.since, ctx.config.rocm):
         ctx.count(m, node.start_byte, node.end_byte)
 
 
@@ -181,12 +195,7 @@ def _qualified(ctx: Context, node: Node) -> bool:
     target = _aliases(ctx).get(alias)
     if target is not None:  # `namespace cg = cooperative_groups;` then `cg::reduce`
         return _qualified_alias(ctx, node, compact, alias, target)
-    best: Mapping | None = None
-    for key, m in ctx.rules.qualified.items():
-        if compact.startswith(key) and (len(compact) == len(key) or not compact[len(key)].isalnum()
-                                        and compact[len(key)] != "_"):
-            if best is None or len(key) > len(best.cuda):
-                best = m
+    best = _longest_key(ctx.rules, compact)
     if best is None or " " in text[:len(best.cuda) + 4]:
         return False
     end = node.start_byte + len(best.cuda)
@@ -196,7 +205,28 @@ def _qualified(ctx: Context, node: Node) -> bool:
     return True
 
 
-_ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*((?:::)?\w+(?:\s*::\s*\w+)*)\s*;")
+@cache
+def _key_lengths(rules: RuleSet) -> tuple[int, ...]:
+    return tuple(sorted({len(k) for k in rules.qualified}, reverse=True))
+
+
+def _longest_key(rules: RuleSet, compact: str) -> Mapping | None:
+    """The longest qualified key that `compact` starts with, ending at a word boundary.
+
+    Looked up by length (a few dozen) rather than by trying every key.
+    """
+    size = len(compact)
+    for n in _key_lengths(rules):
+        if n > size:
+            continue  # compact[:n] would be all of it, and shorter than n
+        m = rules.qualified.get(compact[:n])
+        if m is not None and (size == n or not (compact[n].isalnum() or compact[n] == "_")):
+            return m
+    return None
+
+
+# `namespace` then `\b` before it, checked by the look-behind: a literal start is searched fast.
+_ALIAS = re.compile(rb"namespace(?<!\wnamespace)\s+(\w+)\s*=\s*((?:::)?\w+(?:\s*::\s*\w+)*)\s*;")
 
 
 def _aliases(ctx: Context) -> dict[str, str]:
@@ -226,7 +256,7 @@ def _unknown(ctx: Context, start: int, end: int, name: str):  # -> Finding
                    f"or add it to rules/api/", family="unknown")
 
 
-def _macro_body(ctx: Context, arg: Node, rx: re.Pattern[bytes]) -> None:
+def _macro_body(ctx: Context, arg: Node, scan: NameScanner) -> None:
     """Port a `#define` body token by token (the tree does not parse macro bodies)."""
     base = arg.start_byte
     body = ctx.src.data[base:arg.end_byte]
@@ -236,11 +266,9 @@ def _macro_body(ctx: Context, arg: Node, rx: re.Pattern[bytes]) -> None:
         name = parent.child_by_field_name("name")
         if name is not None:
             ctx.defines.add(ctx.src.text(name))
-    for m in rx.finditer(body):
-        s, e = m.span()
+    for s, e, name in scan.find(body):
         if tokens.get(s) != e:
             continue
-        name = body[s:e].decode()
         mp = ctx.rules.names.get(name) or ctx.rules.namespaces.get(name)
         if mp is None:
             if _GENERIC.fullmatch(name):
