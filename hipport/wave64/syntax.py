@@ -11,9 +11,42 @@ import re
 from functools import cache
 
 from hipport.model import Edit
-from hipport.source import Node
+from hipport.source import Node, language
 
 PRIORITY = 10  # above the translate pass's renames (priority 0)
+
+
+def _field(name: str) -> int:
+    fid = language().field_id_for_name(name)
+    assert fid is not None, name
+    return fid
+
+
+# Field ids: `node.child_by_field_id(F_LEFT)` is twice as fast as `child_by_field_name("left")`,
+# which compares the name with each of the grammar's field names on every call.
+F_ALTERNATIVE = _field("alternative")
+F_ARGUMENT = _field("argument")
+F_ARGUMENTS = _field("arguments")
+F_ASSEMBLY_CODE = _field("assembly_code")
+F_BODY = _field("body")
+F_CONDITION = _field("condition")
+F_CONSEQUENCE = _field("consequence")
+F_DECLARATOR = _field("declarator")
+F_DEFAULT_VALUE = _field("default_value")
+F_FIELD = _field("field")
+F_FUNCTION = _field("function")
+F_INDICES = _field("indices")
+F_INITIALIZER = _field("initializer")
+F_LEFT = _field("left")
+F_NAME = _field("name")
+F_OPERATOR = _field("operator")
+F_OUTPUT_OPERANDS = _field("output_operands")
+F_PARAMETERS = _field("parameters")
+F_RIGHT = _field("right")
+F_SIZE = _field("size")
+F_TYPE = _field("type")
+F_UPDATE = _field("update")
+F_VALUE = _field("value")
 
 _INT = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
 
@@ -48,43 +81,43 @@ def literal_unsigned(text: str) -> bool:
 
 
 def call_function(call: Node) -> Node | None:
-    return call.child_by_field_name("function")
+    return call.child_by_field_id(F_FUNCTION)
 
 
 def call_name(call: Node, data: bytes) -> str:
     """The called name: `f` for f(), `g` for ns::g(), `h` for t.h(), `k` for k<3>()."""
-    fn = call.child_by_field_name("function")
+    fn = call.child_by_field_id(F_FUNCTION)
     while fn is not None:
         t = fn.type
         if t == "identifier" or t == "field_identifier":
             return data[fn.start_byte:fn.end_byte].decode("utf-8", "replace")
         if t == "qualified_identifier":
-            fn = fn.child_by_field_name("name")
+            fn = fn.child_by_field_id(F_NAME)
         elif t == "field_expression":
-            fn = fn.child_by_field_name("field")
+            fn = fn.child_by_field_id(F_FIELD)
         elif t == "template_function":
-            fn = fn.child_by_field_name("name")
+            fn = fn.child_by_field_id(F_NAME)
         else:
             return ""
     return ""
 
 
 def call_args(call: Node) -> list[Node]:
-    args = call.child_by_field_name("arguments")
+    args = call.child_by_field_id(F_ARGUMENTS)
     if args is None:
         return []
     return [c for c in args.named_children if c.type != "comment"]
 
 
 def arg_list(call: Node) -> Node | None:
-    return call.child_by_field_name("arguments")
+    return call.child_by_field_id(F_ARGUMENTS)
 
 
 def field_object(call: Node) -> Node | None:
     """`t` in t.ballot(p)."""
-    fn = call.child_by_field_name("function")
+    fn = call.child_by_field_id(F_FUNCTION)
     if fn is not None and fn.type == "field_expression":
-        return fn.child_by_field_name("argument")
+        return fn.child_by_field_id(F_ARGUMENT)
     return None
 
 
@@ -158,6 +191,6 @@ def needs_parens_for_mul(node: Node) -> bool:
                   "parenthesized_expression", "subscript_expression", "cast_expression"):
         return False
     if node_t == "binary_expression":
-        op = node.child_by_field_name("operator")
+        op = node.child_by_field_id(F_OPERATOR)
         return op is None or op.type not in ("*", "/", "%")
     return True

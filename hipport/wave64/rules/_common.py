@@ -49,12 +49,12 @@ def consumer(node: Node) -> tuple[Node | None, Node]:
             child, p = p, p.parent
             continue
         if t == "binary_expression":
-            op = p.child_by_field_name("operator")
+            op = p.child_by_field_id(sx.F_OPERATOR)
             if op is not None and op.type in MASK_OPS:
                 child, p = p, p.parent
                 continue
         if t == "unary_expression":
-            op = p.child_by_field_name("operator")
+            op = p.child_by_field_id(sx.F_OPERATOR)
             if op is not None and op.type == "~":
                 child, p = p, p.parent
                 continue
@@ -87,13 +87,13 @@ def in_constant_context(facts: Facts, node: Node) -> bool:
         if t in _CONST_PARENTS:
             return True
         if t == "array_declarator":
-            size = p.child_by_field_name("size")
+            size = p.child_by_field_id(sx.F_SIZE)
             if size is not None and sx.inside(child, size):
                 return True
         if t == "init_declarator":
             decl = p.parent
             if decl is not None and decl.type in ("declaration", "field_declaration"):
-                tn = decl.child_by_field_name("type")
+                tn = decl.child_by_field_id(sx.F_TYPE)
                 head = facts.data[decl.start_byte:(tn or decl).start_byte]
                 if b"constexpr" in head or (b"static" in head and b"const" in head):
                     return True
@@ -123,18 +123,18 @@ def template_uses(facts: Facts, fn: Func) -> list[tuple[Node, str, Node]]:
     `ns::name < arg > (t = ...)` form tree-sitter-cuda sometimes produces for a declaration."""
     out = []
     for n in fn.node_list("template_function") + fn.node_list("template_type"):
-        name = n.child_by_field_name("name")
-        args = n.child_by_field_name("arguments")
+        name = n.child_by_field_id(sx.F_NAME)
+        args = n.child_by_field_id(sx.F_ARGUMENTS)
         if name is None or args is None or not args.named_child_count:
             continue
         out.append((n, facts.src.text(name), args.named_children[0]))
     for n in fn.node_list("pseudo_template"):
-        name = n.child_by_field_name("left")
-        arg = n.child_by_field_name("right")
+        name = n.child_by_field_id(sx.F_LEFT)
+        arg = n.child_by_field_id(sx.F_RIGHT)
         if name is None or arg is None:
             continue
         if name.type == "qualified_identifier":
-            name = name.child_by_field_name("name") or name
+            name = name.child_by_field_id(sx.F_NAME) or name
         out.append((n, facts.src.text(name), arg))
     out.sort(key=lambda t: t[0].start_byte)
     return out

@@ -40,7 +40,7 @@ def mask_bits(facts: Facts, wc: WarpCall) -> int | None:
         return 64
     if u.type == "cast_expression":
         from hipport.wave64.facts import type_bits
-        t = u.child_by_field_name("type")
+        t = u.child_by_field_id(sx.F_TYPE)
         return type_bits(facts.src.text(t)) if t is not None else None
     return None
 

@@ -25,15 +25,15 @@ def sink_of(facts: Facts, fn: Func, node: Node) -> tuple[str, object]:
         return "other", None
     t = p.type
     if t == "init_declarator":
-        d = p.child_by_field_name("declarator")
+        d = p.child_by_field_id(sx.F_DECLARATOR)
         while d is not None and d.type not in ("identifier",):
-            d = d.child_by_field_name("declarator")
+            d = d.child_by_field_id(sx.F_DECLARATOR)
         var = facts.var(fn, facts.src.text(d)) if d is not None else None
         return ("var", var) if var is not None else ("other", None)
-    if t == "assignment_expression" and child.id == (p.child_by_field_name("right") or p).id:
-        left = p.child_by_field_name("left")
+    if t == "assignment_expression" and child.id == (p.child_by_field_id(sx.F_RIGHT) or p).id:
+        left = p.child_by_field_id(sx.F_LEFT)
         while left is not None and left.type in ("subscript_expression", "parenthesized_expression"):
-            left = left.child_by_field_name("argument") or (left.named_children[0] if left.named_child_count else None)
+            left = left.child_by_field_id(sx.F_ARGUMENT) or (left.named_children[0] if left.named_child_count else None)
         if left is not None and left.type == "identifier":
             var = facts.var(fn, facts.src.text(left))
             if var is not None:
@@ -66,7 +66,7 @@ def sink_bits(facts: Facts, kind: str, target: object) -> int | None:
         return None if target.is_pointer else target.bits
     if kind == "cast":
         assert isinstance(target, Node)
-        tn = target.child_by_field_name("type")
+        tn = target.child_by_field_id(sx.F_TYPE)
         return type_bits(facts.src.text(tn)) if tn is not None else None
     if kind == "return":
         assert isinstance(target, Func)
@@ -80,7 +80,7 @@ def widen(facts: Facts, kind: str, target: object) -> list[Edit] | None:
         return widen_var(target, RULE)
     if kind == "cast":
         assert isinstance(target, Node)
-        tn = target.child_by_field_name("type")
+        tn = target.child_by_field_id(sx.F_TYPE)
         return [sx.replace(tn, WIDE, RULE)] if tn is not None else None
     if kind == "return":
         assert isinstance(target, Func)
@@ -144,12 +144,12 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     # that return a wave mask in 32 bits, and masks stored into 32-bit buffers
     for fn in facts.device_funcs():
         for a in fn.node_list("assignment_expression"):
-            left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+            left, right = a.child_by_field_id(sx.F_LEFT), a.child_by_field_id(sx.F_RIGHT)
             if left is None or right is None or left.type != "subscript_expression" or em.removed(a):
                 continue
             if not facts.kinds(right, fn) & MASK or sx.unparen(right).type == "call_expression":
                 continue  # a ballot call stored directly is reported above
-            base = left.child_by_field_name("argument")
+            base = left.child_by_field_id(sx.F_ARGUMENT)
             var = facts.var(fn, facts.src.text(base)) if base is not None and base.type == "identifier" else None
             if var is None or var.type_node is None or type_bits(facts.src.text(var.type_node)) != 32:
                 continue

@@ -61,8 +61,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             mechanical = name not in ("__clz", "__builtin_clz", "__brev")
             parent = sx.parent_skipping_parens(c)
             if name in ("__clz", "__builtin_clz") and parent is not None and parent.type == "binary_expression":
-                op = parent.child_by_field_name("operator")
-                left = parent.child_by_field_name("left")
+                op = parent.child_by_field_id(sx.F_OPERATOR)
+                left = parent.child_by_field_id(sx.F_LEFT)
                 cv = facts.cval(left, fn)
                 if op is not None and op.type == "-" and cv is not None and cv[0] in (31, 32):
                     edits.append(sx.replace(left, "63" if cv[0] == 31 else "64", RULE))
@@ -89,13 +89,13 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                         [sx.replace(lit, "(~0ull >> (64 - warpSize))", RULE)], fn, False)))
                 break
         for fs in fn.node_list("for_statement"):
-            cond = fs.child_by_field_name("condition")
-            body = fs.child_by_field_name("body")
-            init = fs.child_by_field_name("initializer")
+            cond = fs.child_by_field_id(sx.F_CONDITION)
+            body = fs.child_by_field_id(sx.F_BODY)
+            init = fs.child_by_field_id(sx.F_INITIALIZER)
             if cond is None or body is None or init is None or cond.type != "binary_expression":
                 continue
-            var_node = cond.child_by_field_name("left")
-            bound = cond.child_by_field_name("right")
+            var_node = cond.child_by_field_id(sx.F_LEFT)
+            bound = cond.child_by_field_id(sx.F_RIGHT)
             if var_node is None or var_node.type != "identifier" or bound is None:
                 continue
             cv = facts.cval(bound, fn)

@@ -29,7 +29,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             if in_constant_context(facts, s.node):
                 continue
             text = short(facts.src.text(s.node), 40)
-            op = s.node.child_by_field_name("operator")
+            op = s.node.child_by_field_id(sx.F_OPERATOR)
             what = "lane id" if s.kind == "lane" else "lane-strided loop step"
             if s.origin == "literal":
                 msg = f"{what} `{text}` assumes 32-lane warps; a wave64 lane is 0..63"

@@ -21,8 +21,8 @@ def _guards_collective(facts: Facts, fn: Func, s: Site) -> bool:
     ifs = sx.enclosing(s.node, ("if_statement",), fn.body)
     if ifs is None:
         return False
-    cond = ifs.child_by_field_name("condition")
-    body = ifs.child_by_field_name("consequence")
+    cond = ifs.child_by_field_id(sx.F_CONDITION)
+    body = ifs.child_by_field_id(sx.F_CONSEQUENCE)
     if cond is None or body is None or not sx.inside(s.node, cond):
         return False
     if any(sx.inside(wc.node, body) for wc in fn.calls):
@@ -36,8 +36,8 @@ def _guards_collective(facts: Facts, fn: Func, s: Site) -> bool:
 
 
 def native_edits(facts: Facts, s: Site) -> list[Edit]:
-    op = s.node.child_by_field_name("operator")
-    left = s.node.child_by_field_name("left")
+    op = s.node.child_by_field_id(sx.F_OPERATOR)
+    left = s.node.child_by_field_id(sx.F_LEFT)
     edits: list[Edit] = []
     if op is not None and op.type == ">>":
         edits.append(sx.replace_span(op.start_byte, s.const.end_byte, "/ warpSize", RULE))

@@ -25,12 +25,12 @@ def dims(var: Var) -> list[Node]:
     sizes: list[Node] = []
     d = var.declarator
     if d.type == "init_declarator":
-        d = d.child_by_field_name("declarator") or d
+        d = d.child_by_field_id(sx.F_DECLARATOR) or d
     while d is not None and d.type == "array_declarator":
-        s = d.child_by_field_name("size")
+        s = d.child_by_field_id(sx.F_SIZE)
         if s is not None:
             sizes.append(s)
-        d = d.child_by_field_name("declarator")
+        d = d.child_by_field_id(sx.F_DECLARATOR)
     return list(reversed(sizes))
 
 
@@ -39,16 +39,16 @@ def indices(facts: Facts, fn: Func, name: str, ndim: int) -> list[list[Node]]:
     per: list[list[Node]] = [[] for _ in range(ndim)]
     for s in fn.node_list("subscript_expression"):
         p = s.parent
-        if p is not None and p.type == "subscript_expression" and (p.child_by_field_name("argument") or p).id == s.id:
+        if p is not None and p.type == "subscript_expression" and (p.child_by_field_id(sx.F_ARGUMENT) or p).id == s.id:
             continue  # not the outermost subscript
         chain = []
         n = s
         while n is not None and n.type == "subscript_expression":
-            idx = n.child_by_field_name("indices") or n.child_by_field_name("index")
+            idx = n.child_by_field_id(sx.F_INDICES)  # tree-sitter-cuda has no `index` field
             if idx is not None and idx.type == "subscript_argument_list":
                 idx = idx.named_children[0] if idx.named_child_count else None
             chain.append(idx)
-            n = n.child_by_field_name("argument")
+            n = n.child_by_field_id(sx.F_ARGUMENT)
         if n is None or n.type != "identifier" or facts.src.text(n) != name:
             continue
         chain.reverse()
@@ -79,8 +79,8 @@ def _divides_by_32(facts: Facts, fn: Func, size: Node, depth: int = 0) -> bool:
         return False
     if n.type != "binary_expression":
         return False
-    op = n.child_by_field_name("operator")
-    cv = facts.cval(n.child_by_field_name("right"), fn)
+    op = n.child_by_field_id(sx.F_OPERATOR)
+    cv = facts.cval(n.child_by_field_id(sx.F_RIGHT), fn)
     return op is not None and cv is not None and ((op.type == "/" and cv[0] == 32) or (op.type == ">>" and cv[0] == 5))
 
 

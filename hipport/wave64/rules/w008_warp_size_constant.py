@@ -23,7 +23,7 @@ RULE = "W008"
 
 
 def _constexpr_func(facts: Facts, fn: Func) -> bool:
-    decl = fn.node.child_by_field_name("declarator")
+    decl = fn.node.child_by_field_id(sx.F_DECLARATOR)
     head = facts.data[fn.node.start_byte:(decl or fn.node).start_byte]
     return b"constexpr" in head
 
@@ -78,7 +78,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 title = "use the logical warp size 32"
             elif name in facts.aliases:
                 mdef = facts.macros[name][0][0]
-                value = mdef.child_by_field_name("value")
+                value = mdef.child_by_field_id(sx.F_VALUE)
                 if value is None:
                     continue
                 raw = facts.data[value.start_byte:value.end_byte]

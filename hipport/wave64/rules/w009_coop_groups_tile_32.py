@@ -106,7 +106,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             f = sx.call_function(c)
             if f is None or f.type == "template_function" or (
-                    f.type == "qualified_identifier" and (f.child_by_field_name("name") or f).type == "template_function"):
+                    f.type == "qualified_identifier" and (f.child_by_field_id(sx.F_NAME) or f).type == "template_function"):
                 continue
             args = sx.call_args(c)
             cv = facts.cval(args[1], fn) if len(args) == 2 else None

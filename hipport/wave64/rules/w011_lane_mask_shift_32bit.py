@@ -58,7 +58,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             if op == ">>":
                 r = sx.unparen(right)
                 if r.type == "binary_expression":
-                    rl = r.child_by_field_name("left")
+                    rl = r.child_by_field_id(sx.F_LEFT)
                     rcv = facts.cval(rl, fn)
                     if rcv is not None and rcv[0] == 32 and not rcv[2]:
                         edits.append(sx.replace(rl, "64", RULE))
@@ -66,7 +66,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             while p is not None and p.type in ("binary_expression", "parenthesized_expression"):
                 p = p.parent  # (1u << lane) - 1
             if p is not None and p.type == "init_declarator":
-                d = p.child_by_field_name("declarator")
+                d = p.child_by_field_id(sx.F_DECLARATOR)
                 var = facts.var(fn, facts.src.text(d)) if d is not None and d.type == "identifier" else None
                 if var is not None and var.bits == 32:
                     edits += widen_var(var, RULE) or []

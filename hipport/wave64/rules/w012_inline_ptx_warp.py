@@ -30,7 +30,7 @@ FORMS = {
 
 
 def template(facts: Facts, asm: Node) -> str:
-    code = asm.child_by_field_name("assembly_code")
+    code = asm.child_by_field_id(sx.F_ASSEMBLY_CODE)
     if code is None:
         return ""
     parts = []
@@ -45,10 +45,10 @@ def template(facts: Facts, asm: Node) -> str:
 
 
 def outputs(asm: Node) -> list[Node]:
-    outs = asm.child_by_field_name("output_operands")
+    outs = asm.child_by_field_id(sx.F_OUTPUT_OPERANDS)
     res = []
     for op in (outs.named_children if outs is not None else []):
-        v = op.child_by_field_name("value")
+        v = op.child_by_field_id(sx.F_VALUE)
         if v is not None:
             res.append(v)
     return res

@@ -37,7 +37,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         tt = ident.parent if ident is not None else None
         if tt is None or tt.type not in ("template_type", "template_function"):
             continue
-        args = tt.child_by_field_name("arguments")
+        args = tt.child_by_field_id(sx.F_ARGUMENTS)
         if args is None:
             continue
         given = [a for a in args.named_children if a.type != "comment"]

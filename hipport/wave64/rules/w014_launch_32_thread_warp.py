@@ -35,7 +35,7 @@ def launch_parts(facts: Facts, call: Node) -> tuple[str, Node | None] | None:
             return None
         k = args[0]
         while k.type in ("call_expression", "template_function", "qualified_identifier"):
-            k = k.child_by_field_name("name") or (k.named_children[0] if k.named_child_count else k)
+            k = k.child_by_field_id(sx.F_NAME) or (k.named_children[0] if k.named_child_count else k)
             if k.type == "identifier":
                 break
         return facts.src.text(k), args[2]

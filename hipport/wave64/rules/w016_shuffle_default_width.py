@@ -45,8 +45,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                         edits.append(sx.replace(wc.lane, "warpSize - 1", RULE))
                     src = sx.unparen(wc.lane)
                     if wc.base == "shfl" and src.type == "binary_expression":
-                        sop = src.child_by_field_name("operator")
-                        sr = src.child_by_field_name("right")
+                        sop = src.child_by_field_id(sx.F_OPERATOR)
+                        sr = src.child_by_field_id(sx.F_RIGHT)
                         sc = facts.cval(sr, fn)
                         if sop is not None and sc is not None and not sc[2]:
                             if sop.type == "&" and sc[0] == 31:

@@ -79,8 +79,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
     for fn in facts.device_funcs():
         for loop in fn.node_list("while_statement") + fn.node_list("do_statement"):
-            cond = loop.child_by_field_name("condition")
-            body = loop.child_by_field_name("body")
+            cond = loop.child_by_field_id(sx.F_CONDITION)
+            body = loop.child_by_field_id(sx.F_BODY)
             if cond is None or any(facts.call_name(c) == "__syncthreads" for c in
                                    (_calls(facts, body) if body is not None else [])):
                 continue

@@ -26,7 +26,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         parent = node.parent
         is_defined = node.type == "identifier" and parent is not None and (
             parent.type == "preproc_defined" or (parent.type in ("preproc_ifdef", "preproc_elifdef")
-                                                 and (parent.child_by_field_name("name") or parent).id == node.id))
+                                                 and (parent.child_by_field_id(sx.F_NAME) or parent).id == node.id))
         model = fn.group.model if fn is not None and fn.group is not None else "agnostic"
         strategy = fn.group.strategy if fn is not None and fn.group is not None else "native"
         msg = (f"`{name}` is deprecated (warning with ROCm 6.4+ compilers) and removed in ROCm 7.2"
