@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import islice
 
 from hipport.model import FamilyCount, Severity
-from hipport.source import SourceFile
+from hipport.source import Node, SourceFile
 from hipport.translate.context import Context
 
 # Searched from the `#` (a fast literal search) rather than from `^`; `_include_lines` checks
@@ -98,20 +99,35 @@ def insertion_point(src: SourceFile | bytes) -> int:
     """
     if isinstance(src, bytes):
         src = SourceFile("<text>", src)
-    top = [c for c in src.root.children if c.type != "comment"]
-    for node in top:
-        if node.type == "preproc_call" and _PRAGMA_ONCE.match(src.text(node)):
+    top = _children(src.root)
+    first = node = next(top, None)
+    while node is not None and node.type == "preproc_call":
+        if _PRAGMA_ONCE.match(src.text(node)):
             return _line_end(src.data, node.end_byte)
-        if node.type not in ("preproc_call",):
-            break
-    if top and top[0].type == "preproc_ifdef" and re.match(r"\s*#\s*ifndef", src.text(top[0])):
-        guard = top[0].child_by_field_name("name")
-        body = [c for c in top[0].named_children if c.type != "comment"]
+        node = next(top, None)
+    if first is not None and first.type == "preproc_ifdef" \
+            and re.match(r"\s*#\s*ifndef", src.text(first)):
+        guard = first.child_by_field_name("name")
+        body = list(islice(_children(first, named=True), 2))
         if guard is not None and len(body) > 1 and body[1].type == "preproc_def" \
                 and src.text(body[1].child_by_field_name("name") or body[1]) == src.text(guard):
             return _line_end(src.data, body[1].end_byte)
     m = _LEADING_COMMENTS.match(src.data)
     return m.end() if m else 0
+
+
+def _children(node: Node, named: bool = False) -> Iterator[Node]:
+    """The children of `node` other than comments, one at a time: callers read only the first
+    few, and building all of them (a whole file's top level) costs more than the pass."""
+    cursor = node.walk()
+    if not cursor.goto_first_child():
+        return
+    while True:
+        child = cursor.node
+        if (child.is_named or not named) and child.type != "comment":
+            yield child
+        if not cursor.goto_next_sibling():
+            return
 
 
 def _line_end(data: bytes, at: int) -> int:

@@ -217,10 +217,10 @@ def _longest_key(rules: RuleSet, compact: str) -> Mapping | None:
     """
     size = len(compact)
     for n in _key_lengths(rules):
-        if n > size:
-            continue  # compact[:n] would be all of it, and shorter than n
+        if n > size or n < size and (compact[n].isalnum() or compact[n] == "_"):
+            continue  # a key needs all n characters, then the end or a non-word character
         m = rules.qualified.get(compact[:n])
-        if m is not None and (size == n or not (compact[n].isalnum() or compact[n] == "_")):
+        if m is not None:
             return m
     return None
 

@@ -40,7 +40,7 @@ class NameScanner:
         spaced = b" " + data.translate(_BLANK_OTHERS) + b" "
         words = set(spaced.split())
         found = words & self.names
-        rest = words - self.names  # not `-=`: that would walk all of `self.names`
+        rest = words - found  # the small set: `- self.names` would look each word up again
         if rest:
             found.update(self.generic.findall(b" " + b" ".join(rest) + b" "))
         hits: list[tuple[int, int, str]] = []
