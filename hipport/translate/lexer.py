@@ -19,6 +19,16 @@ _TOKEN = re.compile(
 )
 
 
-def code_ranges(text: bytes) -> list[tuple[int, int]]:
-    """(start, end) of every identifier token in `text` outside comments and literals."""
-    return [m.span() for m in _TOKEN.finditer(text) if m.lastgroup == "ident"]
+def code_ranges(text: bytes, until: int | None = None) -> list[tuple[int, int]]:
+    """(start, end) of every identifier token in `text` outside comments and literals; only
+    those starting before `until` when given (the scan stops there: the tokens before it are
+    the same either way)."""
+    if until is None:
+        until = len(text)
+    found = []
+    for m in _TOKEN.finditer(text):
+        if m.start() >= until:
+            break
+        if m.lastgroup == "ident":
+            found.append(m.span())
+    return found

@@ -260,13 +260,14 @@ def _macro_body(ctx: Context, arg: Node, scan: NameScanner) -> None:
     """Port a `#define` body token by token (the tree does not parse macro bodies)."""
     base = arg.start_byte
     body = ctx.src.data[base:arg.end_byte]
-    tokens = {s: e for s, e in code_ranges(body)}
+    hits = scan.find(body)
+    tokens = dict(code_ranges(body, until=hits[-1][0] + 1)) if hits else {}
     parent = arg.parent
     if parent is not None and parent.type in ("preproc_def", "preproc_function_def"):
         name = parent.child_by_field_name("name")
         if name is not None:
             ctx.defines.add(ctx.src.text(name))
-    for s, e, name in scan.find(body):
+    for s, e, name in hits:
         if tokens.get(s) != e:
             continue
         mp = ctx.rules.names.get(name) or ctx.rules.namespaces.get(name)
