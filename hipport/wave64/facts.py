@@ -134,6 +134,8 @@ def _full_mask_name(name: str) -> bool:
 
 
 _START = operator.attrgetter("start_byte")
+_CONST_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv, "%": operator.mod,
+              "<<": operator.lshift, ">>": operator.rshift, "&": operator.and_, "|": operator.or_, "^": operator.xor}
 
 
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -359,7 +361,7 @@ class Func:
     agnostic: list[Node] = field(default_factory=list)
     group: Group | None = None
     quick: bool = False  # worth the full analysis (warp-related tokens in its body)
-    param_nodes: list[Node] = field(default_factory=list)
+    param_list: Node | None = None  # the parameter_list, read by _parse_params for analysed functions only
 
     @property
     def device(self) -> bool:
@@ -577,7 +579,11 @@ class Facts:
         return any(s <= pos < e for s, e in self.amd_only[max(0, i - 4):i])
 
     def _add_function(self, node: Node, top: Node, tparams: dict[str, Node]) -> None:
-        quals = {c.type for c in node.children if not c.is_named}
+        body = node.child_by_field_id(sx.F_BODY)
+        start, end = node.start_byte, body.start_byte if body is not None else node.end_byte
+        quals: set[str] = set()
+        if self.data.find(b"__global__", start, end) >= 0 or self.data.find(b"__device__", start, end) >= 0:
+            quals = {c.type for c in node.children if not c.is_named}  # building children costs more
         if "__global__" in quals:
             space = "global"
         elif "__device__" in quals:
@@ -588,7 +594,7 @@ class Facts:
         while decl is not None and decl.type not in ("function_declarator",):
             decl = decl.child_by_field_id(sx.F_DECLARATOR)
         name = ""
-        params: list[Node] = []
+        pl = None
         if decl is not None:
             nd = decl.child_by_field_id(sx.F_DECLARATOR)
             if nd is not None:
@@ -598,14 +604,11 @@ class Facts:
                     nd = nd.child_by_field_id(sx.F_NAME) or nd
                 name = self.src.text(nd)
             pl = decl.child_by_field_id(sx.F_PARAMETERS)
-            if pl is not None:
-                params = [p for p in pl.named_children
-                          if p.type in ("parameter_declaration", "optional_parameter_declaration")]
-        fn = Func(node=node, name=name, body=node.child_by_field_id(sx.F_BODY), space=space, top=top,
+        fn = Func(node=node, name=name, body=body, space=space, top=top,
                   tparams=dict(tparams), ret_type=node.child_by_field_id(sx.F_TYPE))
         if self.is_inactive(node.start_byte) if self.inactive else False:
             return
-        fn.param_nodes = params
+        fn.param_list = pl
         self.funcs.append(fn)
 
     def _add_wrapper(self, node: Node) -> None:
@@ -656,7 +659,7 @@ class Facts:
         text = _COMMENT.sub(" ", self.src.text(value)).strip()
         amd = bool(self.amd_only) and self.is_amd_only(node.start_byte)
         self.macros.setdefault(name, []).append((node, text, amd))
-        p = node.parent
+        p = node.parent if b"__GFX" in self.data else None  # .parent walks down from the root
         while p is not None and p.type != "translation_unit":
             if p.type in ("preproc_if", "preproc_elif"):
                 cond = p.child_by_field_id(sx.F_CONDITION)
@@ -859,7 +862,7 @@ class Facts:
             lit = sx.int_literal(self.src.text(node))
             return (lit[0], lit[1], False) if lit else None
         if t == "parenthesized_expression":
-            return self.cval(node.named_children[0], fn) if node.named_child_count else None
+            return self.cval(node.named_child(0), fn) if node.named_child_count else None
         if t == "identifier":
             name = self.src.text(node)
             cv = self.const_value(name)
@@ -915,10 +918,7 @@ class Facts:
             if b is None or not o:
                 return None
             try:
-                v = {"+": lambda: a[0] + b[0], "-": lambda: a[0] - b[0], "*": lambda: a[0] * b[0],
-                     "/": lambda: a[0] // b[0], "%": lambda: a[0] % b[0], "<<": lambda: a[0] << b[0],
-                     ">>": lambda: a[0] >> b[0], "&": lambda: a[0] & b[0], "|": lambda: a[0] | b[0],
-                     "^": lambda: a[0] ^ b[0]}[o]()
+                v = _CONST_OPS[o](a[0], b[0])
             except (KeyError, ZeroDivisionError):
                 return None
             return v, max(a[1], b[1]), a[2] or b[2]
@@ -989,7 +989,10 @@ class Facts:
                                          value=right.child_by_field_id(sx.F_RIGHT)))
 
     def _parse_params(self, fn: Func) -> None:
-        params = fn.param_nodes
+        pl = fn.param_list
+        if pl is None:
+            return
+        params = [p for p in pl.named_children if p.type in ("parameter_declaration", "optional_parameter_declaration")]
         for i, p in enumerate(params):
             d = p.child_by_field_id(sx.F_DECLARATOR)
             if d is None:
@@ -1148,7 +1151,7 @@ class Facts:
         if t in ("parenthesized_expression", "cast_expression", "comma_expression"):
             inner = node.child_by_field_id(sx.F_VALUE) if t == "cast_expression" else (
                 node.child_by_field_id(sx.F_RIGHT) if t == "comma_expression" else
-                (node.named_children[0] if node.named_child_count else None))
+                (node.named_child(0) if node.named_child_count else None))
             return self.kinds(inner, fn)
         if t == "binary_expression":
             return self._binary_kinds(node, fn)
@@ -1328,7 +1331,7 @@ class Facts:
                 lt = left.type
                 while lt in ("subscript_expression", "parenthesized_expression", "pointer_expression"):
                     left = left.child_by_field_id(sx.F_ARGUMENT) or (
-                        left.named_children[0] if left.named_child_count else left)
+                        left.named_child(0) if left.named_child_count else left)
                     lt = left.type
                     if lt == "identifier":
                         break
@@ -1359,7 +1362,7 @@ class Facts:
                         val = op.child_by_field_id(sx.F_VALUE)
                         if val is not None and val.type == "identifier":
                             fn.env[self.src.text(val)] = fn.env.get(self.src.text(val), 0) | k
-            rets = [rs.named_children[0] for rs in fn.nodes.get("return_statement", []) if rs.named_child_count]
+            rets = [rs.named_child(0) for rs in fn.nodes.get("return_statement", []) if rs.named_child_count]
             if rets:
                 returns.append((fn, rets))
         names = sorted(set(self.consts) | self.aliases | self.wave_macros | set(self.wrappers) |
@@ -1762,7 +1765,7 @@ class Facts:
                     arg = n.child_by_field_id(sx.F_RIGHT)
                 else:
                     args = n.child_by_field_id(sx.F_ARGUMENTS)
-                    arg = args.named_children[0] if args is not None and args.named_child_count else None
+                    arg = args.named_child(0) if args is not None and args.named_child_count else None
                 cv = self.cval(arg, fn)
                 if cv is not None and cv[0] == 32:
                     fn.weak32.append(n)

@@ -53,7 +53,7 @@ _INT = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)
 
 def unparen(node: Node) -> Node:
     while node.type == "parenthesized_expression" and node.named_child_count:
-        node = node.named_children[0]
+        node = node.named_child(0)
     return node
 
 

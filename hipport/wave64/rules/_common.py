@@ -127,7 +127,7 @@ def template_uses(facts: Facts, fn: Func) -> list[tuple[Node, str, Node]]:
         args = n.child_by_field_id(sx.F_ARGUMENTS)
         if name is None or args is None or not args.named_child_count:
             continue
-        out.append((n, facts.src.text(name), args.named_children[0]))
+        out.append((n, facts.src.text(name), args.named_child(0)))
     for n in fn.node_list("pseudo_template"):
         name = n.child_by_field_id(sx.F_LEFT)
         arg = n.child_by_field_id(sx.F_RIGHT)

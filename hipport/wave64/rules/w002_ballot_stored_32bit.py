@@ -33,7 +33,7 @@ def sink_of(facts: Facts, fn: Func, node: Node) -> tuple[str, object]:
     if t == "assignment_expression" and child.id == (p.child_by_field_id(sx.F_RIGHT) or p).id:
         left = p.child_by_field_id(sx.F_LEFT)
         while left is not None and left.type in ("subscript_expression", "parenthesized_expression"):
-            left = left.child_by_field_id(sx.F_ARGUMENT) or (left.named_children[0] if left.named_child_count else None)
+            left = left.child_by_field_id(sx.F_ARGUMENT) or (left.named_child(0) if left.named_child_count else None)
         if left is not None and left.type == "identifier":
             var = facts.var(fn, facts.src.text(left))
             if var is not None:

@@ -46,7 +46,7 @@ def indices(facts: Facts, fn: Func, name: str, ndim: int) -> list[list[Node]]:
         while n is not None and n.type == "subscript_expression":
             idx = n.child_by_field_id(sx.F_INDICES)  # tree-sitter-cuda has no `index` field
             if idx is not None and idx.type == "subscript_argument_list":
-                idx = idx.named_children[0] if idx.named_child_count else None
+                idx = idx.named_child(0) if idx.named_child_count else None
             chain.append(idx)
             n = n.child_by_field_id(sx.F_ARGUMENT)
         if n is None or n.type != "identifier" or facts.src.text(n) != name:

@@ -34,7 +34,7 @@ def tile_size(facts: Facts, fn: Func, obj: Node) -> int | None:
             n = stack.pop()
             if n.type == "template_argument_list":
                 if n.named_child_count:
-                    cv = facts.cval(n.named_children[0], fn)
+                    cv = facts.cval(n.named_child(0), fn)
                     if cv is not None:
                         return cv[0]
                 break

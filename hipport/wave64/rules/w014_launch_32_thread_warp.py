@@ -25,17 +25,18 @@ QUERY = "hipport_warp_size()"
 
 def launch_parts(facts: Facts, call: Node) -> tuple[str, Node | None] | None:
     """(kernel name, block argument) of a kernel launch."""
-    kcs = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
-    if kcs is not None:
-        cfg = [c for c in kcs.named_children if c.type != "comment"]
-        return facts.call_name(call), cfg[1] if len(cfg) > 1 else None
+    if facts.data.find(b"<<<", call.start_byte, call.end_byte) >= 0:  # else no kernel_call_syntax child
+        kcs = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
+        if kcs is not None:
+            cfg = [c for c in kcs.named_children if c.type != "comment"]
+            return facts.call_name(call), cfg[1] if len(cfg) > 1 else None
     if facts.call_name(call) == "hipLaunchKernelGGL":
         args = sx.call_args(call)
         if len(args) < 3:
             return None
         k = args[0]
         while k.type in ("call_expression", "template_function", "qualified_identifier"):
-            k = k.child_by_field_id(sx.F_NAME) or (k.named_children[0] if k.named_child_count else k)
+            k = k.child_by_field_id(sx.F_NAME) or (k.named_child(0) if k.named_child_count else k)
             if k.type == "identifier":
                 break
         return facts.src.text(k), args[2]
