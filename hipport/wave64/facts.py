@@ -956,9 +956,10 @@ class Facts:
             parent = e.parent.parent if e.parent is not None else None
             if parent is not None and parent.type == "enum_specifier":
                 self._consts_in_decl(parent, fn)
+        find = self.data.find
         for d in nodes.get("declaration", []):
-            raw = self.data[d.start_byte:d.end_byte]
-            if (b"32" in raw or b"64" in raw) and b"const" in raw:
+            start, end = d.start_byte, d.end_byte
+            if (find(b"32", start, end) >= 0 or find(b"64", start, end) >= 0) and find(b"const", start, end) >= 0:
                 self._consts_in_decl(d, fn)
 
     def _misparsed_declarations(self, fn: Func) -> None:
@@ -1737,8 +1738,8 @@ class Facts:
             elif warp in ("rt", "64"):
                 fn.agnostic.append(lp.node)
         if fn.body is not None:  # warp-size macros from another file (#define WARP_SIZE 32 in a header)
-            for m in _UPPER.finditer(self.data, fn.body.start_byte, fn.body.end_byte):
-                if self.external_const(m.group().decode(), fn):
+            for word in set(_UPPER.findall(self.data, fn.body.start_byte, fn.body.end_byte)):  # each name once
+                if self.external_const(word.decode(), fn):
                     fn.strong32.append(fn.body)
                     break
         for name, node in fn.idents:
