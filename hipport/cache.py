@@ -4,23 +4,24 @@ One SQLite file per cache folder. A result is stored in two parts: a small `meta
 counts, names defined) that every run loads, and the `detail` (edits and findings) that is
 loaded only when a command needs it. A stat table maps a path and its (size, mtime, inode)
 to its content key, so an unchanged file is not even read; an output table remembers what
-`port -o` last wrote, so an up-to-date output is not rewritten.
+`port -o` last wrote, so an up-to-date output is not rewritten. Beside the database, a
+snapshot per command and config holds its whole last run: when every file and output still
+has the stat it had, the run is that snapshot, and nothing else is opened.
 """
 
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import pickle
-import sqlite3
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hipport import __version__
 from hipport.model import Edit, FileResult, Finding
 
-FORMAT = 2
+FORMAT = 3
 
 
 def key(data: bytes, role: str, salt: str) -> str:
@@ -31,32 +32,57 @@ def key(data: bytes, role: str, salt: str) -> str:
     return h.hexdigest()
 
 
-def rules_digest(rules_dir: Path) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for p in sorted(rules_dir.rglob("*.toml")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()
-
-
 def stat_sig(st: os.stat_result, salt: str) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{salt}"
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A whole run, to answer the same command over an untouched tree with stats alone."""
+
+    paths: tuple[str, ...]  # the files, in order
+    sigs: tuple[str, ...]  # their stat signatures
+    targets: tuple[str | None, ...]  # their outputs, if the command writes any
+    outs: tuple[str | None, ...]  # the outputs' stat signatures
+    result: bytes  # the pickled RunResult (details stay in the database)
+
+
+def load_snapshot(folder: Path, key: str) -> Snapshot | None:
+    try:
+        with open(folder / f"run-{key}.marshal", "rb") as f:
+            fmt, *fields = marshal.loads(f.read())
+        return Snapshot(*fields) if fmt == FORMAT else None
+    except (OSError, EOFError, ValueError, TypeError):  # absent or damaged: a normal run
+        return None
+
+
+def save_snapshot(folder: Path, key: str, snap: Snapshot) -> None:
+    path = folder / f"run-{key}.marshal"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(marshal.dumps((FORMAT, snap.paths, snap.sigs, snap.targets, snap.outs,
+                                   snap.result)))
+    os.replace(tmp, path)
+
+
 class Cache:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, readonly: bool = False) -> None:
+        import sqlite3  # not needed by a run that the snapshot answers
+
+        db = folder / f"results-v{FORMAT}.sqlite"
+        if readonly:  # a pool worker's lookups while the parent owns the writes
+            self.db = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            return
         folder.mkdir(parents=True, exist_ok=True)
         gi = folder / ".gitignore"
         if not gi.exists():
             gi.write_text("# written by hipport: the cache is not for version control\n*\n")
-        self.db = sqlite3.connect(folder / f"results-v{FORMAT}.sqlite")
+        self.db = sqlite3.connect(db)
         # The cache is disposable: trade crash durability for speed (no fsync per commit).
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=OFF")
         self.db.execute("CREATE TABLE IF NOT EXISTS r (k TEXT PRIMARY KEY, meta BLOB, detail BLOB)")
         self.db.execute("CREATE TABLE IF NOT EXISTS s (path TEXT PRIMARY KEY, sig TEXT, k TEXT, role TEXT)")
         self.db.execute("CREATE TABLE IF NOT EXISTS o (path TEXT PRIMARY KEY, sig TEXT, k TEXT)")
-        self.salt = f"{__version__}:{FORMAT}"
 
     def _select(self, sql: str, keys: list[str]) -> list[tuple[Any, ...]]:
         rows: list[tuple[Any, ...]] = []

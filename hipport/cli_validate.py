@@ -114,7 +114,7 @@ def _write_report(result, out: Path, ui) -> None:  # noqa: ANN001
     except ImportError:
         ui.err("hipport: the HTML report is not available in this installation")
         return
-    run = result.run if result.run is not None else RunResult(files=[])
+    run = result.run if result.run is not None else RunResult([])
     run.validation = result.doc
     index = html.write(run, out)
     ui.err(f"report: {index}")

@@ -6,6 +6,7 @@ cache can store it; every output format is a view of `RunResult`.
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -112,12 +113,26 @@ class FileResult:
 
 @dataclass(slots=True)
 class RunResult:
-    files: list[FileResult]
+    _files: list[FileResult] | bytes  # bytes: pickled, loaded on first use (see `files`)
     seconds: float = 0.0
     cached: int = 0
     validation: dict[str, Any] | None = None  # filled by `validate`
     defined: frozenset[str] = frozenset()  # names the project defines (settles HP002)
     details: dict[str, bytes] = field(default_factory=dict)  # pickled details not loaded yet
+    statuses: dict[str, int] = field(default_factory=dict)  # files per FileStatus value
+
+    @property
+    def files(self) -> list[FileResult]:
+        """The per-file results. A run answered from a snapshot unpickles them only here, so
+        a command that needs just the exit code does not pay for thousands of objects."""
+        if isinstance(self._files, bytes):
+            self._files = pickle.loads(self._files)
+        return self._files
+
+    def count(self, status: FileStatus) -> int:
+        if self.statuses:
+            return self.statuses.get(status.value, 0)
+        return sum(1 for f in self.files if f.status == status)
 
     @property
     def findings(self) -> list[tuple[FileResult, Finding]]:

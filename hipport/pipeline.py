@@ -1,7 +1,9 @@
 """Run the passes over every file (process pool, content-hash cache) and return a RunResult.
 
 discover -> read -> parse -> translate + wave64 -> suppressions -> apply edits. Nothing here
-writes user files or prints: the commands do that with the RunResult.
+prints or decides what to write: a command that wants outputs hands in a Sink, which the
+worker holding the bytes calls, so file contents never travel between processes. The passes
+themselves (hipport.passes) are imported by the workers only: a warm run needs none of them.
 """
 
 from __future__ import annotations
@@ -13,270 +15,307 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
+from hipport import __version__
 from hipport import cache as cachemod
 from hipport import rules as rulesmod
-from hipport import translate
 from hipport.config import Config
-from hipport.edits import apply_edits, resolve
-from hipport.model import Applicability, FileResult, FileStatus, Finding, RunResult, Severity, Span
-from hipport.source import SourceFile, UndecodableError, check_editable
-from hipport.workspace import PORTED_ROLES, WorkFile, output_rel, role_of
-
-try:  # the wave64 pass is optional at import time so the translator works on its own
-    from hipport import wave64 as wave64pass
-except ImportError:  # pragma: no cover
-    wave64pass = None  # type: ignore[assignment]
-try:
-    from hipport import suppress
-except ImportError:  # pragma: no cover
-    suppress = None  # type: ignore[assignment]
+from hipport.edits import apply_edits
+from hipport.model import FileResult, FileStatus, RunResult
+from hipport.workspace import HOST, PORTED_ROLES, WorkFile, output_rel, role_by_name, role_of
 
 Progress = Callable[[int, int], None]
 
 
+class Sink(Protocol):
+    """Where a command wants each file's output, written by the process that holds the bytes
+    (a pool worker), so file contents never travel back to the parent. Must pickle."""
+
+    def target(self, out_rel: str) -> str:
+        """The output path of a file whose output path relative to the root is `out_rel`."""
+
+    def wants(self, role: str) -> bool:
+        """Does a file of this role get an output?"""
+
+    def write(self, source: str, target: str, data: bytes | None, ported: bytes | None) -> None:
+        """Write `ported` (else the unchanged `data`; both None: copy `source`) to `target`."""
+
+
 @dataclass(frozen=True, slots=True)
 class Job:
+    index: int
+    path: str  # on disk
     display: str
-    role: str
-    data: bytes
-    out_rel: str
+    rel: str
+    sig: str  # stat signature when the run started
+    out: tuple[str, str] | None = None  # the output as last written: (stat signature, source key)
 
 
-def port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResult:
-    """Port one file's bytes. Never raises: failures come back as a FAILED result."""
-    t0 = time.perf_counter()
-    res = FileResult(path=display, role=role)
+@dataclass(slots=True)
+class Outcome:
+    """What a worker sends back: the result without its details (they come pickled)."""
+
+    result: FileResult
+    detail: bytes | None = None  # pickled (edits, findings) of a fresh result
+    key: str = ""  # content key ("" for files that are not ported)
+    written: str | None = None  # stat signature of the output it wrote
+
+
+class Worker:
+    """One process's share of a run: read, classify, hash, port (or find in the cache), write."""
+
+    def __init__(self, config: Config, salt: str, cache_dir: Path | None, sink: Sink | None) -> None:
+        self.config, self.salt, self.cache_dir, self.sink = config, salt, cache_dir, sink
+        self._store: cachemod.Cache | None = None
+
+    def __call__(self, job: Job) -> Outcome:
+        role = role_by_name(job.path)
+        data: bytes | None = None
+        if role is None or role in PORTED_ROLES:  # other files are copied, never read
+            try:
+                with open(job.path, "rb") as f:
+                    data = f.read()
+            except OSError as e:
+                return Outcome(_unreadable_result(job.display, e))
+            role = role or role_of(job.path, data[:65536])
+        out_rel = output_rel(job.rel, role, self.config.rename_extensions)
+        if role not in PORTED_ROLES or data is None:
+            r = FileResult(path=job.display, role=role, status=FileStatus.SKIPPED, output_path=out_rel)
+            return Outcome(r, written=self._write(job, role, out_rel, job.sig, None, None))
+        k = cachemod.key(data, role, self.salt)
+        hit = self._cached(k)
+        if hit is not None and (not self._wants(role) or _current(self._target(out_rel), job.out, k)):
+            hit.path, hit.output_path, hit.digest = job.display, out_rel, k
+            return Outcome(hit, key=k)  # content unchanged (a touched file): nothing to do
+        from hipport.passes import port_bytes
+
+        r = port_bytes(job.display, role, data, self.config)
+        r.output_path, r.digest = out_rel, k
+        if r.status == FileStatus.FAILED:
+            return Outcome(r, key=k)
+        written = self._write(job, role, out_rel, k, data, r.ported)
+        detail = pickle.dumps((r.edits, r.findings), protocol=pickle.HIGHEST_PROTOCOL)
+        # Only the metadata travels back; `pending` names the detail the parent keeps.
+        return Outcome(replace(r, edits=[], findings=[], ported=None, pending=k), detail, k, written)
+
+    def _cached(self, k: str) -> FileResult | None:
+        if self.cache_dir is None:
+            return None
+        if self._store is None:
+            self._store = cachemod.Cache(self.cache_dir, readonly=True)
+        return self._store.metas([k]).get(k)
+
+    def _wants(self, role: str) -> bool:
+        return self.sink is not None and self.sink.wants(role)
+
+    def _target(self, out_rel: str) -> str:
+        assert self.sink is not None
+        return self.sink.target(out_rel)
+
+    def _write(self, job: Job, role: str, out_rel: str, key: str, data: bytes | None,
+               ported: bytes | None) -> str | None:
+        """Write the output unless it is current; its new stat signature, if written."""
+        if self.sink is None or not self.sink.wants(role):
+            return None
+        target = self.sink.target(out_rel)
+        if _current(target, job.out, key):
+            return None
+        self.sink.write(job.path, target, data, ported)
+        return cachemod.stat_sig(os.stat(target), "")
+
+
+def _current(target: str, out: tuple[str, str] | None, key: str) -> bool:
+    """Is `target` what hipport wrote last time from a source with this key?"""
+    if out is None or out[1] != key:
+        return False
     try:
-        check_editable(data)
-        src = SourceFile(display, data)
-        rules = rulesmod.load(config.blas)
-        ctx = translate.run(src, config, rules)
-        findings = list(ctx.findings)
-        findings.extend(f for f in ctx.unknown if f.message.split(" ", 1)[0] not in ctx.defines)
-        if config.wave64 and wave64pass is not None:
-            findings.extend(wave64pass.run(src, config))
-        # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
-        if suppress is not None:
-            findings = suppress.apply(src, findings)
-        findings = _filter(findings, config)
-        edits = list(ctx.edits)
-        for f in findings:
-            if f.fix and f.rule.startswith("W") and (
-                    f.fix.applicability == Applicability.SAFE
-                    or (f.fix.applicability == Applicability.REVIEW and config.apply_review_fixes)):
-                edits.extend(f.fix.edits)
-        kept, conflicts = resolve(edits)
-        for a, b in conflicts:
-            findings.append(Finding("HP006", Severity.WARNING, src.span(b.start, b.end),
-                                    f"two rewrites overlap here ({a.rule} and {b.rule}); "
-                                    f"kept {a.rule}, check this site by hand"))
-        findings = _drop_superseded(findings, kept)
-        findings = [_locate_fix(src, f) for f in findings]
-        res.findings = sorted(findings, key=lambda f: (f.span.start, f.rule))
-        res.families = ctx.families
-        res.defines = sorted(ctx.defines)
-        res.edits = kept
-        out = apply_edits(data, kept)
-        res.status = FileStatus.PORTED if out != data else FileStatus.UNCHANGED
-        res.ported = out if out != data else None
-    except UndecodableError as e:
-        res.status = FileStatus.SKIPPED
-        res.error = str(e)
-        res.findings = [_unreadable(f"left unchanged: {e}")]
-    except Exception as e:  # one bad file must not stop the run
-        res.status = FileStatus.FAILED
-        res.error = f"internal error: {type(e).__name__}: {e}"
-    res.seconds = time.perf_counter() - t0
-    return res
+        return cachemod.stat_sig(os.stat(target), "") == out[0]
+    except OSError:
+        return False
 
 
-def _unreadable(message: str) -> Finding:
-    return Finding("HP010", Severity.ERROR, Span(0, 0, 1, 1, 1, 1), message)
+def _unreadable_result(display: str, e: OSError) -> FileResult:
+    from hipport.passes import unreadable
+
+    msg = f"cannot read: {e.strerror or e}"
+    return FileResult(path=display, role="unreadable", status=FileStatus.FAILED, error=msg,
+                      findings=[unreadable(msg)])
 
 
-def _locate_fix(src: SourceFile, f: Finding) -> Finding:
-    """Give each fix edit its line/column so views can show it without the source."""
-    if f.fix is None or all(e.span is not None for e in f.fix.edits):
-        return f
-    edits = tuple(replace(e, span=src.span(e.start, e.end)) for e in f.fix.edits)
-    return replace(f, fix=replace(f.fix, edits=edits))
+_WORKER: Worker | None = None
 
 
-def _drop_superseded(findings: list[Finding], kept: list) -> list[Finding]:
-    """A 'needs newer ROCm' note is moot where the wave64 pass rewrote the call."""
-    wave = [(e.start, e.end) for e in kept if e.priority > 0]
-    if not wave:
-        return findings
-    return [f for f in findings if not (f.rule == "HP003" and any(
-        s <= f.span.start and f.span.end <= e for s, e in wave))]
-
-
-def _filter(findings: list[Finding], config: Config) -> list[Finding]:
-    sev = dict(config.severity)
-    out = []
-    for f in findings:
-        if config.select and not any(f.rule.startswith(s) for s in config.select):
-            continue
-        if any(f.rule.startswith(s) for s in config.ignore):
-            continue
-        if f.rule in sev:
-            f = replace(f, severity=Severity(sev[f.rule]))
-        out.append(f)
-    return out
-
-
-def _work(job: Job, config: Config) -> FileResult:
-    r = port_bytes(job.display, job.role, job.data, config)
-    r.output_path = job.out_rel
-    return r
-
-
-_CONFIG: Config | None = None
-
-
-def _init(config: Config) -> None:
-    global _CONFIG
-    _CONFIG = config
+def _init(worker: Worker) -> None:
+    global _WORKER
+    _WORKER = worker
     from hipport.translate.names import candidates_regex
 
-    candidates_regex(rulesmod.load(config.blas))  # tables and name scanner, once per worker
+    candidates_regex(rulesmod.load(worker.config.blas))  # tables and name scanner, once per worker
 
 
-def _pool_work(job: Job) -> tuple[FileResult, bytes | None]:
-    """Port in a worker; edits and findings travel back already pickled, so the parent only
-    unpickles them if a command needs them (the cache stores the same bytes)."""
-    assert _CONFIG is not None
-    r = _work(job, _CONFIG)
-    if r.status == FileStatus.FAILED:
-        return r, None
-    blob = pickle.dumps((r.edits, r.findings), protocol=pickle.HIGHEST_PROTOCOL)
-    return replace(r, edits=[], findings=[]), blob  # the parent sets `pending` to the key
+def _pool_work(job: Job) -> Outcome:
+    assert _WORKER is not None
+    return _WORKER(job)
 
 
 def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
-        progress: Progress | None = None, keep_original: bool = False) -> RunResult:
-    """Port every file. Cached results come back as metadata only (`pending`); pass
-    `keep_original=True` to get every result complete with its bytes, or call `hydrate`."""
+        progress: Progress | None = None, keep_original: bool = False,
+        sink: Sink | None = None) -> RunResult:
+    """Port every file; with a `sink`, also write each output. Results come back as metadata
+    with `pending` details (see `hydrate`); `keep_original=True` loads them all with the bytes.
+
+    A file whose stat matches the last run (and whose output is as hipport left it) is not
+    even read; any other file goes to a worker, which may still find its content cached."""
     t0 = time.perf_counter()
+    salt = cachemod.key(f"{__version__}:{config.fingerprint()}:{rulesmod.tables_digest()}".encode(),
+                        "", "")[:16]
+    use_cache = cache_dir is not None and config.cache
+    paths = tuple(wf.file for wf in files)
     results: list[FileResult | None] = [None] * len(files)
-    jobs: list[tuple[int, Job, str]] = []
-    salt = config.fingerprint() + cachemod.rules_digest(rulesmod.rules_dir())
-    salt = cachemod.key(salt.encode(), "", "")[:16]
-    store = cachemod.Cache(cache_dir) if (cache_dir is not None and config.cache) else None
-    known = store.stats([str(wf.path) for wf in files]) if store else {}
-    by_key: dict[str, tuple[int, WorkFile, str]] = {}  # unread files whose stat matched
-    stat_rows: list[tuple[str, str, str, str]] = []
-    to_read: list[tuple[int, WorkFile, str]] = []
+    sigs = [""] * len(files)
     for i, wf in enumerate(files):
         try:
-            sig = cachemod.stat_sig(os.stat(wf.path), salt)
+            sigs[i] = cachemod.stat_sig(wf.stat or os.stat(wf.file), salt)
         except OSError as e:
-            msg = f"cannot read: {e.strerror or e}"
-            results[i] = FileResult(path=wf.display, role="unreadable", status=FileStatus.FAILED,
-                                    error=msg, findings=[_unreadable(msg)])
+            results[i] = _unreadable_result(wf.display, e)
+    snap_key = cachemod.key(repr(sink).encode(), "snapshot", salt)[:24]
+    if use_cache and not keep_original:
+        snap = cachemod.load_snapshot(cache_dir, snap_key)  # type: ignore[arg-type]
+        if snap is not None and snap.paths == paths and snap.sigs == tuple(sigs) \
+                and _out_sigs(snap.targets) == snap.outs:
+            same: RunResult = pickle.loads(snap.result)  # its files stay pickled till used
+            same.seconds = time.perf_counter() - t0
+            return same
+    store = cachemod.Cache(cache_dir) if use_cache else None  # type: ignore[arg-type]
+    # The output path follows from the name: only .cu files are renamed, and they are sources.
+    targets = [sink.target(output_rel(wf.rel, role_by_name(wf.rel) or HOST, config.rename_extensions))
+               for wf in files] if sink is not None else []
+    known = store.stats(list(paths)) if store else {}
+    written = store.outputs(targets) if store and targets else {}
+    hits: list[tuple[int, str, str]] = []  # (index, content key, role) of files whose stat matched
+    todo: list[int] = []
+    for i, path in enumerate(paths):
+        if results[i] is not None:
             continue
-        row = known.get(str(wf.path))
-        if row is not None and row[0] == sig:
-            by_key[row[1]] = (i, wf, row[2])
+        row = known.get(path)
+        if row is not None and row[0] == sigs[i]:
+            hits.append((i, row[1], row[2]))
         else:
-            to_read.append((i, wf, sig))
-    workers = config.jobs or os.cpu_count() or 1
-    # Start the workers now: they load the tables while this process reads and hashes files.
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(config,)) \
-        if workers > 1 and len(to_read) >= 8 else None
-    if pool is not None:
-        pool.submit(int)  # forks the workers
-    for i, wf, sig in to_read:
-        try:
-            data = wf.path.read_bytes()
-        except OSError as e:
-            msg = f"cannot read: {e.strerror or e}"
-            results[i] = FileResult(path=wf.display, role="unreadable", status=FileStatus.FAILED,
-                                    error=msg, findings=[_unreadable(msg)])
-            continue
-        role = role_of(wf.path, data[:65536])
+            todo.append(i)
+    metas = store.metas([k for _, k, role in hits if role in PORTED_ROLES]) if store else {}
+    for i, k, role in hits:
+        wf = files[i]
         out_rel = output_rel(wf.rel, role, config.rename_extensions)
-        if role not in PORTED_ROLES:
-            results[i] = FileResult(path=wf.display, role=role, status=FileStatus.SKIPPED,
-                                    output_path=out_rel, original=data if keep_original else None)
+        r = metas.get(k) if role in PORTED_ROLES else \
+            FileResult(path=wf.display, role=role, status=FileStatus.SKIPPED, output_path=out_rel)
+        if r is None or (sink is not None and sink.wants(role)
+                         and not _current(targets[i], written.get(targets[i]), k or sigs[i])):
+            todo.append(i)  # the cached result is gone, or its output is missing or edited
             continue
-        k = cachemod.key(data, role, salt)
-        stat_rows.append((str(wf.path), sig, k, role))
-        jobs.append((i, Job(wf.display, role, data, out_rel), k))
-
-    hits = store.metas([k for _, _, k in jobs] + list(by_key)) if store else {}
-    for k, (i, wf, role) in by_key.items():
-        r = hits.get(k)
-        out_rel = output_rel(wf.rel, role, config.rename_extensions)
-        if r is None:  # the stat row outlived its result: read the file after all
-            try:
-                data = wf.path.read_bytes()
-            except OSError as e:
-                results[i] = FileResult(path=wf.display, role="unreadable", status=FileStatus.FAILED,
-                                        error=f"cannot read: {e.strerror or e}")
-                continue
-            jobs.append((i, Job(wf.display, role, data, out_rel), cachemod.key(data, role, salt)))
-            continue
-        r.path, r.output_path = wf.display, out_rel
+        r.path, r.output_path, r.digest = wf.display, out_rel, k
         results[i] = r
-    todo = [(i, j, k) for i, j, k in jobs if k not in hits]
-    for i, j, k in jobs:
-        if k in hits:
-            r = hits[k]
-            r.path, r.output_path = j.display, j.out_rel
-            results[i] = r
-    total = len(jobs) + len(by_key)
-    done = total - len(todo)
+    jobs = [Job(i, paths[i], files[i].display, files[i].rel, sigs[i],
+                written.get(targets[i]) if targets else None) for i in sorted(todo)]
     if progress:
-        progress(done, total)
+        progress(len(files) - len(jobs), len(files))
+    worker = Worker(config, salt, cache_dir if store is not None else None, sink)
+    outcomes = _execute(jobs, worker, config, progress, len(files))
+    blobs: dict[str, bytes] = {}
     fresh: list[tuple[str, FileResult]] = []
-    blobs: dict[str, bytes] = {}  # pickled (edits, findings) from workers, by content key
-    if pool is None or len(todo) < 8:
-        for i, j, k in todo:
-            results[i] = r = _work(j, config)
-            fresh.append((k, r))
-            done += 1
-            if progress:
-                progress(done, total)
-    else:
-        chunk = max(1, min(32, len(todo) // (workers * 8)))
-        with pool as ex:
-            for (i, _, k), (r, blob) in zip(todo, ex.map(_pool_work, [j for _, j, _ in todo],
-                                                           chunksize=chunk), strict=True):
-                results[i] = r
-                if blob is not None:
-                    blobs[k] = blob
-                    r.pending = k
-                fresh.append((k, r))
-                done += 1
-                if progress:
-                    progress(done, total)
-    if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
-    if keep_original:  # fresh results: the bytes are at hand already
-        for i, j, _ in todo:
-            if results[i] is not None:
-                results[i].original = j.data  # type: ignore[union-attr]
-    for k, r in fresh:
-        r.digest = k
-    for k, r in hits.items():
-        r.digest = k
+    stat_rows: list[tuple[str, str, str, str]] = []
+    out_rows: list[tuple[str, str, str]] = []
+    for j, o in zip(jobs, outcomes, strict=True):
+        r = results[j.index] = o.result
+        if r.role == "unreadable":
+            continue
+        stat_rows.append((j.path, j.sig, o.key, r.role))
+        if o.detail is not None:
+            blobs[o.key] = o.detail
+            fresh.append((o.key, r))
+        if o.written is not None:
+            out_rows.append((targets[j.index], o.written, o.key or j.sig))
     if store:
-        store.put_many([(k, r) for k, r in fresh if r.status != FileStatus.FAILED], blobs)
+        store.put_many(fresh, blobs)
         store.put_stats(stat_rows)
+        store.put_outputs(out_rows)
     final = [r for r in results if r is not None]
     defined = frozenset(n for r in final for n in r.defines)
-    run_result = RunResult(final, seconds=0.0, cached=len(hits), defined=defined, details=blobs)
+    cached = sum(1 for r in final if r.pending is not None and r.pending not in blobs)
+    statuses: dict[str, int] = {}
+    for r in final:
+        statuses[r.status.value] = statuses.get(r.status.value, 0) + 1
+    run_result = RunResult(final, cached=cached, defined=defined, details=blobs, statuses=statuses)
     for r in final:
         if r.pending is None:
             _settle_unknown(r, defined)
+    if store is not None and not any(r.status == FileStatus.FAILED for r in final):
+        # Failures are retried by the next run, so only a clean run is worth a snapshot.
+        wanted = tuple(t if r.output_path is not None and sink is not None and sink.wants(r.role) else None
+                       for t, r in zip(targets or [None] * len(final), final, strict=True))
+        again = replace(run_result, _files=pickle.dumps(final, protocol=pickle.HIGHEST_PROTOCOL),
+                        details={}, cached=sum(1 for r in final if r.pending is not None))
+        cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
+            paths, tuple(sigs), wanted, _out_sigs(wanted),
+            pickle.dumps(again, protocol=pickle.HIGHEST_PROTOCOL)))
     if keep_original:
         hydrate(run_result, files, cache_dir if config.cache else None, original=True, store=store)
     if store:
         store.close()
     run_result.seconds = time.perf_counter() - t0
     return run_result
+
+
+def _out_sigs(targets: tuple[str | None, ...]) -> tuple[str | None, ...]:
+    """Stat signatures of the outputs ("" where missing), through a descriptor per folder:
+    a one-name lookup each instead of a walk down the whole path."""
+    out: list[str | None] = [None] * len(targets)
+    folders: dict[str, list[int]] = {}
+    for i, t in enumerate(targets):
+        if t is not None:
+            folders.setdefault(os.path.dirname(t), []).append(i)
+    for folder, idx in folders.items():
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            fd = -1
+        try:
+            for i in idx:
+                try:
+                    st = os.stat(os.path.basename(targets[i]), dir_fd=fd)  # type: ignore[arg-type]
+                    out[i] = cachemod.stat_sig(st, "")
+                except OSError:
+                    out[i] = ""
+        finally:
+            if fd >= 0:
+                os.close(fd)
+    return tuple(out)
+
+
+def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress | None,
+             total: int) -> list[Outcome]:
+    """Run the jobs in a process pool (in this process when there are few)."""
+    if not jobs:
+        return []
+    workers = min(config.jobs or os.cpu_count() or 1, max(1, len(jobs) // 8))
+    out: list[Outcome] = []
+    done = total - len(jobs)
+    if workers <= 1:
+        _init(worker)
+        for j in jobs:
+            out.append(_pool_work(j))
+            done += 1
+            if progress:
+                progress(done, total)
+        return out
+    chunk = max(1, min(32, len(jobs) // (workers * 8)))
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(worker,)) as ex:
+        for o in ex.map(_pool_work, jobs, chunksize=chunk):
+            out.append(o)
+            done += 1
+            if progress:
+                progress(done, total)
+    return out
 
 
 def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,

@@ -131,11 +131,14 @@ def _user_cache() -> Path:
 
 @cache
 def tables_digest(root: str | None = None) -> str:
-    base = Path(root) if root else rules_dir()
+    """Which version of the tables this is: names, sizes and mtimes (an edit changes them;
+    hashing 1.5 MB of TOML would cost a no-op run more than everything else it does)."""
+    base = os.path.join(root or rules_dir(), "api")
     h = hashlib.blake2b(digest_size=12)
-    for p in sorted((base / "api").glob("*.toml")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
+    for e in sorted(os.scandir(base), key=lambda e: e.name):
+        if e.name.endswith(".toml"):
+            st = e.stat()
+            h.update(f"{e.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 

@@ -6,20 +6,30 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from typing import TYPE_CHECKING
 
 from hipport.model import RunResult
 from hipport.report import ViewOptions, formats
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 class UI:
     def __init__(self, quiet: bool = False, fail_on: str = "warning") -> None:
-        no_color = bool(os.environ.get("NO_COLOR"))
-        self.err_console = Console(stderr=True, no_color=no_color, highlight=False)
         self.quiet = quiet
         self.fail_on = fail_on
+        self._console: Console | None = None
+
+    @property
+    def err_console(self) -> Console:
+        """Made on first use: a quiet run that prints nothing need not import rich."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=True, no_color=bool(os.environ.get("NO_COLOR")),
+                                    highlight=False)
+        return self._console
 
     @property
     def color(self) -> bool:
@@ -34,6 +44,8 @@ class UI:
         if self.quiet or not self.err_console.is_terminal:
             yield None
             return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         with Progress(TextColumn(f"[bold]{what}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=self.err_console, transient=True) as p:
             task = p.add_task(what, total=None)

@@ -12,8 +12,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-
-import pathspec
+from typing import Any
 
 from hipport.errors import HipportError
 
@@ -36,24 +35,39 @@ _CUDA_HINT = re.compile(rb"cuda[A-Z_]|\bcu[A-Z][a-z]|__global__|__device__|<<<|c
 
 @dataclass(frozen=True, slots=True)
 class WorkFile:
-    path: Path  # on disk
+    file: str  # on disk (a string: thousands of Path objects cost a warm run real time)
     rel: str  # posix path relative to its root, as shown to users
     display: str  # path as the user would type it
     root: Path
+    stat: os.stat_result | None = None  # taken when discovered (before the file is read)
+
+    @property
+    def path(self) -> Path:
+        return Path(self.file)
 
 
-def role_of(path: Path, head: bytes) -> str:
-    ext = path.suffix.lower()
+def role_by_name(path: str | Path) -> str | None:
+    """The role a file's name alone decides; None for C/C++ files, which need their content."""
+    name = os.path.basename(path)
+    ext = os.path.splitext(name)[1].lower()
     if ext in SOURCE_EXT:
         return CUDA_SOURCE
     if ext in HEADER_EXT:
         return CUDA_HEADER
     if ext in CXX_EXT:
-        if _CUDA_HINT.search(head):
-            return CUDA_HEADER if ext in {".h", ".hh", ".hpp", ".hxx", ".inl"} else HOST
-        return OTHER
-    if path.name in BUILD_NAMES or ext == ".cmake":
+        return None
+    if name in BUILD_NAMES or ext == ".cmake":
         return BUILD
+    return OTHER
+
+
+def role_of(path: str | Path, head: bytes) -> str:
+    role = role_by_name(path)
+    if role is not None:
+        return role
+    if _CUDA_HINT.search(head):
+        return CUDA_HEADER if os.path.splitext(path)[1].lower() in {".h", ".hh", ".hpp", ".hxx", ".inl"} \
+            else HOST
     return OTHER
 
 
@@ -68,7 +82,7 @@ class _Ignore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.specs: list[tuple[str, pathspec.PathSpec]] = []
+        self.specs: list[tuple[str, Any]] = []  # (folder prefix, pathspec.PathSpec)
         self.seen: set[Path] = {root}  # real folders reached through symlinks
 
     def add_dir(self, d: Path, prefix: str) -> None:
@@ -78,6 +92,8 @@ class _Ignore:
                 lines = gi.read_text(encoding="utf-8", errors="replace").splitlines()
             except OSError:
                 return
+            import pathspec  # only where a .gitignore exists: it costs more to import than a walk
+
             self.specs.append((prefix, pathspec.PathSpec.from_lines("gitwildmatch", lines)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
@@ -104,69 +120,92 @@ def discover(inputs: list[Path], include: tuple[str, ...] = (), exclude: tuple[s
         if not given.exists() and not given.is_symlink():
             raise HipportError("no such file or directory", given)
         if given.is_file():
-            files.append(WorkFile(given, given.name, str(given), given.parent))
+            files.append(WorkFile(str(given), given.name, str(given), given.parent))
             continue
         root = given.resolve()
-        _walk(root, root, "", _Ignore(root), include, exclude, skip, given, files)
+        _walk(root, root, "", _Ignore(root), include, exclude, skip, _display_base(given), files)
     return files
 
 
 def _walk(root: Path, folder: Path, prefix: str, ign: _Ignore, include: tuple[str, ...],
-          exclude: tuple[str, ...], skip: Path | None, given: Path, out: list[WorkFile]) -> None:
+          exclude: tuple[str, ...], skip: Path | None, base: str, out: list[WorkFile]) -> None:
     """Depth-first in name order with os.scandir (cheap file types; strings, not Paths).
 
     `prefix` is the folder's path relative to `root` as users see it, which differs from the
     disk path inside a symlinked folder (followed only when it points inside the root)."""
     ign.add_dir(folder, prefix)
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    try:  # listing through a folder descriptor makes each entry's stat a one-name lookup
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return
-    globbing = bool(include or exclude)
-    for e in entries:
-        rel = prefix + e.name
-        if e.is_dir(follow_symlinks=True):
-            if e.name in ALWAYS_SKIP or ign.ignored(rel, True):
+    try:
+        entries = sorted(os.scandir(fd), key=lambda e: e.name)
+        here = str(folder) + "/"
+        globbing = bool(include or exclude)
+        for e in entries:
+            rel = prefix + e.name
+            try:
+                is_dir = e.is_dir()
+            except OSError:
                 continue
-            sub = Path(e.path)
-            if skip is not None and sub.resolve() == skip:
+            if is_dir:
+                if e.name in ALWAYS_SKIP or ign.ignored(rel, True):
+                    continue
+                sub = Path(here + e.name)
+                if skip is not None and sub.resolve() == skip:
+                    continue
+                if e.is_symlink():
+                    real = sub.resolve()
+                    if not real.is_relative_to(root) or real in ign.seen:
+                        continue  # outside the root, or a loop back into a folder already walked
+                    ign.seen.add(real)
+                _walk(root, sub, rel + "/", ign, include, exclude, skip, base, out)
                 continue
-            if e.is_symlink():
-                real = sub.resolve()
-                if not real.is_relative_to(root) or real in ign.seen:
-                    continue  # outside the root, or a loop back into a folder already walked
-                ign.seen.add(real)
-            _walk(root, sub, rel + "/", ign, include, exclude, skip, given, out)
-            continue
-        if ign.ignored(rel, False) or (globbing and not _globbed(rel, include, exclude)):
-            continue
-        if e.is_symlink() and not Path(e.path).resolve().is_relative_to(root):
-            continue
-        out.append(WorkFile(Path(e.path), rel, _display(given, rel), root))
+            if ign.ignored(rel, False) or (globbing and not _globbed(rel, include, exclude)):
+                continue
+            if e.is_symlink() and not Path(here + e.name).resolve().is_relative_to(root):
+                continue
+            try:
+                st = e.stat()
+            except OSError:  # dangling link or gone: the pipeline reports it
+                st = None
+            out.append(WorkFile(here + e.name, rel, base + rel, root, st))
+    finally:
+        os.close(fd)
 
 
-def _display(given: Path, rel: str) -> str:
+def _display_base(given: Path) -> str:
+    """What goes before a relative path to show it as the user would type it."""
     base = given.as_posix()
-    return rel if base in (".", "./") else f"{base.rstrip('/')}/{rel}"
+    return "" if base in (".", "./") else base.rstrip("/") + "/"
 
 
-def write_atomic(path: Path, data: bytes, mode_from: Path | None = None, durable: bool = False) -> None:
+def write_atomic(path: Path | str, data: bytes, mode_from: Path | str | None = None,
+                 durable: bool = False) -> None:
     """Write via a temporary file and rename, so a crash leaves the old or the new file.
 
-    `durable` also fsyncs before the rename: worth it when replacing a user's own file
-    (--in-place), too slow for thousands of fresh files in an output mirror.
+    The file gets the mode of `mode_from` (else of the file it replaces). `durable` also
+    fsyncs before the rename: worth it when replacing a user's own file (--in-place), too
+    slow for thousands of fresh files in an output mirror.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".hipport-tmp", dir=path.parent)
+    path = os.fspath(path)
+    folder = os.path.dirname(path) or "."
+    prefix, suffix = f".{os.path.basename(path)}.", ".hipport-tmp"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
+    except FileNotFoundError:  # a new folder in the output tree
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             if durable:
                 f.flush()
                 os.fsync(f.fileno())
-        src = mode_from if mode_from is not None and mode_from.exists() else (path if path.exists() else None)
-        if src is not None:
-            os.chmod(tmp, src.stat().st_mode & 0o7777)
+        mode = _mode(mode_from) if mode_from is not None else None
+        mode = mode if mode is not None else _mode(path)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -174,3 +213,10 @@ def write_atomic(path: Path, data: bytes, mode_from: Path | None = None, durable
         except OSError:
             pass
         raise
+
+
+def _mode(path: Path | str) -> int | None:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return None

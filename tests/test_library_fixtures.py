@@ -35,7 +35,7 @@ import pytest
 from hipport import rules as rulesmod
 from hipport.config import version_tuple
 from hipport.model import FileResult
-from hipport.pipeline import port_bytes
+from hipport.passes import port_bytes
 from hipport.workspace import role_of
 from tests.conftest import HIPCC, ROOT, hipcc_compile, needs_hipcc
 from tests.test_translate_golden import Case, _load, _port

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from hipport.config import Config
-from hipport.pipeline import port_bytes
+from hipport.passes import port_bytes
 from hipport.workspace import PORTED_ROLES, role_of
 from tests.conftest import HIPCC, ROOT, hipcc_compile
 

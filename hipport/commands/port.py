@@ -9,14 +9,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from hipport.cache import Cache, stat_sig
 from hipport.config import Config
 from hipport.errors import HipportError
-from hipport.model import FileResult, FileStatus, RunResult
+from hipport.model import FileStatus, RunResult
 from hipport.pipeline import hydrate
 from hipport.pipeline import run as run_pipeline
 from hipport.ui import UI
-from hipport.workspace import PORTED_ROLES, WorkFile, discover, write_atomic
+from hipport.workspace import PORTED_ROLES, discover, write_atomic
 
 
 @dataclass(frozen=True)
@@ -61,8 +60,9 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
                                    "outside it (or exclude it with --exclude)", o.output)
     files = discover(list(o.paths), config.include, config.exclude, skip=out_dir)
     cache_dir = (o.cache_dir or default_cache_dir(o.paths)) if config.cache else None
+    sink = Mirror(str(out_dir), o.only_ported) if out_dir is not None else None
     with ui.progress("porting") as progress:
-        result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress)
+        result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress, sink=sink)
     by_display = {wf.display: wf for wf in files}
     changed = lambda r: r.status == FileStatus.PORTED  # noqa: E731
     rc = 0
@@ -73,10 +73,7 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
         sys.stdout.flush()
         ui.report(result, o.fmt, to_stderr=True)
         return 1 if r.status == FileStatus.FAILED else 0
-    if mode == "--output":
-        assert out_dir is not None
-        write_mirror(result, files, out_dir, cache_dir, o.only_ported)
-    elif mode == "--in-place":
+    if mode == "--in-place":
         hydrate(result, files, cache_dir, which=changed, original=False)
         for r in result.files:
             if r.ported is None or r.status != FileStatus.PORTED:
@@ -92,11 +89,11 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
         hydrate(result, files, cache_dir, which=changed)
         sys.stdout.write(unified_diff(result))
         sys.stdout.flush()
-    elif mode == "--check":
+    elif mode == "--check" and result.count(FileStatus.PORTED):
         for r in result.files:
             if changed(r):
                 ui.err(f"{r.path}: would be changed by hipport port")
-        rc = 1 if any(changed(r) for r in result.files) else 0
+        rc = 1
     if not (ui.quiet and o.fmt == "text") or o.report_dir is not None:
         hydrate(result, files, cache_dir)  # views show findings with their source lines
     if o.report_dir is not None:
@@ -104,63 +101,39 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
 
         html.write(result, o.report_dir)
     ui.report(result, o.fmt, to_stderr=mode in ("--diff",))
-    if any(r.status == FileStatus.FAILED for r in result.files):
+    if result.count(FileStatus.FAILED):
         rc = max(rc, 1)
     return rc
 
 
-def write_mirror(result: RunResult, files: list[WorkFile], out_dir: Path, cache_dir: Path | None,
-                 only_ported: bool) -> None:
-    """Write the ported mirror. An output hipport wrote earlier from the same result (same
-    content key, file untouched since) is left alone, so a warm re-run writes nothing."""
-    by_display = {wf.display: wf for wf in files}
-    store = Cache(cache_dir) if cache_dir is not None else None
-    targets = {r.path: out_dir / r.output_path for r in result.files
-               if r.output_path is not None and r.status != FileStatus.FAILED}
-    written = store.outputs([str(t) for t in targets.values()]) if store else {}
+@dataclass(frozen=True)
+class Mirror:
+    """The -o DIR output, written from the pool workers: ported files, and the rest copied
+    unless --only-ported. An output already equal to the new bytes is left alone (its mtime
+    stays, so build systems pointed at the mirror do not rebuild it)."""
 
-    def up_to_date(r: FileResult, target: Path) -> bool:
-        try:
-            st = os.stat(target)
-        except OSError:
-            return False
-        return written.get(str(target)) == (stat_sig(st, ""), r.digest) and bool(r.digest)
+    root: str
+    only_ported: bool
 
-    stale = {id(r) for r in result.files if r.path in targets and r.role in PORTED_ROLES
-             and not up_to_date(r, targets[r.path])}
-    # Only the ported bytes are needed: an unchanged file is copied, not read into memory.
-    hydrate(result, files, cache_dir, which=lambda r: id(r) in stale, original=False)
-    rows = []
-    for r in result.files:
-        target = targets.get(r.path)
-        if target is None:
-            continue
-        wf = by_display[r.path]
-        if r.role not in PORTED_ROLES:  # copied as is
-            if not only_ported:
-                _copy_if_newer(wf.path, target)
-            continue
-        if id(r) not in stale:
-            continue
-        if r.ported is None:
-            _copy_if_newer(wf.path, target)
-        elif not (target.exists() and target.read_bytes() == r.ported):
-            write_atomic(target, r.ported, mode_from=wf.path)
-        rows.append((str(target), stat_sig(os.stat(target), ""), r.digest))
-    if store:
-        store.put_outputs(rows)
-        store.close()
+    def target(self, out_rel: str) -> str:
+        return os.path.join(self.root, out_rel)
 
+    def wants(self, role: str) -> bool:
+        return role in PORTED_ROLES or not self.only_ported
 
-def _copy_if_newer(src: Path, target: Path) -> None:
-    try:
-        s, t = os.stat(src), os.stat(target)
-        if s.st_size == t.st_size and s.st_mtime_ns == t.st_mtime_ns:
+    def write(self, source: str, target: str, data: bytes | None, ported: bytes | None) -> None:
+        if data is None:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copy2(source, target)
             return
-    except OSError:
-        pass
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(src, target)
+        new = ported if ported is not None else data
+        try:
+            with open(target, "rb") as f:
+                if f.read() == new:
+                    return
+        except OSError:
+            pass
+        write_atomic(target, new, mode_from=source)
 
 
 def _excluded(out_dir: Path, root: Path, config: Config) -> bool:

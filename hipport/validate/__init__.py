@@ -219,7 +219,7 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
 
 def _ggl_copy(tree: PortedTree, out: Path, cache_dir: Path | None) -> PortedTree:
     """A copy of a ported tree with `<<<>>>` launches rewritten as hipLaunchKernelGGL."""
-    files = [WorkFile(e.copy, e.copy.relative_to(tree.root).as_posix() if e.copy.is_relative_to(tree.root)
+    files = [WorkFile(str(e.copy), e.copy.relative_to(tree.root).as_posix() if e.copy.is_relative_to(tree.root)
                       else e.copy.name, e.display, tree.root) for e in tree.entries]
     t = PortedTree.port(files, Config(wave64=False, launch_syntax="ggl", cache=False), out, label="port")
     # Keep the mapping to the originals: results name the original files.

@@ -156,7 +156,7 @@ def _forward(out: str | bytes | None, err: str | bytes | None) -> None:
 
 def _force_launches(tree: PortedTree, src: Path, cfg: Config) -> None:
     """HIP files have no CUDA role, so the pipeline copied them: rewrite their launches here."""
-    from hipport.pipeline import port_bytes
+    from hipport.passes import port_bytes
     for e in tree.entries:
         if e.copy.suffix.lower() not in (".hip", ".cu", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".cuh"):
             continue

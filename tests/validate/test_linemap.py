@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hipport.config import Config
 from hipport.model import Edit
-from hipport.pipeline import port_bytes
+from hipport.passes import port_bytes
 from hipport.validate.linemap import LineMap
 
 SRC = b"""#include <cstdio>

@@ -1,0 +1,99 @@
+"""One file through the passes: parse, translate, wave64, suppressions, apply the edits.
+
+The pipeline runs this in its workers; tests and the emulator call it on bytes directly.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from hipport import rules as rulesmod
+from hipport import suppress, translate
+from hipport import wave64 as wave64pass
+from hipport.config import Config
+from hipport.edits import apply_edits, resolve
+from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, Severity, Span
+from hipport.source import SourceFile, UndecodableError, check_editable
+
+
+def port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResult:
+    """Port one file's bytes. Never raises: failures come back as a FAILED result."""
+    t0 = time.perf_counter()
+    res = FileResult(path=display, role=role)
+    try:
+        check_editable(data)
+        src = SourceFile(display, data)
+        rules = rulesmod.load(config.blas)
+        ctx = translate.run(src, config, rules)
+        findings = list(ctx.findings)
+        findings.extend(f for f in ctx.unknown if f.message.split(" ", 1)[0] not in ctx.defines)
+        if config.wave64:
+            findings.extend(wave64pass.run(src, config))
+        # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
+        findings = suppress.apply(src, findings)
+        findings = _filter(findings, config)
+        edits = list(ctx.edits)
+        for f in findings:
+            if f.fix and f.rule.startswith("W") and (
+                    f.fix.applicability == Applicability.SAFE
+                    or (f.fix.applicability == Applicability.REVIEW and config.apply_review_fixes)):
+                edits.extend(f.fix.edits)
+        kept, conflicts = resolve(edits)
+        for a, b in conflicts:
+            findings.append(Finding("HP006", Severity.WARNING, src.span(b.start, b.end),
+                                    f"two rewrites overlap here ({a.rule} and {b.rule}); "
+                                    f"kept {a.rule}, check this site by hand"))
+        findings = _drop_superseded(findings, kept)
+        findings = [_locate_fix(src, f) for f in findings]
+        res.findings = sorted(findings, key=lambda f: (f.span.start, f.rule))
+        res.families = ctx.families
+        res.defines = sorted(ctx.defines)
+        res.edits = kept
+        out = apply_edits(data, kept)
+        res.status = FileStatus.PORTED if out != data else FileStatus.UNCHANGED
+        res.ported = out if out != data else None
+    except UndecodableError as e:
+        res.status = FileStatus.SKIPPED
+        res.error = str(e)
+        res.findings = [unreadable(f"left unchanged: {e}")]
+    except Exception as e:  # one bad file must not stop the run
+        res.status = FileStatus.FAILED
+        res.error = f"internal error: {type(e).__name__}: {e}"
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def unreadable(message: str) -> Finding:
+    return Finding("HP010", Severity.ERROR, Span(0, 0, 1, 1, 1, 1), message)
+
+
+def _locate_fix(src: SourceFile, f: Finding) -> Finding:
+    """Give each fix edit its line/column so views can show it without the source."""
+    if f.fix is None or all(e.span is not None for e in f.fix.edits):
+        return f
+    edits = tuple(replace(e, span=src.span(e.start, e.end)) for e in f.fix.edits)
+    return replace(f, fix=replace(f.fix, edits=edits))
+
+
+def _drop_superseded(findings: list[Finding], kept: list[Edit]) -> list[Finding]:
+    """A 'needs newer ROCm' note is moot where the wave64 pass rewrote the call."""
+    wave = [(e.start, e.end) for e in kept if e.priority > 0]
+    if not wave:
+        return findings
+    return [f for f in findings if not (f.rule == "HP003" and any(
+        s <= f.span.start and f.span.end <= e for s, e in wave))]
+
+
+def _filter(findings: list[Finding], config: Config) -> list[Finding]:
+    sev = dict(config.severity)
+    out = []
+    for f in findings:
+        if config.select and not any(f.rule.startswith(s) for s in config.select):
+            continue
+        if any(f.rule.startswith(s) for s in config.ignore):
+            continue
+        if f.rule in sev:
+            f = replace(f, severity=Severity(sev[f.rule]))
+        out.append(f)
+    return out
