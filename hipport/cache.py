@@ -64,6 +64,12 @@ def save_snapshot(folder: Path, key: str, snap: Snapshot) -> None:
     os.replace(tmp, path)
 
 
+def pickle_meta(r: FileResult) -> bytes:
+    """A result without its details and bytes, as the `meta` column and the pool carry it."""
+    return pickle.dumps(replace(r, ported=None, original=None, edits=[], findings=[]),
+                        protocol=pickle.HIGHEST_PROTOCOL)
+
+
 class Cache:
     def __init__(self, folder: Path, readonly: bool = False) -> None:
         import sqlite3  # not needed by a run that the snapshot answers
@@ -112,16 +118,14 @@ class Cache:
                 continue
         return out
 
-    def put_many(self, items: list[tuple[str, FileResult]], blobs: dict[str, bytes] | None = None) -> None:
-        """Store results; `blobs` has details already pickled (by pool workers) by key."""
-        rows = []
-        for k, r in items:
-            meta = replace(r, ported=None, original=None, edits=[], findings=[], pending=None)
-            detail = (blobs or {}).get(k) or pickle.dumps((r.edits, r.findings),
-                                                          protocol=pickle.HIGHEST_PROTOCOL)
-            rows.append((k, pickle.dumps(meta, protocol=pickle.HIGHEST_PROTOCOL), detail))
+    def put_many(self, rows: list[tuple[str, bytes, bytes]]) -> None:
+        """Store results as (key, pickled meta, pickled (edits, findings)), pickled by the
+        workers that made them (see `pickle_meta`)."""
         with self.db:
             self.db.executemany("INSERT OR REPLACE INTO r VALUES (?, ?, ?)", rows)
+
+    def has_results(self) -> bool:
+        return self.db.execute("SELECT 1 FROM r LIMIT 1").fetchone() is not None
 
     def stats(self, paths: list[str]) -> dict[str, tuple[str, str, str]]:
         return {p: (sig, k, role) for p, sig, k, role

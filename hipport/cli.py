@@ -6,7 +6,6 @@ or a file that failed; 2 usage or input errors; 3 an internal error (with a shor
 
 from __future__ import annotations
 
-import platform
 import sys
 from enum import Enum
 from pathlib import Path
@@ -114,6 +113,7 @@ def _run(fn: Any) -> None:
     except typer.Exit:
         raise
     except Exception as e:  # pragma: no cover - the crash report path
+        import platform
         import traceback
 
         typer.echo(f"hipport: internal error: {type(e).__name__}: {e}", err=True)

@@ -12,7 +12,6 @@ import os
 import pickle
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -54,9 +53,10 @@ class Job:
 
 @dataclass(slots=True)
 class Outcome:
-    """What a worker sends back: the result without its details (they come pickled)."""
+    """What a worker sends back: the result pickled without its details (`cache.pickle_meta`:
+    the parent unpickles it once and stores the same bytes), and its details pickled."""
 
-    result: FileResult
+    meta: bytes
     detail: bytes | None = None  # pickled (edits, findings) of a fresh result
     key: str = ""  # content key ("" for files that are not ported)
     written: str | None = None  # stat signature of the output it wrote
@@ -77,27 +77,27 @@ class Worker:
                 with open(job.path, "rb") as f:
                     data = f.read()
             except OSError as e:
-                return Outcome(_unreadable_result(job.display, e))
+                return Outcome(cachemod.pickle_meta(_unreadable_result(job.display, e)))
             role = role or role_of(job.path, data[:65536])
         out_rel = output_rel(job.rel, role, self.config.rename_extensions)
         if role not in PORTED_ROLES or data is None:
             r = FileResult(path=job.display, role=role, status=FileStatus.SKIPPED, output_path=out_rel)
-            return Outcome(r, written=self._write(job, role, out_rel, job.sig, None, None))
+            return Outcome(cachemod.pickle_meta(r), written=self._write(job, role, out_rel, job.sig, None, None))
         k = cachemod.key(data, role, self.salt)
         hit = self._cached(k)
         if hit is not None and (not self._wants(role) or _current(self._target(out_rel), job.out, k)):
             hit.path, hit.output_path, hit.digest = job.display, out_rel, k
-            return Outcome(hit, key=k)  # content unchanged (a touched file): nothing to do
+            return Outcome(cachemod.pickle_meta(hit), key=k)  # content unchanged (a touched file)
         from hipport.passes import port_bytes
 
         r = port_bytes(job.display, role, data, self.config)
         r.output_path, r.digest = out_rel, k
         if r.status == FileStatus.FAILED:
-            return Outcome(r, key=k)
+            return Outcome(pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL), key=k)
         written = self._write(job, role, out_rel, k, data, r.ported)
         detail = pickle.dumps((r.edits, r.findings), protocol=pickle.HIGHEST_PROTOCOL)
-        # Only the metadata travels back; `pending` names the detail the parent keeps.
-        return Outcome(replace(r, edits=[], findings=[], ported=None, pending=k), detail, k, written)
+        r.pending = k  # the details travel apart; the parent keeps them by this key
+        return Outcome(cachemod.pickle_meta(r), detail, k, written)
 
     def _cached(self, k: str) -> FileResult | None:
         if self.cache_dir is None:
@@ -219,24 +219,25 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
                 written.get(targets[i]) if targets else None) for i in sorted(todo)]
     if progress:
         progress(len(files) - len(jobs), len(files))
-    worker = Worker(config, salt, cache_dir if store is not None else None, sink)
+    # Workers look a changed file's content up only when the cache has results to find.
+    worker = Worker(config, salt, cache_dir if store is not None and store.has_results() else None, sink)
     outcomes = _execute(jobs, worker, config, progress, len(files))
     blobs: dict[str, bytes] = {}
-    fresh: list[tuple[str, FileResult]] = []
+    fresh: list[tuple[str, bytes, bytes]] = []
     stat_rows: list[tuple[str, str, str, str]] = []
     out_rows: list[tuple[str, str, str]] = []
     for j, o in zip(jobs, outcomes, strict=True):
-        r = results[j.index] = o.result
+        r = results[j.index] = pickle.loads(o.meta)
         if r.role == "unreadable":
             continue
         stat_rows.append((j.path, j.sig, o.key, r.role))
         if o.detail is not None:
             blobs[o.key] = o.detail
-            fresh.append((o.key, r))
+            fresh.append((o.key, o.meta, o.detail))
         if o.written is not None:
             out_rows.append((targets[j.index], o.written, o.key or j.sig))
     if store:
-        store.put_many(fresh, blobs)
+        store.put_many(fresh)
         store.put_stats(stat_rows)
         store.put_outputs(out_rows)
     final = [r for r in results if r is not None]
@@ -308,6 +309,8 @@ def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress
             if progress:
                 progress(done, total)
         return out
+    from concurrent.futures import ProcessPoolExecutor
+
     chunk = max(1, min(32, len(jobs) // (workers * 8)))
     with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(worker,)) as ex:
         for o in ex.map(_pool_work, jobs, chunksize=chunk):

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,6 +121,8 @@ class Mirror:
 
     def write(self, source: str, target: str, data: bytes | None, ported: bytes | None) -> None:
         if data is None:
+            import shutil
+
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copy2(source, target)
             return
@@ -143,6 +143,8 @@ def _excluded(out_dir: Path, root: Path, config: Config) -> bool:
 
 
 def unified_diff(result: RunResult) -> str:
+    import difflib
+
     out: list[str] = []
     for r in result.files:
         if r.ported is None or r.original is None:
