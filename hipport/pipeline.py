@@ -149,9 +149,9 @@ _WORKER: Worker | None = None
 def _init(worker: Worker) -> None:
     global _WORKER
     _WORKER = worker
-    from hipport.translate.names import candidates_regex
+    from hipport.translate.names import scanner
 
-    candidates_regex(rulesmod.load(worker.config.blas))  # tables and name scanner, once per worker
+    scanner(rulesmod.load(worker.config.blas))  # tables and name scanner, once per worker
 
 
 def _pool_work(job: Job) -> Outcome:

@@ -34,8 +34,6 @@ def scanner(rules: RuleSet) -> NameScanner:
     return NameScanner.build([*rules.names, *rules.namespaces, *first_segments], GENERIC)
 
 
-candidates_regex = scanner  # the former name, which callers warm up once per process
-
 
 def run(ctx: Context) -> None:
     data = ctx.src.data
