@@ -37,8 +37,10 @@ class Sink(Protocol):
     def wants(self, role: str) -> bool:
         """Does a file of this role get an output?"""
 
-    def write(self, source: str, target: str, data: bytes | None, ported: bytes | None) -> None:
-        """Write `ported` (else the unchanged `data`; both None: copy `source`) to `target`."""
+    def write(self, source: str, target: str, data: bytes | None, ported: bytes | None,
+              mode: int) -> os.stat_result:
+        """Write `ported` (else the unchanged `data`; both None: copy `source`) to `target`
+        with permissions `mode`; return the output's stat."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,7 @@ class Job:
     display: str
     rel: str
     sig: str  # stat signature when the run started
+    mode: int  # permission bits, which the output gets too
     out: tuple[str, str] | None = None  # the output as last written: (stat signature, source key)
 
 
@@ -121,8 +124,7 @@ class Worker:
         target = self.sink.target(out_rel)
         if _current(target, job.out, key):
             return None
-        self.sink.write(job.path, target, data, ported)
-        return cachemod.stat_sig(os.stat(target), "")
+        return cachemod.stat_sig(self.sink.write(job.path, target, data, ported, job.mode), "")
 
 
 def _current(target: str, out: tuple[str, str] | None, key: str) -> bool:
@@ -174,9 +176,11 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     paths = tuple(wf.file for wf in files)
     results: list[FileResult | None] = [None] * len(files)
     sigs = [""] * len(files)
+    modes = [0o644] * len(files)
     for i, wf in enumerate(files):
         try:
-            sigs[i] = cachemod.stat_sig(wf.stat or os.stat(wf.file), salt)
+            st = wf.stat or os.stat(wf.file)
+            sigs[i], modes[i] = cachemod.stat_sig(st, salt), st.st_mode & 0o7777
         except OSError as e:
             results[i] = _unreadable_result(wf.display, e)
     snap_key = cachemod.key(repr(sink).encode(), "snapshot", salt)[:24]
@@ -215,7 +219,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             continue
         r.path, r.output_path, r.digest = wf.display, out_rel, k
         results[i] = r
-    jobs = [Job(i, paths[i], files[i].display, files[i].rel, sigs[i],
+    jobs = [Job(i, paths[i], files[i].display, files[i].rel, sigs[i], modes[i],
                 written.get(targets[i]) if targets else None) for i in sorted(todo)]
     if progress:
         progress(len(files) - len(jobs), len(files))

@@ -104,3 +104,13 @@ def test_a_run_with_a_failure_leaves_no_snapshot(tmp_path: Path) -> None:
     r = pipeline.run(files, Config(jobs=1), cache_dir=cache, sink=Mirror(str(out), False))
     assert r.count(FileStatus.FAILED) == 1
     assert not list(cache.glob("run-*"))  # the next run looks at every file again
+
+
+def test_outputs_get_the_permissions_of_their_sources(tmp_path: Path) -> None:
+    src, out, cache = _tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    (src / "a" / "k0.cu").chmod(0o755)
+    (src / "a" / "k1.cu").chmod(0o600)
+    _run(src, out, cache)
+    assert (out / "a" / "k0.cu").stat().st_mode & 0o777 == 0o755
+    assert (out / "a" / "k1.cu").stat().st_mode & 0o777 == 0o600
+    assert not list(out.rglob("*.hipport-tmp"))

@@ -80,7 +80,7 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
             target = wf.path
             if r.output_path and r.output_path != wf.rel:  # --rename-extensions
                 target = wf.root / r.output_path
-            write_atomic(target, r.ported, mode_from=wf.path, durable=True)
+            write_atomic(target, r.ported, mode=wf.path.stat().st_mode & 0o7777, durable=True)
             if target != wf.path:
                 wf.path.unlink()
     elif mode == "--diff":
@@ -119,21 +119,22 @@ class Mirror:
     def wants(self, role: str) -> bool:
         return role in PORTED_ROLES or not self.only_ported
 
-    def write(self, source: str, target: str, data: bytes | None, ported: bytes | None) -> None:
+    def write(self, source: str, target: str, data: bytes | None, ported: bytes | None,
+              mode: int) -> os.stat_result:
         if data is None:
             import shutil
 
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copy2(source, target)
-            return
+            return os.stat(target)
         new = ported if ported is not None else data
         try:
             with open(target, "rb") as f:
                 if f.read() == new:
-                    return
+                    return os.fstat(f.fileno())
         except OSError:
             pass
-        write_atomic(target, new, mode_from=source)
+        return write_atomic(target, new, mode=mode)
 
 
 def _excluded(out_dir: Path, root: Path, config: Config) -> bool:
