@@ -4,7 +4,7 @@ Exit codes: 0 success; 1 findings at or above --fail-on, a --check that would ch
 or a file that failed; 2 usage or input errors; 3 an internal error (with a short report).
 """
 
-from __future__ import annotations
+
 
 import sys
 from enum import Enum

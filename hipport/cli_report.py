@@ -1,7 +1,7 @@
 """`hipport report PATH... -o DIR`: run the pipeline like `lint` (nothing written to the
 sources) and write the static HTML porting report. Registers itself on `hipport.cli.app`."""
 
-from __future__ import annotations
+
 
 from pathlib import Path
 from typing import Annotated

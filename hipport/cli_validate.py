@@ -5,7 +5,7 @@ something failed, 2 usage or input errors. emulate: the program's own exit statu
 could not be built (the errors are printed at the original CUDA lines).
 """
 
-from __future__ import annotations
+
 
 import sys
 from enum import StrEnum
