@@ -6,7 +6,6 @@ entry and the key, so a typo in a table never silently changes a port.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import tomllib
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from hipport import __version__
+from hipport.cache import blake2b
 from hipport.errors import HipportError
 
 T = TypeVar("T")
@@ -134,7 +134,7 @@ def tables_digest(root: str | None = None) -> str:
     """Which version of the tables this is: names, sizes and mtimes (an edit changes them;
     hashing 1.5 MB of TOML would cost a no-op run more than everything else it does)."""
     base = os.path.join(root or rules_dir(), "api")
-    h = hashlib.blake2b(digest_size=12)
+    h = blake2b(digest_size=12)
     for e in sorted(os.scandir(base), key=lambda e: e.name):
         if e.name.endswith(".toml"):
             st = e.stat()

@@ -32,7 +32,7 @@ _CUDA_HINT = re.compile(rb"cuda[A-Z_]|\bcu[A-Z][a-z]|__global__|__device__|<<<|c
                         rb"#\s*include\s*[<\"](?:cuda|cu[a-z]+|nv|thrust/system/cuda)")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen init costs a warm run of 6,500 files 5 ms
 class WorkFile:
     file: str  # on disk (a string: thousands of Path objects cost a warm run real time)
     rel: str  # posix path relative to its root, as shown to users
