@@ -45,9 +45,9 @@ class Snapshot:
     """A whole run, to answer the same command over an untouched tree with stats alone."""
 
     paths: tuple[str, ...]  # the files, in order
-    sigs: tuple[str, ...]  # their stat signatures
+    stats: tuple[tuple[int, ...], ...]  # their (size, mtime, inode)
     targets: tuple[str | None, ...]  # their outputs, if the command writes any
-    outs: tuple[str | None, ...]  # the outputs' stat signatures
+    outs: tuple[tuple[int, ...] | None, ...]  # the outputs' (size, mtime, inode)
     result: bytes  # the pickled RunResult (details stay in the database)
 
 
@@ -63,7 +63,7 @@ def load_snapshot(folder: Path, key: str) -> Snapshot | None:
 def save_snapshot(folder: Path, key: str, snap: Snapshot) -> None:
     path = folder / f"run-{key}.marshal"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(marshal.dumps((FORMAT, snap.paths, snap.sigs, snap.targets, snap.outs,
+    tmp.write_bytes(marshal.dumps((FORMAT, snap.paths, snap.stats, snap.targets, snap.outs,
                                    snap.result)))
     os.replace(tmp, path)
 

@@ -175,22 +175,23 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     use_cache = cache_dir is not None and config.cache
     paths = tuple(wf.file for wf in files)
     results: list[FileResult | None] = [None] * len(files)
-    sigs = [""] * len(files)
-    modes = [0o644] * len(files)
+    stats: list[os.stat_result | None] = [None] * len(files)
     for i, wf in enumerate(files):
         try:
-            st = wf.stat or os.stat(wf.file)
-            sigs[i], modes[i] = cachemod.stat_sig(st, salt), st.st_mode & 0o7777
+            stats[i] = wf.stat or os.stat(wf.file)
         except OSError as e:
             results[i] = _unreadable_result(wf.display, e)
+    ids = tuple(_identity(st) for st in stats)
     snap_key = cachemod.key(repr(sink).encode(), "snapshot", salt)[:24]
     if use_cache and not keep_original:
         snap = cachemod.load_snapshot(cache_dir, snap_key)  # type: ignore[arg-type]
-        if snap is not None and snap.paths == paths and snap.sigs == tuple(sigs) \
-                and _out_sigs(snap.targets) == snap.outs:
+        if snap is not None and snap.paths == paths and snap.stats == ids \
+                and _identities(snap.targets) == snap.outs:
             same: RunResult = pickle.loads(snap.result)  # its files stay pickled till used
             same.seconds = time.perf_counter() - t0
             return same
+    sigs = [cachemod.stat_sig(st, salt) if st is not None else "" for st in stats]
+    modes = [st.st_mode & 0o7777 if st is not None else 0o644 for st in stats]
     store = cachemod.Cache(cache_dir) if use_cache else None  # type: ignore[arg-type]
     # The output path follows from the name: only .cu files are renamed, and they are sources.
     targets = [sink.target(output_rel(wf.rel, role_by_name(wf.rel) or HOST, config.rename_extensions))
@@ -261,7 +262,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         again = replace(run_result, _files=pickle.dumps(final, protocol=pickle.HIGHEST_PROTOCOL),
                         details={}, cached=sum(1 for r in final if r.pending is not None))
         cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
-            paths, tuple(sigs), wanted, _out_sigs(wanted),
+            paths, ids, wanted, _identities(wanted),
             pickle.dumps(again, protocol=pickle.HIGHEST_PROTOCOL)))
     if keep_original:
         hydrate(run_result, files, cache_dir if config.cache else None, original=True, store=store)
@@ -271,26 +272,32 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     return run_result
 
 
-def _out_sigs(targets: tuple[str | None, ...]) -> tuple[str | None, ...]:
-    """Stat signatures of the outputs ("" where missing), through a descriptor per folder:
-    a one-name lookup each instead of a walk down the whole path."""
-    out: list[str | None] = [None] * len(targets)
-    folders: dict[str, list[int]] = {}
+def _identity(st: os.stat_result | None) -> tuple[int, ...]:
+    """What says a file is as it was: size, mtime and inode (empty: the file is missing)."""
+    return (st.st_size, st.st_mtime_ns, st.st_ino) if st is not None else ()
+
+
+def _identities(targets: tuple[str | None, ...]) -> tuple[tuple[int, ...] | None, ...]:
+    """`_identity` of each output (None where the file has none), through a descriptor per
+    folder: a one-name lookup each instead of a walk down the whole path."""
+    out: list[tuple[int, ...] | None] = [None] * len(targets)
+    folders: dict[str, list[tuple[int, str]]] = {}
     for i, t in enumerate(targets):
         if t is not None:
-            folders.setdefault(os.path.dirname(t), []).append(i)
-    for folder, idx in folders.items():
+            folder, _, name = t.rpartition("/")
+            folders.setdefault(folder, []).append((i, name))
+    for folder, names in folders.items():
         try:
             fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             fd = -1
         try:
-            for i in idx:
+            for i, name in names:
                 try:
-                    st = os.stat(os.path.basename(targets[i]), dir_fd=fd)  # type: ignore[arg-type]
-                    out[i] = cachemod.stat_sig(st, "")
+                    st = os.stat(name, dir_fd=fd)
+                    out[i] = (st.st_size, st.st_mtime_ns, st.st_ino)
                 except OSError:
-                    out[i] = ""
+                    out[i] = ()
         finally:
             if fd >= 0:
                 os.close(fd)
