@@ -6,7 +6,9 @@ varied so no two files are identical), then prints lines/s for:
                syntax-aware tool pays),
   cold         `hipport port CORPUS -o OUT` with an empty cache,
   warm         the same command again over the unchanged tree.
-Targets: cold within 2x of parse-alone time; warm at least 20x faster than cold.
+Targets: cold within 2x of parse-alone time; warm at least 20x faster than cold. Each
+figure is the best of --repeat runs: this is a small shared machine, and the best run is the
+one least disturbed by everything else on it.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ def parse_alone(corpus: Path) -> float:
 
 
 def hipport_run(corpus: Path, out: Path, cache: Path) -> float:
+    os.sync()  # each run starts with nothing left to flush from the one before
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "hipport", "port", str(corpus), "-o", str(out),
                         "--cache-dir", str(cache), "--quiet"], capture_output=True, text=True)
@@ -76,18 +79,24 @@ def hipport_run(corpus: Path, out: Path, cache: Path) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=200_000)
+    ap.add_argument("--repeat", type=int, default=3, help="best of this many runs of each")
     args = ap.parse_args()
     # Time hipport as installed (byte-compiled), not the compiling of edited sources.
     compileall.compile_dir(ROOT / "hipport", quiet=1)
     with tempfile.TemporaryDirectory(prefix="hipport-bench-") as tmp:
         t = Path(tmp)
-        corpus, out, cache = t / "corpus", t / "out", t / "cache"
+        corpus = t / "corpus"
         files, lines = build_corpus(corpus, args.lines)
-        parse = parse_alone(corpus)
-        cold = hipport_run(corpus, out, cache)
-        warm = hipport_run(corpus, out, cache)  # the same command again: nothing changed
+        os.sync()  # flush the corpus now, or its writeback lands on the timings
+        parse = min(parse_alone(corpus) for _ in range(args.repeat))
+        colds, warms = [], []
+        for i in range(args.repeat):  # each cold run gets an empty cache and output folder
+            out, cache = t / f"out{i}", t / f"cache{i}"
+            colds.append(hipport_run(corpus, out, cache))
+            warms.append(hipport_run(corpus, out, cache))  # the same command: nothing changed
+        cold, warm = min(colds), min(warms)
     cores = os.cpu_count()
-    print(f"corpus: {files} files, {lines} lines; {cores} cores")
+    print(f"corpus: {files} files, {lines} lines; {cores} cores; best of {args.repeat} runs each")
     print(f"parse-alone (1 core): {parse:7.2f} s  {lines / parse:12,.0f} lines/s")
     print(f"cold hipport port:    {cold:7.2f} s  {lines / cold:12,.0f} lines/s  "
           f"({cold / parse:.2f}x parse-alone; target <= 2x)")
