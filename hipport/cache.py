@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover - a Python built without it
     from hashlib import blake2b
 
 FORMAT = 3
+KEEP_SNAPSHOTS = 8
 
 
 def key(data: bytes, role: str, salt: str) -> str:
@@ -66,6 +67,17 @@ def save_snapshot(folder: Path, key: str, snap: Snapshot) -> None:
     tmp.write_bytes(marshal.dumps((FORMAT, snap.paths, snap.stats, snap.targets, snap.outs,
                                    snap.result)))
     os.replace(tmp, path)
+    # One snapshot per command and config: keep the few used last, not every one ever made.
+    others = sorted(folder.glob("run-*.marshal"), key=_mtime, reverse=True)
+    for old in others[KEEP_SNAPSHOTS:]:
+        old.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:  # removed meanwhile by another run
+        return 0
 
 
 def pickle_meta(r: FileResult) -> bytes:

@@ -114,3 +114,10 @@ def test_outputs_get_the_permissions_of_their_sources(tmp_path: Path) -> None:
     assert (out / "a" / "k0.cu").stat().st_mode & 0o777 == 0o755
     assert (out / "a" / "k1.cu").stat().st_mode & 0o777 == 0o600
     assert not list(out.rglob("*.hipport-tmp"))
+
+
+def test_only_the_last_few_snapshots_are_kept(tmp_path: Path) -> None:
+    src, cache = _tree(tmp_path), tmp_path / "cache"
+    for i in range(cachemod.KEEP_SNAPSHOTS + 3):  # each output folder is another command
+        _run(src, tmp_path / f"out{i}", cache)
+    assert len(list(cache.glob("run-*.marshal"))) == cachemod.KEEP_SNAPSHOTS
