@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import hipport
+from tests.conftest import ROOT, hipport
 
 KERNEL = b"""#include <cuda_runtime.h>
 __global__ void scale(float* a, float s) { a[threadIdx.x] *= s; }
@@ -228,3 +228,14 @@ def test_a_symlink_loop_inside_the_root_is_walked_once(tree: Path) -> None:
     r = hipport("port", tree, "--check", "--format", "json")
     names = [f["path"] for f in json.loads(r.stdout)["files"]]
     assert sum(n.endswith("scale.cu") for n in names) <= 2
+
+
+def test_a_warm_run_reports_exactly_what_the_cold_run_did(tmp_path: Path) -> None:
+    """The second run is answered from the run snapshot; its findings come from the cache."""
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    runs = [json.loads(hipport("port", ROOT / "examples", "-o", out, "--cache-dir", cache,
+                               "--format", "json").stdout) for _ in range(2)]
+    for doc in runs:
+        doc["summary"].pop("seconds")
+    assert runs[0]["summary"].pop("cached") == 0 and runs[1]["summary"].pop("cached") > 0
+    assert runs[0]["findings"] and runs[0] == runs[1]
