@@ -14,11 +14,11 @@ from __future__ import annotations
 import marshal
 import os
 import pickle
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hipport.model import Edit, FileResult, Finding
+from hipport.model import Edit, FileResult, Finding, evolve
 
 try:  # hashlib's own blake2b, without loading OpenSSL: 5 ms of every run, a no-op one too
     from _blake2 import blake2b
@@ -82,7 +82,7 @@ def _mtime(path: Path) -> int:
 
 def pickle_meta(r: FileResult) -> bytes:
     """A result without its details and bytes, as the `meta` column and the pool carry it."""
-    return pickle.dumps(replace(r, ported=None, original=None, edits=[], findings=[]),
+    return pickle.dumps(evolve(r, ported=None, original=None, edits=[], findings=[]),
                         protocol=pickle.HIGHEST_PROTOCOL)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass, field
 from enum import Enum
+from operator import attrgetter
 from typing import Any
 
 
@@ -155,16 +156,31 @@ class RunResult:
         return dict(sorted(counts.items()))
 
 
+_VALUES: dict[type, tuple[attrgetter[Any], dict[str, int]]] = {}
+
+
 def _fast_pickle(cls: type) -> type:
     """Pickle a slotted dataclass as (cls, field values): several times faster to load than
     dataclasses' generic __setstate__, which matters for the pool and the cache."""
-    names = tuple(f for f in cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    names = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    values = attrgetter(*names)  # all fields at once, in C
+    _VALUES[cls] = values, {n: i for i, n in enumerate(names)}
 
     def __reduce__(self: Any) -> tuple[type, tuple[Any, ...]]:
-        return cls, tuple(getattr(self, n) for n in names)
+        return cls, values(self)
 
     cls.__reduce__ = __reduce__  # type: ignore[method-assign]
     return cls
+
+
+def evolve(obj: Any, **changes: Any) -> Any:
+    """`dataclasses.replace` for the classes below, at a third of its cost: the passes rebuild
+    a finding or edit per fix, thousands of times in a run."""
+    values, index = _VALUES[type(obj)]
+    new = list(values(obj))
+    for name, value in changes.items():
+        new[index[name]] = value
+    return type(obj)(*new)
 
 
 for _cls in (Span, Edit, Fix, Finding, FamilyCount, FileResult):

@@ -6,14 +6,13 @@ The pipeline runs this in its workers; tests and the emulator call it on bytes d
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 from hipport import rules as rulesmod
 from hipport import suppress, translate
 from hipport import wave64 as wave64pass
 from hipport.config import Config
 from hipport.edits import apply_edits, resolve
-from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, Severity, Span
+from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, Severity, Span, evolve
 from hipport.source import SourceFile, UndecodableError, check_editable
 
 
@@ -72,8 +71,8 @@ def _locate_fix(src: SourceFile, f: Finding) -> Finding:
     """Give each fix edit its line/column so views can show it without the source."""
     if f.fix is None or all(e.span is not None for e in f.fix.edits):
         return f
-    edits = tuple(replace(e, span=src.span(e.start, e.end)) for e in f.fix.edits)
-    return replace(f, fix=replace(f.fix, edits=edits))
+    edits = tuple(evolve(e, span=src.span(e.start, e.end)) for e in f.fix.edits)
+    return evolve(f, fix=evolve(f.fix, edits=edits))
 
 
 def _drop_superseded(findings: list[Finding], kept: list[Edit]) -> list[Finding]:
@@ -94,6 +93,6 @@ def _filter(findings: list[Finding], config: Config) -> list[Finding]:
         if any(f.rule.startswith(s) for s in config.ignore):
             continue
         if f.rule in sev:
-            f = replace(f, severity=Severity(sev[f.rule]))
+            f = evolve(f, severity=Severity(sev[f.rule]))
         out.append(f)
     return out

@@ -9,12 +9,11 @@ strategy per group: logical32 (keep 32-lane logical warps) or native (wave-size 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 from types import ModuleType
 
 from hipport.config import Config
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, evolve
 from hipport.source import SourceFile
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts
@@ -50,7 +49,7 @@ def _canonical(findings: list[Finding]) -> list[Finding]:
             old = f.fix.edits
             edits = tuple(seen.setdefault((e.start, e.end, e.replacement), e) for e in old)
             if type(old) is not tuple or any(a is not b for a, b in zip(edits, old, strict=True)):
-                f = replace(f, fix=replace(f.fix, edits=edits))
+                f = evolve(f, fix=evolve(f.fix, edits=edits))
         out.append(f)
     out.sort(key=lambda f: (f.span.start, f.span.end, f.rule))
     return out
