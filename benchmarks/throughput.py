@@ -92,13 +92,16 @@ def main() -> None:
         corpus = t / "corpus"
         files, lines = build_corpus(corpus, args.lines)
         os.sync()  # flush the corpus now, or its writeback lands on the timings
-        parse = min(parse_alone(corpus) for _ in range(args.repeat))
-        colds, warms = [], []
-        for i in range(args.repeat):  # each cold run gets an empty cache and output folder
+        parses, colds, warms = [], [], []
+        # Rounds of parse, cold, warm: this machine's speed drifts over minutes, and each
+        # round's figures are taken close together. Each cold run gets an empty cache and
+        # output folder.
+        for i in range(args.repeat):
             out, cache = t / f"out{i}", t / f"cache{i}"
+            parses.append(parse_alone(corpus))
             colds.append(hipport_run(corpus, out, cache))
             warms.append(hipport_run(corpus, out, cache))  # the same command: nothing changed
-        cold, warm = min(colds), min(warms)
+        parse, cold, warm = min(parses), min(colds), min(warms)
     cores = os.cpu_count()
     print(f"corpus: {files} files, {lines} lines; {cores} cores; best of {args.repeat} runs each")
     print(f"parse-alone (1 core): {parse:7.2f} s  {lines / parse:12,.0f} lines/s")
@@ -108,7 +111,8 @@ def main() -> None:
           f"({cold[0] / warm[0]:.1f}x faster than cold; target >= 20x)")
     # CPU time says where a slow run went: user time is hipport's own work, and system time
     # (creating thousands of output files) is what varies most from run to run on a VM.
-    print("CPU seconds of each run (user + system, workers included):")
+    print("Each round (hipport runs: CPU seconds, user + system, workers included):")
+    print("  parse-alone: " + ", ".join(f"{p:.2f} s" for p in parses))
     for name, runs in (("cold", colds), ("warm", warms)):
         print(f"  {name}: " + ", ".join(f"{w:.2f} s wall ({u:.2f} user + {s:.2f} sys)" for w, u, s in runs))
     print(f"  cold CPU / parse-alone: {(cold[1] + cold[2]) / parse:.2f}x "
