@@ -12,6 +12,33 @@ from enum import Enum
 from operator import attrgetter
 from typing import Any
 
+_VALUES: dict[type, tuple[attrgetter[Any], dict[str, int]]] = {}
+
+
+def fast_pickle(cls: type) -> type:
+    """Pickle a slotted dataclass as (cls, field values): several times faster to load than
+    dataclasses' generic __setstate__, which matters for the pool, the cache and the rule
+    tables. Also registers the class with `evolve`."""
+    names = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    values = attrgetter(*names)  # all fields at once, in C
+    _VALUES[cls] = values, {n: i for i, n in enumerate(names)}
+
+    def __reduce__(self: Any) -> tuple[type, tuple[Any, ...]]:
+        return cls, values(self)
+
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign]
+    return cls
+
+
+def evolve(obj: Any, **changes: Any) -> Any:
+    """`dataclasses.replace` for `fast_pickle` classes, at a third of its cost: the passes
+    rebuild a finding or edit per fix, thousands of times in a run."""
+    values, index = _VALUES[type(obj)]
+    new = list(values(obj))
+    for name, value in changes.items():
+        new[index[name]] = value
+    return type(obj)(*new)
+
 
 class Severity(str, Enum):
     ERROR = "error"
@@ -29,6 +56,7 @@ class Applicability(str, Enum):
     DISPLAY = "display"  # shown, never applied
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True)
 class Span:
     """Byte offsets into the original file plus 1-based line/column (columns count bytes + 1)."""
@@ -41,6 +69,7 @@ class Span:
     end_column: int
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True)
 class Edit:
     """Replace the original bytes [start, end) with `replacement`.
@@ -58,6 +87,7 @@ class Edit:
     span: Span | None = field(default=None, compare=False)
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True)
 class Fix:
     title: str
@@ -65,6 +95,7 @@ class Fix:
     edits: tuple[Edit, ...]
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True)
 class Finding:
     rule: str
@@ -84,6 +115,7 @@ class FileStatus(str, Enum):
     FAILED = "failed"  # unreadable, undecodable, internal error
 
 
+@fast_pickle
 @dataclass(slots=True)
 class FamilyCount:
     found: int = 0
@@ -91,6 +123,7 @@ class FamilyCount:
     unsupported: int = 0
 
 
+@fast_pickle
 @dataclass(slots=True)
 class FileResult:
     path: str  # as the user gave it (relative to the input root)
@@ -154,34 +187,3 @@ class RunResult:
         for _, x in self.findings:
             counts[x.rule] = counts.get(x.rule, 0) + 1
         return dict(sorted(counts.items()))
-
-
-_VALUES: dict[type, tuple[attrgetter[Any], dict[str, int]]] = {}
-
-
-def _fast_pickle(cls: type) -> type:
-    """Pickle a slotted dataclass as (cls, field values): several times faster to load than
-    dataclasses' generic __setstate__, which matters for the pool and the cache."""
-    names = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
-    values = attrgetter(*names)  # all fields at once, in C
-    _VALUES[cls] = values, {n: i for i, n in enumerate(names)}
-
-    def __reduce__(self: Any) -> tuple[type, tuple[Any, ...]]:
-        return cls, values(self)
-
-    cls.__reduce__ = __reduce__  # type: ignore[method-assign]
-    return cls
-
-
-def evolve(obj: Any, **changes: Any) -> Any:
-    """`dataclasses.replace` for the classes below, at a third of its cost: the passes rebuild
-    a finding or edit per fix, thousands of times in a run."""
-    values, index = _VALUES[type(obj)]
-    new = list(values(obj))
-    for name, value in changes.items():
-        new[index[name]] = value
-    return type(obj)(*new)
-
-
-for _cls in (Span, Edit, Fix, Finding, FamilyCount, FileResult):
-    _fast_pickle(_cls)

@@ -18,6 +18,7 @@ from typing import TypeVar
 from hipport import __version__
 from hipport.cache import blake2b
 from hipport.errors import HipportError
+from hipport.model import fast_pickle
 
 T = TypeVar("T")
 
@@ -29,6 +30,7 @@ FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespa
 ALTERNATIVES = {"rocblas": "cublas"}
 
 
+@fast_pickle  # thousands load in every worker; see model.fast_pickle
 @dataclass(frozen=True, slots=True)
 class Mapping:
     cuda: str
@@ -43,6 +45,7 @@ class Mapping:
     report: str | None = None  # a rule id to report at every use (e.g. HP009), with `note`
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True)
 class HeaderMap:
     cuda: str
@@ -142,10 +145,15 @@ def tables_digest(root: str | None = None) -> str:
     return h.hexdigest()
 
 
+# Part of each cached file's name: bump it when what the pickles hold changes shape (2: the
+# table classes pickle as field tuples, model.fast_pickle).
+PICKLE_FORMAT = 2
+
+
 def cached(name: str, build: Callable[[], T], root: str | None = None) -> T:
     """`build()` once per version of the tables, kept in the user's cache folder: parsing
     thousands of TOML entries and building the name scanner cost more than a small port."""
-    path = _user_cache() / f"{__version__}-{tables_digest(root)}-{name}.pickle"
+    path = _user_cache() / f"{__version__}-p{PICKLE_FORMAT}-{tables_digest(root)}-{name}.pickle"
     try:
         return pickle.loads(path.read_bytes())  # type: ignore[no-any-return]
     except Exception:  # absent, stale or unreadable: build it
@@ -156,6 +164,9 @@ def cached(name: str, build: Callable[[], T], root: str | None = None) -> T:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         os.replace(tmp, path)
+        for old in path.parent.glob(f"*-{name}.pickle"):  # earlier tables' builds: never read again
+            if old != path:
+                old.unlink(missing_ok=True)
     except OSError:  # a read-only home is fine: just slower next time
         pass
     return value
