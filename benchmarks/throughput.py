@@ -6,7 +6,8 @@ varied so no two files are identical), then prints lines/s for:
                syntax-aware tool pays),
   cold         `hipport port CORPUS -o OUT` with an empty cache,
   warm         the same command again over the unchanged tree.
-Targets: cold within 2x of parse-alone time; warm at least 20x faster than cold. Each
+Targets: cold within 2x of parse-alone time; warm at least 20x faster than cold. `--floor`
+also times the translator alone writing nothing, a lower bound for any cold run. Each
 figure is the best of --repeat runs: this is a small shared machine, and the best run is the
 one least disturbed by everything else on it.
 """
@@ -66,12 +67,14 @@ def parse_alone(corpus: Path) -> float:
     return time.perf_counter() - t0
 
 
-def hipport_run(corpus: Path, out: Path, cache: Path) -> tuple[float, float, float]:
-    """(wall, user CPU, system CPU) seconds of one `hipport port -o`, its pool workers included."""
+def hipport_run(corpus: Path, out: Path | None, cache: Path) -> tuple[float, float, float]:
+    """(wall, user CPU, system CPU) seconds of one `hipport port -o OUT`, its pool workers
+    included; with no `out`, of `port --check --no-wave64` (the translator only, nothing written)."""
+    mode = ["-o", str(out)] if out is not None else ["--check", "--no-wave64"]
     os.sync()  # each run starts with nothing left to flush from the one before
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "hipport", "port", str(corpus), "-o", str(out),
+    r = subprocess.run([sys.executable, "-m", "hipport", "port", str(corpus), *mode,
                         "--cache-dir", str(cache), "--quiet"], capture_output=True, text=True)
     dt = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -84,6 +87,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=200_000)
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs of each")
+    ap.add_argument("--floor", action="store_true",
+                    help="also time a cold run of the translator alone that writes nothing "
+                         "(--check --no-wave64): what the pipeline costs before wave64 and writes")
     args = ap.parse_args()
     # Time hipport as installed (byte-compiled), not the compiling of edited sources.
     compileall.compile_dir(ROOT / "hipport", quiet=1)
@@ -92,7 +98,7 @@ def main() -> None:
         corpus = t / "corpus"
         files, lines = build_corpus(corpus, args.lines)
         os.sync()  # flush the corpus now, or its writeback lands on the timings
-        parses, colds, warms = [], [], []
+        parses, colds, warms, floors = [], [], [], []
         # Rounds of parse, cold, warm: this machine's speed drifts over minutes, and each
         # round's figures are taken close together. Each cold run gets an empty cache and
         # output folder.
@@ -101,6 +107,8 @@ def main() -> None:
             parses.append(parse_alone(corpus))
             colds.append(hipport_run(corpus, out, cache))
             warms.append(hipport_run(corpus, out, cache))  # the same command: nothing changed
+            if args.floor:
+                floors.append(hipport_run(corpus, None, t / f"floor{i}"))
         parse, cold, warm = min(parses), min(colds), min(warms)
     cores = os.cpu_count()
     print(f"corpus: {files} files, {lines} lines; {cores} cores; best of {args.repeat} runs each")
@@ -117,6 +125,11 @@ def main() -> None:
         print(f"  {name}: " + ", ".join(f"{w:.2f} s wall ({u:.2f} user + {s:.2f} sys)" for w, u, s in runs))
     print(f"  cold CPU / parse-alone: {(cold[1] + cold[2]) / parse:.2f}x "
           f"({cold[1] / parse:.2f}x user, {cold[2] / parse:.2f}x system)")
+    if floors:
+        floor = min(floors)
+        print("  translator only, nothing written (--check --no-wave64): " + ", ".join(
+            f"{w:.2f} s wall ({u:.2f} user + {s:.2f} sys)" for w, u, s in floors)
+              + f"; best {floor[0] / parse:.2f}x parse-alone")
 
 
 if __name__ == "__main__":
