@@ -24,7 +24,7 @@ T = TypeVar("T")
 
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header")
-ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report"}
+ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver"}
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas"}
@@ -43,6 +43,9 @@ class Mapping:
     note: str | None = None
     alt: str | None = None
     report: str | None = None  # a rule id to report at every use (e.g. HP009), with `note`
+    # The hipSOLVER spelling of a cuBLAS enum or type, for where cuSOLVER takes it: hipSOLVER
+    # had enums of its own until ROCm 6.0 made them aliases of hipBLAS's (translate/names.py).
+    hipsolver: str | None = None
 
 
 @fast_pickle
@@ -125,7 +128,7 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     if status != "unsupported" and not hip:
         raise _fail(path, f"{where}: a {status} entry needs a 'hip' name")
     return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
-                   e.get("args"), e.get("note"), e.get("alt"), e.get("report"))
+                   e.get("args"), e.get("note"), e.get("alt"), e.get("report"), e.get("hipsolver"))
 
 
 def _user_cache() -> Path:
