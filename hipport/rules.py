@@ -44,7 +44,7 @@ class Mapping:
     alt: str | None = None
     report: str | None = None  # a rule id to report at every use (e.g. HP009), with `note`
     # The hipSOLVER spelling of a cuBLAS enum or type, for where cuSOLVER takes it: hipSOLVER
-    # had enums of its own until ROCm 6.0 made them aliases of hipBLAS's (translate/names.py).
+    # had enums of its own until ROCm 6.0 made them aliases of hipBLAS's (translate/solver.py).
     hipsolver: str | None = None
 
 

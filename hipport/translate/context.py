@@ -28,6 +28,11 @@ class Context:
     defines: set[str] = field(default_factory=set)  # names this file defines itself
     unknown: list[Finding] = field(default_factory=list)  # HP002, settled across files later
     aliases: dict[str, str] | None = None  # namespace aliases, read on first need
+    # Below a ROCm 6.0 floor, where cuBLAS enums get hipSOLVER's spelling (translate/solver.py):
+    # "only" (the file uses cuSOLVER and calls no cuBLAS function), "calls" (cuSOLVER calls'
+    # arguments only) or None (nowhere).
+    solver: str | None = None
+    solver_vars: dict[str, Mapping] = field(default_factory=dict)  # hipBLAS-typed enum variables
 
     def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
         self.edits.append(Edit(start, end, text, rule, priority))

@@ -13,6 +13,7 @@ from hipport.model import Severity
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
 from hipport.translate import args as argrewrite
+from hipport.translate import solver
 from hipport.translate.context import Context, newer
 from hipport.translate.lexer import code_ranges
 from hipport.translate.macros import macro_fragment
@@ -40,7 +41,9 @@ def run(ctx: Context) -> None:
     scan = scanner(ctx.rules)
     root = ctx.src.root
     macro_done: set[int] = set()
-    for start, end, name in scan.find(data):
+    hits = scan.find(data)
+    solver.prepare(ctx, {name for _, _, name in hits})
+    for start, end, name in hits:
         node = root.descendant_for_byte_range(start, end)
         if node is None:
             continue
@@ -151,10 +154,13 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
             and not _after_scope(ctx.src.data, start):
         return  # a bare `BlockReduce` may be the project's own: count only `cub::BlockReduce`
     ctx.count(m, start, end)
-    if m.hip and m.hip != name:
-        ctx.edit(start, end, m.hip, "HP-rename")
+    hip = solver.spelling(ctx, node, m)
+    if hip and hip != name:
+        ctx.edit(start, end, hip, "HP-rename")
     if m.args and m.status != "unsupported":
         argrewrite.apply(ctx, node, m)
+    if ctx.solver == "calls":
+        solver.track(ctx, node, m)
 
 
 def _parent_type(node: Node) -> str | None:
@@ -277,8 +283,9 @@ def _macro_body(ctx: Context, arg: Node, scan: NameScanner) -> None:
                 and not _after_scope(body, s):
             continue
         ctx.count(mp, base + s, base + e)
-        if mp.hip and mp.hip != name:
-            ctx.edit(base + s, base + e, mp.hip, "HP-rename")
+        hip = solver.spelling(ctx, None, mp)
+        if hip and hip != name:
+            ctx.edit(base + s, base + e, hip, "HP-rename")
         if mp.args and mp.status != "unsupported":
             frag, shift = macro_fragment(ctx.src, arg)
             node = frag.root.descendant_for_byte_range(s - shift, e - shift)
