@@ -52,6 +52,8 @@ def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
         lines += [
                  f"  family:  {m.family} ({rs.families.get(m.family, '')})",
                  f"  kind:    {m.kind}", f"  status:  {m.status}", f"  since:   ROCm {m.since}"]
+        if m.hipsolver:
+            lines.append(f"  hipsolver: {m.hipsolver} (where cuSOLVER takes it, below a ROCm 6.0 floor)")
         if m.args:
             lines.append(f"  args:    {m.args}")
         if m.alt:

@@ -29,6 +29,14 @@ def test_lookup_no_hip_equivalent_names_the_alternative() -> None:
     assert "-> no HIP equivalent" in text and "instead: hipDeviceSynchronize" in text
 
 
+def test_lookup_shows_the_hipsolver_spelling_of_a_cublas_enum() -> None:
+    text = hipport("rules", "lookup", "CUBLAS_FILL_MODE_LOWER").stdout.decode()
+    assert text.startswith("CUBLAS_FILL_MODE_LOWER -> HIPBLAS_FILL_MODE_LOWER\n")
+    assert "hipsolver: HIPSOLVER_FILL_MODE_LOWER (where cuSOLVER takes it" in text
+    doc = json.loads(hipport("rules", "lookup", "cublasFillMode_t", "--format", "json").stdout)
+    assert doc["hipsolver"] == "hipsolverFillMode_t"
+
+
 def test_lookup_unknown_suggests_and_exits_1() -> None:
     r = hipport("rules", "lookup", "cudaMallocc")
     assert r.returncode == 1
