@@ -5,7 +5,6 @@ Every value remembers where it came from so `hipport config` can say so.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
@@ -85,6 +84,8 @@ def _line_of(text: str, key: str) -> int | None:
 
 
 def load_file(path: Path) -> dict[str, Any]:
+    import tomllib  # only where a config file exists: a no-op run over a plain tree skips it
+
     text = path.read_text(encoding="utf-8")
     try:
         data = tomllib.loads(text)

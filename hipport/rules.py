@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -86,6 +85,8 @@ def _fail(path: Path, msg: str) -> HipportError:
 
 
 def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[Mapping]]:
+    import tomllib  # only when the tables are rebuilt (see `cached`)
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:

@@ -122,7 +122,8 @@ def discover(inputs: list[Path], include: tuple[str, ...] = (), exclude: tuple[s
             files.append(WorkFile(str(given), given.name, str(given), given.parent))
             continue
         root = given.resolve()
-        _walk(root, root, "", _Ignore(root), include, exclude, skip, _display_base(given), files)
+        inside = skip if skip is not None and skip.is_relative_to(root) else None  # else no folder is it
+        _walk(root, root, "", _Ignore(root), include, exclude, inside, _display_base(given), files)
     return files
 
 
