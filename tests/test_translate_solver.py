@@ -93,6 +93,15 @@ def test_a_file_calling_both_spells_each_call_for_its_library(rules: rulesmod.Ru
     assert "(int)HIPBLAS_DIAG_UNIT" in out  # no hipSOLVER spelling in the table: the hipBLAS one
 
 
+def test_a_parameter_of_a_cublas_enum_type_passed_to_cusolver_is_reported(rules: rulesmod.RuleSet) -> None:
+    body = ("int h(void* b, cusolverDnHandle_t s, cublasFillMode_t fill, double* a, int n) {\n"
+            "  cublasDgemm(b, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, a, a, n, a, n, a, a, n);\n"
+            "  return cusolverDnDpotrf(s, fill, n, a, n);\n}\n")
+    out, hp003 = port(rules, body)
+    assert "hipblasFillMode_t fill" in out
+    assert len(hp003) == 1 and hp003[0].startswith("`fill` is a hipblasFillMode_t passed to hipsolverDnDpotrf")
+
+
 def test_from_rocm_6_the_hipblas_spelling_serves_both(rules: rulesmod.RuleSet) -> None:
     for body in (SOLVER_ONLY, MIXED):
         out, hp003 = port(rules, body, rocm="6.0")
