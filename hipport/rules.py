@@ -128,8 +128,11 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     hip = e.get("hip")
     if status != "unsupported" and not hip:
         raise _fail(path, f"{where}: a {status} entry needs a 'hip' name")
+    solver = e.get("hipsolver")
+    if solver is not None and (not isinstance(solver, str) or not solver.isidentifier() or not hip):
+        raise _fail(path, f"{where}: 'hipsolver' must be an identifier, beside a 'hip' name")
     return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
-                   e.get("args"), e.get("note"), e.get("alt"), e.get("report"), e.get("hipsolver"))
+                   e.get("args"), e.get("note"), e.get("alt"), e.get("report"), solver)
 
 
 def _user_cache() -> Path:

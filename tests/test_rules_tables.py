@@ -40,6 +40,12 @@ def test_unknown_key_is_an_error_naming_the_file(tmp_path: Path) -> None:
     bad.write_text('family = "x"\n[names]\ncudaFoo = { kind = "function" }\n')
     with pytest.raises(HipportError, match="a supported entry needs a 'hip' name"):
         load_table(bad)
+    # a hipSOLVER spelling is written into the code, so it must be a name and have a HIP one beside it
+    for entry in ('hip = "HIPBLAS_X", hipsolver = 3', 'hip = "HIPBLAS_X", hipsolver = "HIPSOLVER X"',
+                  'status = "unsupported", hipsolver = "HIPSOLVER_X"'):
+        bad.write_text(f'family = "x"\n[names]\nCUBLAS_X = {{ {entry}, kind = "enum" }}\n')
+        with pytest.raises(HipportError, match=r"x\.toml: \[names\] CUBLAS_X: 'hipsolver' must be an identifier"):
+            load_table(bad)
 
 
 @cache
