@@ -21,6 +21,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="
                   help="Port CUDA C++ code bases to HIP for AMD Instinct GPUs, wave64-correct.")
 rules_app = typer.Typer(no_args_is_help=True, help="Look up API mappings and list rules.")
 app.add_typer(rules_app, name="rules")
+cache_app = typer.Typer(no_args_is_help=True, help="Show or clear hipport's result cache.")
+app.add_typer(cache_app, name="cache")
 
 
 class Fmt(str, Enum):
@@ -86,7 +88,7 @@ Select = Annotated[list[str] | None, typer.Option("--select", help="Only these r
 Ignore = Annotated[list[str] | None, typer.Option("--ignore", help="Skip these rule ids or prefixes.")]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the result cache.")]
-CacheDir = Annotated[Path | None, typer.Option("--cache-dir", help="Cache folder (default: .hipport-cache in the input).")]
+CacheDir = Annotated[Path | None, typer.Option("--cache-dir", help="Cache folder (default: one per input tree in the user cache, never in the tree).")]
 BlasOpt = Annotated[Blas | None, typer.Option("--blas", help="Port cuBLAS to hipBLAS or rocBLAS.")]
 LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
@@ -106,7 +108,9 @@ def _run(fn: Any) -> None:
     try:
         code = fn()
     except HipportError as e:
-        typer.echo(f"hipport: error: {e}", err=True)
+        from hipport.report.printable import printable
+
+        typer.echo(printable(f"hipport: error: {e}"), err=True)
         raise typer.Exit(e.exit_code) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
@@ -238,6 +242,26 @@ def rules_list() -> None:
     _run(lambda: typer.echo(do_list(), nl=False) or 0)
 
 
+CachePath = Annotated[Path, typer.Argument(help="A file or folder of the tree.")]
+CacheAll = Annotated[bool, typer.Option("--all", help="All of hipport's user cache, every tree.")]
+
+
+@cache_app.command("dir")
+def cache_dir_cmd(path: CachePath = Path("."), everything: CacheAll = False) -> None:
+    """Print the folder where results for PATH's tree are cached."""
+    from hipport.commands.cache import folder
+
+    _run(lambda: typer.echo(str(folder(path, everything))) or 0)
+
+
+@cache_app.command("clear")
+def cache_clear_cmd(path: CachePath = Path("."), everything: CacheAll = False) -> None:
+    """Remove the cached results for PATH's tree (or, with --all, every tree's)."""
+    from hipport.commands.cache import clear
+
+    _run(lambda: typer.echo(clear(path, everything), nl=False) or 0)
+
+
 @app.command("config")
 def show_config(
     path: Annotated[Path, typer.Argument(help="Where to look for configuration.")] = Path("."),
@@ -251,6 +275,14 @@ def show_config(
 
 
 def main() -> None:
+    from hipport import interrupt
+
+    interrupt.install()
+    # A run builds many small long-lived objects (results, findings) and few cycles: the
+    # default thresholds collect dozens of times over them for nothing (mypy does the same).
+    import gc
+
+    gc.set_threshold(200_000, 50, 100)
     try:
         app(prog_name="hipport")
     except SystemExit as e:

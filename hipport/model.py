@@ -6,7 +6,6 @@ cache can store it; every output format is a view of `RunResult`.
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, field
 from enum import Enum
 from operator import attrgetter
@@ -147,21 +146,33 @@ class FileResult:
 
 @dataclass(slots=True)
 class RunResult:
-    _files: list[FileResult] | bytes  # bytes: pickled, loaded on first use (see `files`)
+    _files: list[FileResult] | bytes  # bytes: JSON (a snapshot), decoded on first use (see `files`)
     seconds: float = 0.0
     cached: int = 0
     validation: dict[str, Any] | None = None  # filled by `validate`
     defined: frozenset[str] = frozenset()  # names the project defines (settles HP002)
-    details: dict[str, bytes] = field(default_factory=dict)  # pickled details not loaded yet
+    details: dict[str, str] = field(default_factory=dict)  # JSON details not loaded yet
     statuses: dict[str, int] = field(default_factory=dict)  # files per FileStatus value
+    notes: list[str] = field(default_factory=list)  # one line each: a rebuilt cache, a skipped file
+    salt: str = ""  # what the content keys hold besides content (see pipeline.salt_of)
 
     @property
     def files(self) -> list[FileResult]:
-        """The per-file results. A run answered from a snapshot unpickles them only here, so
+        """The per-file results. A run answered from a snapshot decodes them only here, so
         a command that needs just the exit code does not pay for thousands of objects."""
         if isinstance(self._files, bytes):
-            self._files = pickle.loads(self._files)
+            from hipport import codec
+
+            self._files = codec.load_files(self._files)
         return self._files
+
+    def fail(self, r: FileResult, error: str) -> None:
+        """Mark a file failed after the run (a write that could not be made, a file that
+        changed meanwhile): its output is withheld and the counts follow."""
+        if self.statuses:
+            self.statuses[r.status.value] -= 1
+            self.statuses[FileStatus.FAILED.value] = self.statuses.get(FileStatus.FAILED.value, 0) + 1
+        r.status, r.error, r.ported = FileStatus.FAILED, error, None
 
     def count(self, status: FileStatus) -> int:
         if self.statuses:

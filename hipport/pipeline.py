@@ -9,20 +9,35 @@ themselves (hipport.passes) are imported by the workers only: a warm run needs n
 from __future__ import annotations
 
 import os
-import pickle
+import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from hipport import __version__
+from hipport import __version__, codec, interrupt
 from hipport import cache as cachemod
 from hipport import rules as rulesmod
 from hipport.config import Config
 from hipport.edits import apply_edits
 from hipport.model import FileResult, FileStatus, RunResult
-from hipport.workspace import HOST, PORTED_ROLES, WorkFile, output_rel, role_by_name, role_of
+from hipport.workspace import (
+    HOST,
+    LINK,
+    OTHER,
+    PORTED_ROLES,
+    REGULAR,
+    SPECIAL,
+    NotRegular,
+    WorkFile,
+    identity,
+    kind_name,
+    output_rel,
+    read_regular,
+    role_by_name,
+    role_of,
+)
 
 Progress = Callable[[int, int], None]
 
@@ -42,6 +57,9 @@ class Sink(Protocol):
         """Write `ported` (else the unchanged `data`; both None: copy `source`) to `target`
         with permissions `mode`; return the output's stat."""
 
+    def link(self, text: str, target: str) -> os.stat_result:
+        """Make `target` a symbolic link with this text (the input's link, kept as one)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Job:
@@ -56,13 +74,20 @@ class Job:
 
 @dataclass(slots=True)
 class Outcome:
-    """What a worker sends back: the result pickled without its details (`cache.pickle_meta`:
-    the parent unpickles it once and stores the same bytes), and its details pickled."""
+    """What a worker sends back: the result without its details as JSON (`codec.dump_meta`:
+    the parent decodes it once and stores the same text), and its details as JSON."""
 
-    meta: bytes
-    detail: bytes | None = None  # pickled (edits, findings) of a fresh result
+    meta: str
+    detail: str | None = None  # (edits, findings) of a fresh result, or of one with no key
     key: str = ""  # content key ("" for files that are not ported)
     written: str | None = None  # stat signature of the output it wrote
+    dropped: int = 0  # cache entries this worker found undecodable (rebuilt)
+
+
+def _outcome(r: FileResult, **kw: object) -> Outcome:
+    """A result with no content key: its findings (if any) travel with it."""
+    detail = codec.dump_detail(r.edits, r.findings) if r.findings or r.edits else None
+    return Outcome(codec.dump_meta(r), detail, **kw)  # type: ignore[arg-type]
 
 
 class Worker:
@@ -77,37 +102,46 @@ class Worker:
         data: bytes | None = None
         if role is None or role in PORTED_ROLES:  # other files are copied, never read
             try:
-                with open(job.path, "rb") as f:
-                    data = f.read()
+                data, _ = read_regular(job.path)
             except OSError as e:
-                return Outcome(cachemod.pickle_meta(_unreadable_result(job.display, e)))
+                return _outcome(_unreadable_result(job.display, e))
             role = role or role_of(job.path, data[:65536])
         out_rel = output_rel(job.rel, role, self.config.rename_extensions)
         if role not in PORTED_ROLES or data is None:
             r = FileResult(path=job.display, role=role, status=FileStatus.SKIPPED, output_path=out_rel)
-            return Outcome(cachemod.pickle_meta(r), written=self._write(job, role, out_rel, job.sig, None, None))
+            written, err = self._write(job, role, out_rel, job.sig, None, None)
+            return _outcome(_write_failed(r, err) if err else r, written=written)
         k = cachemod.key(data, role, self.salt)
-        hit = self._cached(k)
+        hit, dropped = self._cached(k)
         if hit is not None and (not self._wants(role) or _current(self._target(out_rel), job.out, k)):
             hit.path, hit.output_path, hit.digest = job.display, out_rel, k
-            return Outcome(cachemod.pickle_meta(hit), key=k)  # content unchanged (a touched file)
+            return Outcome(codec.dump_meta(hit), key=k)  # content unchanged (a touched file)
         from hipport.passes import port_bytes
 
         r = port_bytes(job.display, role, data, self.config)
         r.output_path, r.digest = out_rel, k
         if r.status == FileStatus.FAILED:
-            return Outcome(pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL), key=k)
-        written = self._write(job, role, out_rel, k, data, r.ported)
-        detail = pickle.dumps((r.edits, r.findings), protocol=pickle.HIGHEST_PROTOCOL)
+            return _outcome(r, key=k, dropped=dropped)
+        written, err = self._write(job, role, out_rel, k, data, r.ported)
+        if err:
+            return _outcome(_write_failed(r, err), key=k, dropped=dropped)
+        detail = codec.dump_detail(r.edits, r.findings)
         r.pending = k  # the details travel apart; the parent keeps them by this key
-        return Outcome(cachemod.pickle_meta(r), detail, k, written)
+        return Outcome(codec.dump_meta(r), detail, k, written, dropped)
 
-    def _cached(self, k: str) -> FileResult | None:
+    def _cached(self, k: str) -> tuple[FileResult | None, int]:
+        """The cached result of this content, and how many undecodable entries were met."""
         if self.cache_dir is None:
-            return None
+            return None, 0
         if self._store is None:
-            self._store = cachemod.Cache(self.cache_dir, readonly=True)
-        return self._store.metas([k]).get(k)
+            try:
+                self._store = cachemod.Cache(self.cache_dir, readonly=True)
+            except Exception:  # the parent has already said what is wrong with it
+                self.cache_dir = None
+                return None, 0
+        before = self._store._dropped
+        hit = self._store.metas([k]).get(k)
+        return hit, self._store._dropped - before
 
     def _wants(self, role: str) -> bool:
         return self.sink is not None and self.sink.wants(role)
@@ -117,14 +151,18 @@ class Worker:
         return self.sink.target(out_rel)
 
     def _write(self, job: Job, role: str, out_rel: str, key: str, data: bytes | None,
-               ported: bytes | None) -> str | None:
-        """Write the output unless it is current; its new stat signature, if written."""
+               ported: bytes | None) -> tuple[str | None, str | None]:
+        """Write the output unless it is current: (its new stat signature if written, the
+        error if writing failed). A failed write leaves the old output or none."""
         if self.sink is None or not self.sink.wants(role):
-            return None
+            return None, None
         target = self.sink.target(out_rel)
         if _current(target, job.out, key):
-            return None
-        return cachemod.stat_sig(self.sink.write(job.path, target, data, ported, job.mode), "")
+            return None, None
+        try:
+            return cachemod.stat_sig(self.sink.write(job.path, target, data, ported, job.mode), ""), None
+        except OSError as e:
+            return None, f"cannot write {e.filename or target}: {e.strerror or e}"
 
 
 def _current(target: str, out: tuple[str, str] | None, key: str) -> bool:
@@ -140,17 +178,54 @@ def _current(target: str, out: tuple[str, str] | None, key: str) -> bool:
 def _unreadable_result(display: str, e: OSError) -> FileResult:
     from hipport.passes import unreadable
 
-    msg = f"cannot read: {e.strerror or e}"
+    msg = f"cannot read: {e if isinstance(e, NotRegular) else (e.strerror or e)}"
     return FileResult(path=display, role="unreadable", status=FileStatus.FAILED, error=msg,
                       findings=[unreadable(msg)])
+
+
+def _collisions(files: list[WorkFile], targets: list[str]) -> list[tuple[int, str]]:
+    """Renamed files whose output is also another input's output (a.cu -> a.hip beside
+    a.hip): (index of the renamed one, the other's display name)."""
+    owner: dict[str, int] = {}
+    for i, t in enumerate(targets):
+        if files[i].kind == REGULAR and targets[i] == os.path.join(os.path.dirname(t),
+                                                                   os.path.basename(files[i].rel)):
+            owner[t] = i  # kept its name
+    return [(i, files[owner[t]].display) for i, t in enumerate(targets)
+            if t in owner and owner[t] != i]
+
+
+def _write_failed(r: FileResult, err: str) -> FileResult:
+    r.status, r.error, r.ported = FileStatus.FAILED, err, None
+    return r
+
+
+def _not_ported(wf: WorkFile, sink: Sink | None) -> FileResult:
+    """A link or special file: left as it is (a mirror gets the same link), never opened."""
+    r = FileResult(path=wf.display, role="symlink" if wf.kind != SPECIAL else "special",
+                   status=FileStatus.SKIPPED)
+    if wf.kind == SPECIAL:
+        mode = wf.stat.st_mode if wf.stat is not None else 0
+        r.error = f"not a regular file ({kind_name(mode)}); left alone"
+    elif wf.kind != LINK:
+        r.error = "a symbolic link out of the tree (or to nothing); left alone"
+    elif sink is not None and sink.wants(OTHER):  # a full mirror holds links too
+        r.output_path = wf.rel
+        try:
+            sink.link(wf.link or "", sink.target(wf.rel))
+        except OSError as e:
+            r.status, r.error = FileStatus.FAILED, f"cannot write {e.filename}: {e.strerror or e}"
+    return r
 
 
 _WORKER: Worker | None = None
 
 
-def _init(worker: Worker) -> None:
+def _init(worker: Worker, in_pool: bool = False) -> None:
     global _WORKER
     _WORKER = worker
+    if in_pool:
+        interrupt.install_in_worker()
     from hipport.translate.names import scanner
 
     scanner(rulesmod.load(worker.config.blas))  # tables and name scanner, once per worker
@@ -158,50 +233,80 @@ def _init(worker: Worker) -> None:
 
 def _pool_work(job: Job) -> Outcome:
     assert _WORKER is not None
-    return _WORKER(job)
+    return interrupt.run_job(_WORKER, job)  # type: ignore[no-any-return]
+
+
+def salt_of(config: Config) -> str:
+    """What every cache key holds besides content: hipport's version, the configuration and
+    the rule tables."""
+    return cachemod.key(f"{__version__}:{config.fingerprint()}:{rulesmod.tables_digest()}".encode(),
+                        "", "")[:16]
 
 
 def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         progress: Progress | None = None, keep_original: bool = False,
-        sink: Sink | None = None) -> RunResult:
+        sink: Sink | None = None, findings_only: bool = False) -> RunResult:
     """Port every file; with a `sink`, also write each output. Results come back as metadata
     with `pending` details (see `hydrate`); `keep_original=True` loads them all with the bytes.
+    `findings_only` (lint) needs no edits or ported bytes: its snapshot keeps the findings,
+    so an untouched tree is answered without the database.
 
     A file whose stat matches the last run (and whose output is as hipport left it) is not
     even read; any other file goes to a worker, which may still find its content cached."""
     t0 = time.perf_counter()
-    salt = cachemod.key(f"{__version__}:{config.fingerprint()}:{rulesmod.tables_digest()}".encode(),
-                        "", "")[:16]
+    salt = salt_of(config)
     use_cache = cache_dir is not None and config.cache
-    paths = tuple(wf.file for wf in files)
+    paths = [wf.file for wf in files]
     results: list[FileResult | None] = [None] * len(files)
     stats: list[os.stat_result | None] = [None] * len(files)
     for i, wf in enumerate(files):
+        if wf.kind != REGULAR:
+            stats[i] = wf.stat
+            continue
         try:
             stats[i] = wf.stat or os.stat(wf.file)
         except OSError as e:
             results[i] = _unreadable_result(wf.display, e)
-    ids = tuple(_identity(st) for st in stats)
-    snap_key = cachemod.key(repr(sink).encode(), "snapshot", salt)[:24]
-    if use_cache and not keep_original:
+    ids = [_identity(st) for st in stats]
+    findings_only = findings_only and keep_original
+    snap_key = cachemod.key(repr(sink).encode(), "findings" if findings_only else "snapshot",
+                            salt)[:24]
+    if use_cache and (findings_only or not keep_original):
         snap = cachemod.load_snapshot(cache_dir, snap_key)  # type: ignore[arg-type]
         if snap is not None and snap.paths == paths and snap.stats == ids \
                 and _identities(snap.targets) == snap.outs:
-            same: RunResult = pickle.loads(snap.result)  # its files stay pickled till used
-            same.seconds = time.perf_counter() - t0
-            return same
+            try:
+                answered = (codec.load_with_findings if findings_only else codec.load_files)(snap.files)
+            except codec.Invalid:  # not written by this hipport: run for real, and rewrite it
+                answered = None
+            if answered is not None and len(answered) == len(files):
+                done = RunResult(answered, cached=snap.cached, defined=frozenset(snap.defined),
+                                 statuses=snap.statuses, salt=salt)
+                if findings_only:  # the source lines the findings show
+                    hydrate(done, files, None, ported=False)
+                done.seconds = time.perf_counter() - t0
+                return done
     sigs = [cachemod.stat_sig(st, salt) if st is not None else "" for st in stats]
     modes = [st.st_mode & 0o7777 if st is not None else 0o644 for st in stats]
-    store = cachemod.Cache(cache_dir) if use_cache else None  # type: ignore[arg-type]
+    notes: list[str] = []
+    store = _open_store(cache_dir, notes) if use_cache else None
     # The output path follows from the name: only .cu files are renamed, and they are sources.
     targets = [sink.target(output_rel(wf.rel, role_by_name(wf.rel) or HOST, config.rename_extensions))
                for wf in files] if sink is not None else []
-    known = store.stats(list(paths)) if store else {}
+    for i, other in _collisions(files, targets):
+        results[i] = FileResult(
+            path=files[i].display, role=role_by_name(files[i].rel) or HOST, status=FileStatus.FAILED,
+            error=f"--rename-extensions would write it over {other}'s output "
+                  f"{os.path.basename(targets[i])}; not written (nothing is overwritten): rename one")
+    known = store.stats(paths) if store else {}
     written = store.outputs(targets) if store and targets else {}
     hits: list[tuple[int, str, str]] = []  # (index, content key, role) of files whose stat matched
     todo: list[int] = []
     for i, path in enumerate(paths):
         if results[i] is not None:
+            continue
+        if files[i].kind != REGULAR:
+            results[i] = _not_ported(files[i], sink)
             continue
         row = known.get(path)
         if row is not None and row[0] == sigs[i]:
@@ -227,14 +332,18 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     # Workers look a changed file's content up only when the cache has results to find.
     worker = Worker(config, salt, cache_dir if store is not None and store.has_results() else None, sink)
     outcomes = _execute(jobs, worker, config, progress, len(files))
-    blobs: dict[str, bytes] = {}
-    fresh: list[tuple[str, bytes, bytes]] = []
+    blobs: dict[str, str] = {}
+    fresh: list[tuple[str, str, str]] = []
     stat_rows: list[tuple[str, str, str, str]] = []
     out_rows: list[tuple[str, str, str]] = []
+    dropped = 0
     for j, o in zip(jobs, outcomes, strict=True):
-        r = results[j.index] = pickle.loads(o.meta)
-        if r.role == "unreadable":
-            continue
+        r = results[j.index] = codec.load_meta(o.meta)
+        dropped += o.dropped
+        if o.detail is not None and not o.key or r.status == FileStatus.FAILED:
+            if o.detail is not None:  # a result that is not cached carries its findings
+                r.edits, r.findings = codec.load_detail(o.detail)
+            continue  # failures are tried again next run: no stat row, no cached result
         stat_rows.append((j.path, j.sig, o.key, r.role))
         if o.detail is not None:
             blobs[o.key] = o.detail
@@ -251,36 +360,55 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     statuses: dict[str, int] = {}
     for r in final:
         statuses[r.status.value] = statuses.get(r.status.value, 0) + 1
-    run_result = RunResult(final, cached=cached, defined=defined, details=blobs, statuses=statuses)
+    run_result = RunResult(final, cached=cached, defined=defined, details=blobs, statuses=statuses,
+                           salt=salt)
     for r in final:
         if r.pending is None:
             _settle_unknown(r, defined)
-    if store is not None and not any(r.status == FileStatus.FAILED for r in final):
+    if store is not None and not findings_only and not any(r.status == FileStatus.FAILED for r in final):
         # Failures are retried by the next run, so only a clean run is worth a snapshot.
-        wanted = tuple(t if r.output_path is not None and sink is not None and sink.wants(r.role) else None
-                       for t, r in zip(targets or [None] * len(final), final, strict=True))
-        again = replace(run_result, _files=pickle.dumps(final, protocol=pickle.HIGHEST_PROTOCOL),
-                        details={}, cached=sum(1 for r in final if r.pending is not None))
+        wanted = [t if r.output_path is not None and sink is not None and sink.wants(r.role) else None
+                  for t, r in zip(targets or [None] * len(final), final, strict=True)]
+        body = "[" + ",".join(codec.dump_meta(r) for r in final) + "]"
         cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
             paths, ids, wanted, _identities(wanted),
-            pickle.dumps(again, protocol=pickle.HIGHEST_PROTOCOL)))
+            sum(1 for r in final if r.pending is not None), sorted(defined), statuses,
+            body.encode("utf-8", "surrogateescape")))
     if keep_original:
-        hydrate(run_result, files, cache_dir if config.cache else None, original=True, store=store)
+        hydrate(run_result, files, cache_dir if config.cache else None, original=True, store=store,
+                ported=not findings_only)
+        if findings_only and store is not None and not any(r.status == FileStatus.FAILED for r in final):
+            cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
+                paths, ids, [None] * len(final), [None] * len(final), len(final), sorted(defined),
+                statuses, codec.dump_with_findings(final).encode("utf-8", "surrogateescape")))
     if store:
-        store.close()
+        if dropped:
+            store._dropped += dropped
+        notes.extend(store.close())
+    run_result.notes[:0] = notes
     run_result.seconds = time.perf_counter() - t0
     return run_result
 
 
-def _identity(st: os.stat_result | None) -> tuple[int, ...]:
-    """What says a file is as it was: size, mtime and inode (empty: the file is missing)."""
-    return (st.st_size, st.st_mtime_ns, st.st_ino) if st is not None else ()
+def _open_store(cache_dir: Path | None, notes: list[str]) -> cachemod.Cache | None:
+    """The cache database, or None (with a note) where the folder cannot hold one."""
+    try:
+        return cachemod.Cache(cache_dir)  # type: ignore[arg-type]
+    except (OSError, sqlite3.Error) as e:  # a read-only or full cache folder: run without one
+        notes.append(f"note: cannot use the cache in {cache_dir} ({e}); running without it")
+        return None
 
 
-def _identities(targets: tuple[str | None, ...]) -> tuple[tuple[int, ...] | None, ...]:
+def _identity(st: os.stat_result | None) -> list[int]:
+    """What says a file is as it was: size, mtime and inode (empty: the file is missing).
+    Lists, as the snapshot's JSON gives them back."""
+    return [st.st_size, st.st_mtime_ns, st.st_ino] if st is not None else []
+
+
+def _identities(targets: list[str | None]) -> list[list[int] | None]:
     """`_identity` of each output (None where the file has none), through a descriptor per
     folder: a one-name lookup each instead of a walk down the whole path."""
-    out: list[tuple[int, ...] | None] = [None] * len(targets)
+    out: list[list[int] | None] = [None] * len(targets)
     folders: dict[str, list[tuple[int, str]]] = {}
     for i, t in enumerate(targets):
         if t is not None:
@@ -294,14 +422,14 @@ def _identities(targets: tuple[str | None, ...]) -> tuple[tuple[int, ...] | None
         try:
             for i, name in names:
                 try:
-                    st = os.stat(name, dir_fd=fd)
-                    out[i] = (st.st_size, st.st_mtime_ns, st.st_ino)
+                    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    out[i] = [st.st_size, st.st_mtime_ns, st.st_ino]
                 except OSError:
-                    out[i] = ()
+                    out[i] = []
         finally:
             if fd >= 0:
                 os.close(fd)
-    return tuple(out)
+    return out
 
 
 def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress | None,
@@ -323,45 +451,69 @@ def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, min(32, len(jobs) // (workers * 8)))
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(worker,)) as ex:
+    ex = ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(worker, True))
+    try:
         for o in ex.map(_pool_work, jobs, chunksize=chunk):
             out.append(o)
             done += 1
             if progress:
                 progress(done, total)
+    except BaseException:  # a kill or Ctrl-C: stop the workers now; each cleans up after itself
+        for p in list((getattr(ex, "_processes", None) or {}).values()):
+            p.terminate()
+        ex.shutdown(wait=True, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)
     return out
 
 
 def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
             which: Callable[[FileResult], bool] = lambda r: True, original: bool = True,
-            store: cachemod.Cache | None = None) -> None:
+            store: cachemod.Cache | None = None,
+            ported: bool = True) -> dict[str, tuple[int, int, int, int]]:
     """Load what a command needs of the chosen results: cached edits and findings, the
-    original bytes, and the ported bytes (re-applying the edits: the one apply function)."""
+    original bytes, and the ported bytes (re-applying the edits: the one apply function).
+
+    Bytes read now are checked against the content key the edits were made for: a file
+    that changed since the run read it fails (its edits would land on other text). Returns
+    the `identity` of each file read, by display path, for writes that must check it."""
     chosen = [r for r in run.files if which(r)]
     pending = [r.pending for r in chosen if r.pending]
     own = store is None and cache_dir is not None and pending
-    db = cachemod.Cache(cache_dir) if own else store
-    details = {k: pickle.loads(run.details[k]) for k in pending if k in run.details}
+    db = _open_store(cache_dir, run.notes) if own else store
+    details = {k: codec.load_detail(run.details[k]) for k in pending if k in run.details}
     missing = [k for k in pending if k not in details]
     if db is not None and missing:
         details.update(db.details(missing))
     if own and db is not None:
-        db.close()
-    paths = {wf.display: wf.path for wf in files}
+        run.notes.extend(db.close())
+    paths = {wf.display: wf for wf in files}
+    read: dict[str, tuple[int, int, int, int]] = {}
     for r in chosen:
         if r.pending:
-            edits, findings = details.get(r.pending, ([], []))
-            r.edits, r.findings, r.pending = edits, findings, None
+            got = details.get(r.pending)
+            if got is None:  # the cache lost it meanwhile (another run, a damaged file)
+                run.fail(r, "its cached results were lost during the run; run again")
+                continue
+            r.edits, r.findings, r.pending = got[0], got[1], None
             _settle_unknown(r, run.defined)
         needs_bytes = original or (r.edits and r.ported is None)
-        if needs_bytes and r.original is None and r.path in paths and r.status != FileStatus.FAILED:
+        wf = paths.get(r.path)
+        if needs_bytes and r.original is None and wf is not None and wf.kind == REGULAR \
+                and r.status != FileStatus.FAILED:
             try:
-                r.original = paths[r.path].read_bytes()
+                data, st = read_regular(wf.file)
             except OSError:
                 continue
-        if r.ported is None and r.edits and r.original is not None:
+            if r.digest and r.role in PORTED_ROLES and cachemod.key(data, r.role, run.salt) != r.digest:
+                run.fail(r, "changed on disk while hipport ran; left as it is, run again")
+                continue
+            r.original = data
+            read[r.path] = identity(st)
+        if ported and r.ported is None and r.edits and r.original is not None:
             out = apply_edits(r.original, r.edits)
             r.ported = out if out != r.original else None
+    return read
 
 
 def _settle_unknown(r: FileResult, defined: frozenset[str]) -> None:

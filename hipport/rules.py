@@ -141,15 +141,34 @@ def _user_cache() -> Path:
 
 @cache
 def tables_digest(root: str | None = None) -> str:
-    """Which version of the tables this is: names, sizes and mtimes (an edit changes them;
-    hashing 1.5 MB of TOML would cost a no-op run more than everything else it does)."""
+    """Which version of the tables this is: a hash of their names and contents (an edit
+    that keeps size and mtime, or a checkout, still changes it; 1.5 MB hash in ~2 ms)."""
     base = os.path.join(root or rules_dir(), "api")
-    h = blake2b(digest_size=12)
+    h = blake2b(digest_size=16)
     for e in sorted(os.scandir(base), key=lambda e: e.name):
         if e.name.endswith(".toml"):
-            st = e.stat()
-            h.update(f"{e.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+            with open(e.path, "rb") as f:
+                data = f.read()
+            h.update(f"{e.name}\0{len(data)}\0".encode())
+            h.update(data)
     return h.hexdigest()
+
+
+def _ours(path: Path) -> bytes | None:
+    """The bytes of a cache file that only this user can have written, else None: the
+    pickles hold hipport's own tables, and must not be plantable by anyone else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        for st in (os.fstat(fd), os.stat(path.parent)):
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    finally:
+        os.close(fd)
 
 
 # Part of each cached file's name: bump it when what the pickles hold changes shape (2: the
@@ -160,14 +179,17 @@ PICKLE_FORMAT = 2
 def cached(name: str, build: Callable[[], T], root: str | None = None) -> T:
     """`build()` once per version of the tables, kept in the user's cache folder: parsing
     thousands of TOML entries and building the name scanner cost more than a small port."""
-    path = _user_cache() / f"{__version__}-p{PICKLE_FORMAT}-{tables_digest(root)}-{name}.pickle"
-    try:
-        return pickle.loads(path.read_bytes())  # type: ignore[no-any-return]
-    except Exception:  # absent, stale or unreadable: build it
-        pass
+    path = _user_cache() / "tables" / f"{__version__}-p{PICKLE_FORMAT}-{tables_digest(root)}-{name}.pickle"
+    data = _ours(path)
+    if data is not None:
+        try:
+            return pickle.loads(data)  # type: ignore[no-any-return]
+        except Exception:  # stale or damaged: build it again
+            pass
     value = build()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(path.parent, 0o700)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         os.replace(tmp, path)

@@ -120,4 +120,4 @@ def test_only_the_last_few_snapshots_are_kept(tmp_path: Path) -> None:
     src, cache = _tree(tmp_path), tmp_path / "cache"
     for i in range(cachemod.KEEP_SNAPSHOTS + 3):  # each output folder is another command
         _run(src, tmp_path / f"out{i}", cache)
-    assert len(list(cache.glob("run-*.marshal"))) == cachemod.KEEP_SNAPSHOTS
+    assert len(list(cache.glob("run-*.json"))) == cachemod.KEEP_SNAPSHOTS

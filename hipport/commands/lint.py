@@ -26,7 +26,7 @@ def lint(paths: list[Path], config: Config, ui: UI, fmt: str, diff_base: str | N
     files = discover(paths, config.include, config.exclude)
     with ui.progress("linting") as progress:
         result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress,
-                              keep_original=True)
+                              keep_original=True, findings_only=True)
     if diff_base:
         changed = changed_lines(diff_base, Path.cwd())
         by_display = {wf.display: str(wf.path.resolve()) for wf in files}
