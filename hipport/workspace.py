@@ -1,14 +1,19 @@
-"""Discovery: which files to port, their roles and output paths; and atomic writes.
+"""Discovery: which files to port, their roles and output paths; and safe reads and writes.
 
-Folders are walked honouring .gitignore files and --include/--exclude globs; a symlink is
-followed only while it stays inside the root it was found under.
+Folders are walked honouring .gitignore files and --include/--exclude globs. Only regular
+files are read: a fifo, socket or device is listed as skipped and never opened. A symbolic
+link found in a folder is never followed: it stays a link (a mirror gets the same link), its
+target is ported where it lies if that is inside the tree, and a link out of the tree is
+left alone with a note.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
+import stat as statmod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +32,13 @@ HEADER_EXT = {".cuh"}
 CXX_EXT = {".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp"}
 BUILD_NAMES = {"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"}
 ALWAYS_SKIP = {".git", ".hg", ".svn", ".hipport-cache", "__pycache__"}
+TMP_SUFFIX = ".hipport-tmp"  # hipport's own temporary files (see `_temporary`): never inputs
+
+# WorkFile kinds: what discovery found at a path.
+REGULAR = "file"
+SPECIAL = "special"  # fifo, socket, device: never opened
+LINK = "link"  # a symbolic link to something inside the tree: kept as a link
+LINK_OUT = "link-out"  # a symbolic link out of the tree (or dangling): left alone
 _CUDA_HINT = re.compile(rb"cuda[A-Z_]|\bcu[A-Z][a-z]|__global__|__device__|<<<|cublas|cufft|curand|"
                         rb"cusparse|cusolver|\bcub::|nccl[A-Z]|nvrtc|cooperative_groups|thrust::cuda|"
                         rb"#\s*include\s*[<\"](?:cuda|cu[a-z]+|nv|thrust/system/cuda)")
@@ -39,7 +51,8 @@ class WorkFile:
     display: str  # path as the user would type it
     root: Path
     stat: os.stat_result | None = None  # taken when discovered (before the file is read)
-
+    kind: str = REGULAR
+    link: str | None = None  # LINK: the link text to give a mirror
     @property
     def path(self) -> Path:
         return Path(self.file)
@@ -113,17 +126,36 @@ def _globbed(rel: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bo
 
 def discover(inputs: list[Path], include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
              skip: Path | None = None) -> list[WorkFile]:
-    """Every file under `inputs`, in a stable order; `skip` is an output folder to leave out."""
+    """Every file under `inputs`, in a stable order, each once; `skip` is an output folder
+    to leave out. A file named on the command line is read through a link (the user chose
+    it) and written at its real path, so the link stays a link."""
     files: list[WorkFile] = []
+    seen: set[str] = set()
     for given in inputs:
         if not given.exists() and not given.is_symlink():
             raise HipportError("no such file or directory", given)
-        if given.is_file():
-            files.append(WorkFile(str(given), given.name, str(given), given.parent))
+        if not given.is_dir():
+            real = os.path.realpath(given)
+            if real in seen:
+                continue
+            seen.add(real)
+            try:
+                st: os.stat_result | None = os.stat(real)
+            except OSError:
+                st = None
+            kind = REGULAR if st is None or statmod.S_ISREG(st.st_mode) else SPECIAL
+            if st is None and given.is_symlink():
+                kind = LINK_OUT  # dangling
+            files.append(WorkFile(real, given.name, str(given), given.parent, st, kind))
             continue
         root = given.resolve()
         inside = skip if skip is not None and skip.is_relative_to(root) else None  # else no folder is it
-        _walk(root, root, "", _Ignore(root), include, exclude, inside, _display_base(given), files)
+        found: list[WorkFile] = []
+        _walk(root, root, "", _Ignore(root), include, exclude, inside, _display_base(given), found)
+        for wf in found:
+            if wf.file not in seen:
+                seen.add(wf.file)
+                files.append(wf)
     return files
 
 
@@ -131,8 +163,7 @@ def _walk(root: Path, folder: Path, prefix: str, ign: _Ignore, include: tuple[st
           exclude: tuple[str, ...], skip: Path | None, base: str, out: list[WorkFile]) -> None:
     """Depth-first in name order with os.scandir (cheap file types; strings, not Paths).
 
-    `prefix` is the folder's path relative to `root` as users see it, which differs from the
-    disk path inside a symlinked folder (followed only when it points inside the root)."""
+    Links are not followed, so every path here is a real path below `root`."""
     ign.add_dir(folder, prefix)
     try:  # listing through a folder descriptor makes each entry's stat a one-name lookup
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
@@ -145,33 +176,52 @@ def _walk(root: Path, folder: Path, prefix: str, ign: _Ignore, include: tuple[st
         for e in entries:
             rel = prefix + e.name
             try:
-                is_dir = e.is_dir()
+                if e.is_symlink():
+                    _link(root, here + e.name, rel, ign, include, exclude, base, out)
+                    continue
+                is_dir = e.is_dir(follow_symlinks=False)
             except OSError:
                 continue
             if is_dir:
                 if e.name in ALWAYS_SKIP or ign.ignored(rel, True):
                     continue
                 sub = Path(here + e.name)
-                if skip is not None and sub.resolve() == skip:
+                if skip is not None and sub == skip:
                     continue
-                if e.is_symlink():
-                    real = sub.resolve()
-                    if not real.is_relative_to(root) or real in ign.seen:
-                        continue  # outside the root, or a loop back into a folder already walked
-                    ign.seen.add(real)
                 _walk(root, sub, rel + "/", ign, include, exclude, skip, base, out)
                 continue
-            if ign.ignored(rel, False) or (globbing and not _globbed(rel, include, exclude)):
-                continue
-            if e.is_symlink() and not Path(here + e.name).resolve().is_relative_to(root):
+            if e.name.endswith(TMP_SUFFIX) or ign.ignored(rel, False) \
+                    or (globbing and not _globbed(rel, include, exclude)):
                 continue
             try:
-                st = e.stat()
-            except OSError:  # dangling link or gone: the pipeline reports it
+                st: os.stat_result | None = e.stat(follow_symlinks=False)
+            except OSError:  # gone meanwhile: the pipeline reports it
                 st = None
-            out.append(WorkFile(here + e.name, rel, base + rel, root, st))
+            kind = REGULAR if st is None or statmod.S_ISREG(st.st_mode) else SPECIAL
+            out.append(WorkFile(here + e.name, rel, base + rel, root, st, kind))
     finally:
         os.close(fd)
+
+
+def _link(root: Path, path: str, rel: str, ign: _Ignore, include: tuple[str, ...],
+          exclude: tuple[str, ...], base: str, out: list[WorkFile]) -> None:
+    """A symbolic link met in a walk: kept as a link, never followed."""
+    real = Path(os.path.realpath(path))
+    is_dir = real.is_dir()
+    if ign.ignored(rel, is_dir) or (not is_dir and (include or exclude)
+                                    and not _globbed(rel, include, exclude)):
+        return
+    try:
+        st: os.stat_result | None = os.lstat(path)
+    except OSError:
+        return
+    if real.is_relative_to(root) and real.exists():
+        text = os.readlink(path)
+        if os.path.isabs(text):  # a mirror elsewhere must point into itself, not back here
+            text = os.path.relpath(real, os.path.dirname(path))
+        out.append(WorkFile(path, rel, base + rel, root, st, LINK, text))
+    else:
+        out.append(WorkFile(path, rel, base + rel, root, st, LINK_OUT))
 
 
 def _display_base(given: Path) -> str:
@@ -180,14 +230,56 @@ def _display_base(given: Path) -> str:
     return "" if base in (".", "./") else base.rstrip("/") + "/"
 
 
+class NotRegular(OSError):
+    """A path that is not (or no longer) a regular file."""
+
+
+class Changed(OSError):
+    """A file that changed on disk since hipport read it: not overwritten."""
+
+
+def read_regular(path: str) -> tuple[bytes, os.stat_result]:
+    """A regular file's bytes and the stat they were read under. Opened without blocking
+    (a fifo put in a file's place must not hang the run) and checked before reading."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not statmod.S_ISREG(st.st_mode):
+            raise NotRegular(f"not a regular file ({kind_name(st.st_mode)})")
+        chunks = []
+        while chunk := os.read(fd, max(st.st_size, 65536) + 1):
+            chunks.append(chunk)
+        return b"".join(chunks), st
+    finally:
+        os.close(fd)
+
+
+def kind_name(mode: int) -> str:
+    for test, name in ((statmod.S_ISFIFO, "fifo"), (statmod.S_ISSOCK, "socket"),
+                       (statmod.S_ISCHR, "character device"), (statmod.S_ISBLK, "block device"),
+                       (statmod.S_ISDIR, "folder"), (statmod.S_ISLNK, "symbolic link")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    """What says a file is as it was read: size, mtime, inode, device."""
+    return st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev
+
+
 def write_atomic(path: Path | str, data: bytes, mode: int | None = None,
-                 durable: bool = False) -> os.stat_result:
+                 durable: bool = False, expect: tuple[int, int, int, int] | None = None,
+                 exclusive: bool = False) -> os.stat_result:
     """Write via a temporary file and rename, so a crash leaves the old or the new file;
     returns the new file's stat.
 
     The file gets `mode` (else the umask's default). `durable` also fsyncs before the
     rename: worth it when replacing a user's own file (--in-place), too slow for thousands
-    of fresh files in an output mirror. Every step works on the descriptor, not the path:
+    of fresh files in an output mirror. `expect` is the `identity` of the file as it was
+    read: when the file no longer has it just before the rename, nothing is replaced and
+    `Changed` is raised (an editor saved it meanwhile). `exclusive` never replaces an
+    existing file (FileExistsError). Every step works on the descriptor, not the path:
     file creation dominates writing a mirror.
     """
     path = os.fspath(path)
@@ -207,7 +299,18 @@ def write_atomic(path: Path | str, data: bytes, mode: int | None = None,
         st = os.fstat(fd)  # a rename keeps size, mtime and inode
         os.close(fd)
         fd = -1
-        os.replace(tmp, path)
+        if expect is not None:
+            try:
+                now = identity(os.stat(path))
+            except FileNotFoundError:
+                now = None
+            if now != expect:
+                raise Changed(f"{path} changed on disk since hipport read it; not overwritten")
+        if exclusive:
+            os.link(tmp, path)  # fails if the name exists: never replaces a file
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
         return st
     except BaseException:
         if fd >= 0:
@@ -219,13 +322,73 @@ def write_atomic(path: Path | str, data: bytes, mode: int | None = None,
         raise
 
 
+# Errors of the side being written, whichever file name the copy attached to them.
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
+
+
+def copy_atomic(source: str, target: str, mode: int | None = None) -> os.stat_result:
+    """Copy a file (contents and times) so that the target is never seen half-written."""
+    import shutil
+
+    try:
+        fd, tmp = _temporary(target)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+        fd, tmp = _temporary(target)
+    os.close(fd)
+    try:
+        shutil.copyfile(source, tmp)
+        shutil.copystat(source, tmp)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        st = os.stat(tmp)
+        os.replace(tmp, target)
+        return st
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError) and (e.errno in _WRITE_ERRORS or e.filename != source):
+            raise OSError(e.errno, e.strerror, target) from None  # name what was being written
+        raise
+
+
+def link_atomic(text: str, target: str) -> os.stat_result:
+    """Make `target` a symbolic link with this text, replacing what is there atomically."""
+    try:
+        if os.readlink(target) == text:
+            return os.lstat(target)
+    except OSError:
+        pass
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+    tmp = f"{os.path.dirname(target) or '.'}/.{os.path.basename(target)}.{os.getpid()}{TMP_SUFFIX}"
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    os.symlink(text, tmp)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return os.lstat(target)
+
+
 def _temporary(path: str) -> tuple[int, str]:
     """A new file beside `path`, named after this process (cheaper than mkstemp's random
-    names, which cost more than the write itself across thousands of outputs)."""
-    tmp = f"{os.path.dirname(path) or '.'}/.{os.path.basename(path)}.{os.getpid()}.hipport-tmp"
+    names, which cost more than the write itself across thousands of outputs). Discovery
+    never takes one for an input."""
+    tmp = f"{os.path.dirname(path) or '.'}/.{os.path.basename(path)}.{os.getpid()}{TMP_SUFFIX}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     try:
-        return os.open(tmp, flags, 0o666), tmp
-    except FileExistsError:  # left by a crashed run whose process had the same id
-        os.unlink(tmp)
-        return os.open(tmp, flags, 0o666), tmp
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:  # left by a crashed run whose process had the same id
+            os.unlink(tmp)
+            return os.open(tmp, flags, 0o666), tmp
+    except FileNotFoundError:
+        raise
+    except OSError as e:  # name the file being written, not our temporary
+        raise OSError(e.errno, e.strerror, path) from None

@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from hipport import lock, patch
 from hipport.config import Config
 from hipport.errors import HipportError
 from hipport.model import FileStatus, RunResult
 from hipport.pipeline import hydrate
 from hipport.pipeline import run as run_pipeline
 from hipport.ui import UI
-from hipport.workspace import PORTED_ROLES, discover, write_atomic
+from hipport.workspace import (
+    PORTED_ROLES,
+    Changed,
+    WorkFile,
+    copy_atomic,
+    discover,
+    identity,
+    link_atomic,
+    read_regular,
+    write_atomic,
+)
 
 
 @dataclass(frozen=True)
@@ -40,28 +52,66 @@ def check_modes(o: PortOptions) -> str:
     return modes[0]
 
 
-def default_cache_dir(paths: tuple[Path, ...]) -> Path:
-    first = paths[0]
-    root = first if first.is_dir() else first.parent
-    return root / ".hipport-cache"
+def default_cache_dir(paths: tuple[Path, ...] | list[Path]) -> Path:
+    """The first input's tree's folder in the user cache (never inside the tree: a
+    repository must not be able to ship one); `--cache-dir` puts it elsewhere."""
+    from hipport.cache import tree_folder
+
+    first = paths[0] if paths else Path(".")
+    return tree_folder(first if first.is_dir() else first.parent)
+
+
+def check_outputs(o: PortOptions, config: Config, out_dir: Path) -> None:
+    """Refuse, before anything is written, an output folder that is an input, holds one, or
+    lies inside one (unless it is excluded from it: a mirror kept beside the sources)."""
+    for p in o.paths:
+        rp = Path(os.path.realpath(p))
+        if out_dir == rp:
+            raise HipportError("the output folder is the input; choose another folder "
+                               "(or --in-place to rewrite the files themselves)", o.output)
+        if rp.is_relative_to(out_dir):
+            raise HipportError(f"the output folder holds the input {p}; writing there could "
+                               "overwrite sources: choose a folder outside the inputs", o.output)
+        if p.is_dir() and out_dir.is_relative_to(rp) and not _excluded(out_dir, rp, config):
+            raise HipportError("the output folder is inside the input folder; choose a folder "
+                               "outside it (or exclude it with --exclude)", o.output)
+
+
+def make_folder(out_dir: Path, given: object) -> None:
+    """Create the output folder, or exit 2 before any work when it cannot hold files."""
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as e:
+        raise HipportError(f"cannot create the output folder: {e.strerror}", e.filename or given) from None
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        raise HipportError("the output folder is not writable", given)  # type: ignore[arg-type]
 
 
 def port(o: PortOptions, config: Config, ui: UI) -> int:
     mode = check_modes(o)
     out_dir: Path | None = None
     if mode == "--output" and o.output != "-":
-        out_dir = Path(o.output).resolve()  # type: ignore[arg-type]
-        for p in o.paths:
-            rp = p.resolve()
-            if p.is_dir() and (out_dir == rp or out_dir.is_relative_to(rp)) and not _excluded(out_dir, rp, config):
-                raise HipportError("the output folder is inside the input folder; choose a folder "
-                                   "outside it (or exclude it with --exclude)", o.output)
+        out_dir = Path(os.path.realpath(o.output))  # type: ignore[arg-type]
+        check_outputs(o, config, out_dir)
+    if o.report_dir is not None:
+        from hipport.report import html
+
+        html.check_folder(o.report_dir, list(o.paths))
     files = discover(list(o.paths), config.include, config.exclude, skip=out_dir)
+    if out_dir is not None:
+        make_folder(out_dir, o.output)
     cache_dir = (o.cache_dir or default_cache_dir(o.paths)) if config.cache else None
     sink = Mirror(str(out_dir), o.only_ported) if out_dir is not None else None
+    writes = [out_dir] if out_dir is not None else \
+        [p if p.is_dir() else p.parent for p in o.paths] if mode == "--in-place" else []
+    with lock.hold(writes, ui.err):
+        return _port(o, mode, files, config, cache_dir, sink, ui)
+
+
+def _port(o: PortOptions, mode: str, files: list[WorkFile], config: Config, cache_dir: Path | None,
+          sink: Mirror | None, ui: UI) -> int:
     with ui.progress("porting") as progress:
         result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress, sink=sink)
-    by_display = {wf.display: wf for wf in files}
     changed = lambda r: r.status == FileStatus.PORTED  # noqa: E731
     rc = 0
     if mode == "--output" and o.output == "-":
@@ -72,20 +122,11 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
         ui.report(result, o.fmt, to_stderr=True)
         return 1 if r.status == FileStatus.FAILED else 0
     if mode == "--in-place":
-        hydrate(result, files, cache_dir, which=changed, original=False)
-        for r in result.files:
-            if r.ported is None or r.status != FileStatus.PORTED:
-                continue
-            wf = by_display[r.path]
-            target = wf.path
-            if r.output_path and r.output_path != wf.rel:  # --rename-extensions
-                target = wf.root / r.output_path
-            write_atomic(target, r.ported, mode=wf.path.stat().st_mode & 0o7777, durable=True)
-            if target != wf.path:
-                wf.path.unlink()
+        read = hydrate(result, files, cache_dir, which=changed, original=False)
+        write_in_place(result, files, read)
     elif mode == "--diff":
         hydrate(result, files, cache_dir, which=changed)
-        sys.stdout.write(unified_diff(result))
+        sys.stdout.buffer.write(patch.render(result, files))
         sys.stdout.flush()
     elif mode == "--check" and result.count(FileStatus.PORTED):
         for r in result.files:
@@ -97,18 +138,56 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
     if o.report_dir is not None:
         from hipport.report import html
 
-        html.write(result, o.report_dir)
+        try:
+            html.write(result, o.report_dir)
+        except html.NotReportFolder as e:
+            raise HipportError(str(e)) from None
+        except OSError as e:
+            raise HipportError(f"cannot write the report: {e.strerror}",
+                               e.filename or o.report_dir) from None
     ui.report(result, o.fmt, to_stderr=mode in ("--diff",))
     if result.count(FileStatus.FAILED):
         rc = max(rc, 1)
     return rc
 
 
+def write_in_place(result: RunResult, files: list[WorkFile],
+                   read: dict[str, tuple[int, int, int, int]]) -> None:
+    """Replace each ported file, checking just before the rename that it is still the file
+    whose bytes were ported; a failure is that file's, and the others still go ahead."""
+    by_display = {wf.display: wf for wf in files}
+    for r in result.files:
+        if r.ported is None or r.status != FileStatus.PORTED or r.path not in read:
+            continue
+        wf = by_display[r.path]
+        source = wf.file  # the real path: a link named on the command line stays a link
+        target = source
+        if r.output_path and r.output_path != wf.rel:  # --rename-extensions
+            target = os.path.join(os.path.dirname(source), os.path.basename(r.output_path))
+        mode = (wf.stat.st_mode & 0o7777) if wf.stat is not None else None
+        try:
+            if target == source:
+                write_atomic(target, r.ported, mode=mode, durable=True, expect=read[r.path])
+                continue
+            if identity(os.stat(source)) != read[r.path]:
+                raise Changed(f"{source} changed on disk since hipport read it; not rewritten")
+            write_atomic(target, r.ported, mode=mode, durable=True, exclusive=True)
+            os.unlink(source)
+        except Changed:
+            result.fail(r, "changed on disk since hipport read it; left as it is, run again")
+        except FileExistsError:
+            result.fail(r, f"--rename-extensions: {os.path.basename(target)} already exists; "
+                           "left as it is (nothing is overwritten): rename or remove one of them")
+        except OSError as e:
+            result.fail(r, f"cannot write {e.filename or target}: {e.strerror or e}")
+
+
 @dataclass(frozen=True)
 class Mirror:
     """The -o DIR output, written from the pool workers: ported files, and the rest copied
     unless --only-ported. An output already equal to the new bytes is left alone (its mtime
-    stays, so build systems pointed at the mirror do not rebuild it)."""
+    stays, so build systems pointed at the mirror do not rebuild it). Nothing is written
+    through a link: a folder on the way that leads out of the mirror is refused."""
 
     root: str
     only_ported: bool
@@ -119,39 +198,39 @@ class Mirror:
     def wants(self, role: str) -> bool:
         return role in PORTED_ROLES or not self.only_ported
 
+    def _inside(self, target: str) -> None:
+        folder = os.path.dirname(target)
+        if folder in _CHECKED:
+            return
+        real = os.path.realpath(folder)
+        if real != self.root and not real.startswith(self.root + os.sep):
+            raise OSError(errno.EXDEV, "a folder of the output leads out of it (a symbolic link)",
+                          target)
+        _CHECKED.add(folder)
+
     def write(self, source: str, target: str, data: bytes | None, ported: bytes | None,
               mode: int) -> os.stat_result:
+        self._inside(target)
         if data is None:
-            import shutil
-
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copy2(source, target)
-            return os.stat(target)
+            return copy_atomic(source, target, mode)
         new = ported if ported is not None else data
         try:
-            with open(target, "rb") as f:
-                if f.read() == new:
-                    return os.fstat(f.fileno())
+            old, st = read_regular(target)
+            if old == new:
+                return st
         except OSError:
             pass
         return write_atomic(target, new, mode=mode)
+
+    def link(self, text: str, target: str) -> os.stat_result:
+        self._inside(target)
+        return link_atomic(text, target)
+
+
+_CHECKED: set[str] = set()  # output folders found inside the mirror, per process
 
 
 def _excluded(out_dir: Path, root: Path, config: Config) -> bool:
     rel = out_dir.relative_to(root).as_posix() if out_dir != root else "."
     import fnmatch
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel + "/", p) for p in config.exclude)
-
-
-def unified_diff(result: RunResult) -> str:
-    import difflib
-
-    out: list[str] = []
-    for r in result.files:
-        if r.ported is None or r.original is None:
-            continue
-        a = r.original.decode("utf-8", "surrogateescape").splitlines(keepends=True)
-        b = r.ported.decode("utf-8", "surrogateescape").splitlines(keepends=True)
-        out.extend(difflib.unified_diff(a, b, f"a/{r.path}", f"b/{r.output_path or r.path}"))
-    text = "".join(out)
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
