@@ -5,6 +5,7 @@ Every value remembers where it came from so `hipport config` can say so.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
@@ -70,8 +71,11 @@ def find_config_file(start: Path) -> Path | None:
         for name in (".hipport.toml", "pyproject.toml"):
             p = cand / name
             if p.is_file():
-                if name == "pyproject.toml" and b"[tool.hipport" not in p.read_bytes():
-                    continue
+                try:
+                    if name == "pyproject.toml" and b"[tool.hipport" not in p.read_bytes():
+                        continue
+                except OSError as e:
+                    raise HipportError(f"cannot read the configuration: {e.strerror or e}", p) from None
                 return p
     return None
 
@@ -83,38 +87,126 @@ def _line_of(text: str, key: str) -> int | None:
     return None
 
 
-def load_file(path: Path) -> dict[str, Any]:
+def load_file(path: Path) -> dict[str, tuple[Any, int | None]]:
+    """The file's hipport settings by Config field name, each with its line."""
     import tomllib  # only where a config file exists: a no-op run over a plain tree skips it
 
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise HipportError("no such configuration file", path) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise HipportError(f"cannot read the configuration: {getattr(e, 'strerror', None) or e}",
+                           path) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise HipportError(f"invalid TOML: {e}", path) from None
     if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("hipport", {})
-    out: dict[str, Any] = {}
+        tool = data.get("tool", {})
+        data = tool.get("hipport", {}) if isinstance(tool, dict) else {}
+    if not isinstance(data, dict):
+        raise HipportError("[tool.hipport] must be a table", path)
+    out: dict[str, tuple[Any, int | None]] = {}
     for key, value in data.items():
         name = KEYS.get(key) or (key if key in KEYS.values() else None)
         if name is None:
             raise HipportError(f"unknown configuration key {key!r} (known: {', '.join(sorted(KEYS))})",
                                path, _line_of(text, key))
-        out[name] = value
+        out[name] = (value, _line_of(text, key))
     return out
 
 
-def _coerce(name: str, value: Any, origin: str) -> Any:
-    default = getattr(Config, name, None)
-    if name == "severity" and isinstance(value, dict):
-        value = tuple(sorted(value.items()))
-    elif isinstance(default, tuple) and isinstance(value, (list, tuple)):
+_VERSION = re.compile(r"\d+\.\d+(\.\d+)?")
+_ARCH = re.compile(r"gfx[0-9a-f]{3,5}(:(xnack|sramecc)[+-])*")
+_SEVERITIES = ("error", "warning", "info")
+_LISTS = ("include", "exclude", "select", "ignore", "offload_arch")
+_BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache")
+
+
+def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
+    """`value` checked and put in Config's shape; a bad one is an error naming the key, the
+    accepted values and where it came from (the config file and line, or the option)."""
+    key = name.replace("_", "-")
+    cli = origin == "command line"
+    where = (None, None) if cli else (origin, line)
+
+    def bad(expected: str) -> HipportError:
+        shown = f"--{key}" if cli else key
+        return HipportError(f"{shown} must be {expected}, not {value!r}", *where)
+
+    if name in _LISTS:
+        if isinstance(value, str):
+            value = (value,)
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise bad("a list of strings")
         value = tuple(value)
-    elif isinstance(default, tuple) and isinstance(value, str):
-        value = (value,)
+        if name in ("select", "ignore"):
+            for v in value:
+                check_rule(v, f"--{key}" if cli else key, *where, prefixes=True)
+        if name == "offload_arch":
+            for v in value:
+                if not _ARCH.fullmatch(v):
+                    raise HipportError(f"{'--' if cli else ''}{key}: {v!r} is not an AMD GPU target "
+                                       "(such as gfx90a, gfx942 or gfx90a:xnack+)", *where)
+        return value
+    if name == "severity":
+        if not isinstance(value, dict):
+            raise bad('a table of rule = "error" | "warning" | "info"')
+        for rule, sev in value.items():
+            check_rule(rule, key, *where)
+            if sev not in _SEVERITIES:
+                raise HipportError(f"{key}.{rule} must be one of {', '.join(_SEVERITIES)}, not {sev!r}",
+                                   *where)
+        return tuple(sorted(value.items()))
+    if name in _BOOLS:
+        if not isinstance(value, bool):
+            raise bad("true or false")
+        return value
+    if name == "jobs":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise bad("a number of worker processes (0 = all cores)")
+        return value
+    if name == "rocm":
+        if isinstance(value, float):
+            raise HipportError(f'rocm must be a quoted version such as "{value}" (TOML reads an '
+                               f"unquoted {value} as a number, and 6.10 as 6.1)", *where)
+        if not isinstance(value, str) or not _VERSION.fullmatch(value) or version_tuple(value) < (5, 0):
+            raise bad("a ROCm version of 5.0 or later, such as 5.2 or 6.2")
+        return value
     if name in CHOICES and value not in CHOICES[name]:
-        raise HipportError(f"{name.replace('_', '-')} must be one of {', '.join(CHOICES[name])}, "
-                           f"not {value!r}", origin if origin != "command line" else None)
+        raise bad(f"one of {', '.join(CHOICES[name])}")
     return value
+
+
+def check_rule(token: str, what: str, path: str | None = None, line: int | None = None,
+               prefixes: bool = False) -> None:
+    """A rule id (W006), kebab-case name (lane-id-mask-31) or, with `prefixes`, an id
+    prefix (W0, HP); anything else is an error with the nearest known spelling."""
+    known = rule_names()
+    t = token.strip()
+    if t.upper() in known.values() or t.lower() in known:
+        return
+    if prefixes and t and any(rid.startswith(t.upper()) for rid in known.values()):
+        return
+    raise HipportError(f"{what}: unknown rule {token!r}{did_you_mean(t)}", path, line)
+
+
+def did_you_mean(token: str) -> str:
+    import difflib
+
+    known = rule_names()
+    close = difflib.get_close_matches(token.upper(), sorted(set(known.values())), n=1, cutoff=0.6) \
+        or difflib.get_close_matches(token.lower(), sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else " (see `hipport rules list`)"
+
+
+@cache
+def rule_names() -> dict[str, str]:
+    """kebab-case name -> id, for every rule hipport reports."""
+    from hipport.ruledocs import all_rules
+
+    return {doc.name: rid for rid, doc in all_rules().items()}
 
 
 def build(start: Path | None, overrides: dict[str, Any], config_file: Path | None = None) -> Config:
@@ -123,8 +215,8 @@ def build(start: Path | None, overrides: dict[str, Any], config_file: Path | Non
     sources: dict[str, str] = {}
     path = config_file or (find_config_file(start) if start else None)
     if path:
-        for name, value in load_file(path).items():
-            values[name] = _coerce(name, value, str(path))
+        for name, (value, line) in load_file(path).items():
+            values[name] = _coerce(name, value, str(path), line)
             sources[name] = str(path)
     for name, value in overrides.items():
         if value is None or value == () or value == []:

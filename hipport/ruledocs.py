@@ -22,6 +22,7 @@ API_RULES: dict[str, tuple[str, str]] = {
     "HP009": ("device-system-macro", "a Thrust device-system macro or setting"),
     "HP010": ("unreadable-file", "a file hipport cannot read or decode"),
     "HP900": ("unused-suppression", "a `hipport: ignore` comment that silences nothing"),
+    "HP901": ("unknown-suppression-rule", "a `hipport: ignore` comment naming a rule that does not exist"),
 }
 
 

@@ -22,6 +22,7 @@ from hipport.model import Applicability, Edit, Finding, Fix, Severity, Span
 from hipport.source import SourceFile
 
 UNUSED = "HP900"
+UNKNOWN = "HP901"
 _DIRECTIVE = re.compile(r"hipport:\s*ignore\b(?:\s*\[([^\]]*)\])?")
 _ONLY_DIRECTIVE = re.compile(r"^(//|/\*)\s*hipport:\s*ignore\b(\s*\[[^\]]*\])?\s*(\*/)?$")
 
@@ -34,6 +35,7 @@ class Suppression:
     keys: tuple[str, ...] | None  # rule ids (upper case); None = every rule
     raw_keys: tuple[str, ...] = ()
     standalone: bool = False
+    unknown: tuple[str, ...] = ()  # names that are no rule (reported as HP901)
     used: set[str] = field(default_factory=set)  # keys that silenced something ("*" for all)
 
 
@@ -80,14 +82,18 @@ def parse(src: SourceFile) -> list[Suppression]:
         standalone = not data[line_start:node.start_byte].strip()
         keys: tuple[str, ...] | None = None
         raw: tuple[str, ...] = ()
+        unknown: tuple[str, ...] = ()
         if d.group(1) is not None:
             raw = tuple(k.strip() for k in d.group(1).split(",") if k.strip())
+            known = set(_names().values())
+            unknown = tuple(k for k in raw if _key(k) not in known)
+            raw = tuple(k for k in raw if k not in unknown)
             keys = tuple(_key(k) for k in raw)
-            if not keys:
+            if not keys and not unknown:
                 keys = None
         end_line, _ = src.position(node.end_byte)
         out.append(Suppression(node.start_byte, node.end_byte, end_line + 1 if standalone else line, keys, raw,
-                               standalone))
+                               standalone, unknown=unknown))
     return out
 
 
@@ -112,6 +118,14 @@ def apply(src: SourceFile, findings: list[Finding]) -> list[Finding]:
         if not silenced:
             kept.append(f)
     for s in sups:
+        if s.unknown:
+            from hipport.config import did_you_mean
+
+            kept.extend(Finding(UNKNOWN, Severity.ERROR, src.span(s.start, s.end),
+                                f"unknown rule {k!r} in a suppression{did_you_mean(k)}")
+                        for k in s.unknown)
+            if not s.keys:
+                continue
         if s.keys is None:
             unused = [] if s.used else ["*"]
         else:
