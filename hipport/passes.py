@@ -15,6 +15,8 @@ from hipport.edits import apply_edits, resolve
 from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, Severity, Span, evolve
 from hipport.source import SourceFile, UndecodableError, check_editable
 
+BOM = b"\xef\xbb\xbf"
+
 
 def port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResult:
     """Port one file's bytes. Never raises: failures come back as a FAILED result."""
@@ -22,7 +24,10 @@ def port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResu
     res = FileResult(path=display, role=role)
     try:
         check_editable(data)
-        src = SourceFile(display, data)
+        # A UTF-8 byte-order mark is kept, but the passes see spaces in its place (it would
+        # hide the first line from the parser); offsets stay those of the file.
+        bom = len(BOM) if data.startswith(BOM) else 0
+        src = SourceFile(display, b" " * bom + data[bom:] if bom else data)
         rules = rulesmod.load(config.blas)
         ctx = translate.run(src, config, rules)
         findings = list(ctx.findings)
@@ -38,6 +43,8 @@ def port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResu
                     f.fix.applicability == Applicability.SAFE
                     or (f.fix.applicability == Applicability.REVIEW and config.apply_review_fixes)):
                 edits.extend(f.fix.edits)
+        if bom:  # nothing goes before the mark: an insertion at the top goes after it
+            edits = [evolve(e, start=bom, end=max(e.end, bom)) if e.start < bom else e for e in edits]
         kept, conflicts = resolve(edits)
         for a, b in conflicts:
             findings.append(Finding("HP006", Severity.WARNING, src.span(b.start, b.end),

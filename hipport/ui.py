@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from hipport.model import RunResult
 from hipport.report import ViewOptions, formats
+from hipport.report.printable import printable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,7 +37,7 @@ class UI:
         return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
     def err(self, msg: str) -> None:
-        self.err_console.print(msg, markup=False)
+        self.err_console.print(printable(msg), markup=False)
 
     @contextmanager
     def progress(self, what: str) -> Iterator[Callable[[int, int], None] | None]:
@@ -56,7 +57,12 @@ class UI:
             yield update
 
     def report(self, result: RunResult, fmt: str, to_stderr: bool = False) -> None:
-        if self.quiet and fmt == "text":
+        for note in result.notes:
+            self.err(f"hipport: {note}")
+        if self.quiet and fmt == "text":  # quiet still names what failed
+            for r in result.files:
+                if r.status.value == "failed":
+                    self.err(f"{r.path}: error: {r.error}")
             return
         render = formats()[fmt]
         text = render(result, ViewOptions(fail_on=self.fail_on,

@@ -6,7 +6,9 @@ view-models (nothing is re-parsed or re-run); the `_render_*` functions fill the
 built by this module). Pages are named `z_<dir hash>_<name>.html` so that same-named files in
 different folders never clash. `status.json` remembers a hash of each file's data and of the
 globals (format, hipport version, templates, assets, rule docs): an unchanged page is not
-rewritten, and pages of files no longer in the run are deleted.
+rewritten, and pages of files no longer in the run are deleted. The folder is hipport's only
+when it was empty or holds the `.hipport-report` marker, and only files a previous report
+listed in `status.json` are ever deleted: a report never removes a file it did not write.
 
 The pages open from disk: no server, no network, one CSS and one JS file of our own, and a
 Content-Security-Policy that forbids inline scripts, so even a bug in escaping runs nothing.
@@ -23,7 +25,7 @@ import os
 import posixpath
 import re
 import string
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -33,12 +35,14 @@ from typing import Any
 from hipport import __version__
 from hipport.edits import apply_edits
 from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, RunResult, Span
+from hipport.report.printable import visible
 from hipport.report.summary import summary
 from hipport.ruledocs import RuleDoc, all_rules
 from hipport.workspace import PORTED_ROLES
 
 FORMAT = 1
 STATUS_FILE = "status.json"
+MARKER = ".hipport-report"
 CSS_NAME = "hipport-report.css"
 JS_NAME = "hipport-report.js"
 PAGE_RE = re.compile(r"^z_[0-9a-f]{16}_[A-Za-z0-9_-]+\.html$")
@@ -58,7 +62,7 @@ def esc(value: Any) -> str:
     """Escape for HTML text and double- or single-quoted attributes."""
     if isinstance(value, Safe):
         return value
-    return html.escape(str(value), quote=True)
+    return html.escape(visible(str(value)), quote=True)  # bidi overrides shown, not obeyed
 
 
 class Tpl:
@@ -942,9 +946,9 @@ def _write_if_changed(path: Path, text: str | bytes) -> bool:
             return False
     except OSError:
         pass
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    from hipport.workspace import write_atomic
+
+    write_atomic(str(path), data)
     return True
 
 
@@ -969,10 +973,56 @@ def _sites(pages: list[FileData], anchors: dict[str, dict[int, int]]) -> dict[st
     return out
 
 
-def _iter_stale(out: Path, keep: set[str]) -> Iterator[Path]:
-    for p in out.iterdir():
-        if (PAGE_RE.match(p.name) or RULE_PAGE_RE.match(p.name)) and p.name not in keep:
-            yield p
+def _owned(out: Path) -> set[str]:
+    """The pages a previous report here wrote (whatever its version): the only files that
+    may be deleted as stale."""
+    try:
+        st = json.loads((out / STATUS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    pages = st.get("pages") if isinstance(st, dict) else None
+    if not isinstance(pages, list):
+        return set()
+    return {p for p in pages if isinstance(p, str) and (PAGE_RE.match(p) or RULE_PAGE_RE.match(p))}
+
+
+class NotReportFolder(Exception):
+    """The output folder holds files that no hipport report wrote."""
+
+
+def check_folder(out_dir: Path | str, inputs: list[Path]) -> Path:
+    """The report folder's real path, before anything is written; exit 2 (HipportError)
+    when it holds an input or someone else's files."""
+    from hipport.errors import HipportError
+
+    out = Path(os.path.realpath(out_dir))
+    for p in inputs:  # the report may sit inside an input (it is skipped), never hold one
+        if Path(os.path.realpath(p)).is_relative_to(out):
+            raise HipportError(f"the report folder holds the input {p}; choose a folder "
+                               "outside the inputs", out_dir)
+    try:
+        _refuse_foreign(out)
+    except NotReportFolder as e:
+        raise HipportError(str(e)) from None
+    return out
+
+
+def _refuse_foreign(out: Path) -> None:
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise NotReportFolder(f"{out} is not a folder")
+    if out.is_dir() and not (out / MARKER).is_file() and any(out.iterdir()):
+        raise NotReportFolder(f"{out} is not empty and no hipport report was written there; "
+                              "choose a new or empty folder")
+
+
+def claim(out: Path) -> None:
+    """Make `out` a report folder, or refuse one that holds someone else's files."""
+    _refuse_foreign(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / MARKER).is_file():
+        _write_if_changed(out / MARKER, "This folder holds a hipport report; hipport may "
+                          "rewrite or delete the report files it lists in status.json.\n")
+        _write_if_changed(out / ".gitignore", "# Created by hipport: the report is generated.\n*\n")
 
 
 def write(run: RunResult, out_dir: Path | str) -> Path:
@@ -981,11 +1031,8 @@ def write(run: RunResult, out_dir: Path | str) -> Path:
 
 
 def write_report(run: RunResult, out: Path) -> WriteStats:
-    fresh = not out.exists() or not any(out.iterdir())
-    out.mkdir(parents=True, exist_ok=True)
-    if fresh:
-        (out / ".gitignore").write_text("# Created by hipport: the report is generated.\n*\n",
-                                        encoding="utf-8")
+    claim(out)
+    owned = _owned(out)
     stats = WriteStats(out / "index.html")
     old = _read_status(out).get("files", {})
     rows, pages = prepare_files(run)
@@ -1018,12 +1065,15 @@ def write_report(run: RunResult, out: Path) -> WriteStats:
     _write_if_changed(out / "effort.html", render_effort(effort))
     for name, data in ((CSS_NAME, assets()["report.css"]), (JS_NAME, assets()["report.js"])):
         _write_if_changed(out / name, data)
-    for p in _iter_stale(out, keep):
-        p.unlink()
-        stats.removed.append(p.name)
+    for name in sorted(owned - keep):
+        try:
+            (out / name).unlink()
+        except FileNotFoundError:
+            continue
+        stats.removed.append(name)
     _write_if_changed(out / "index.html", render_index(run, rows, effort))
     status = {"format": FORMAT, "version": __version__, "globals": globals_hash(),
-              "files": status_files}
+              "files": status_files, "pages": sorted(keep)}
     _write_if_changed(out / STATUS_FILE, json.dumps(status, indent=1, sort_keys=True) + "\n")
     return stats
 

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from hipport.model import FileResult, Finding, RunResult, Severity
 from hipport.report import ViewOptions
+from hipport.report.printable import printable
 from hipport.report.summary import summary
 
 # ANSI colours for a terminal; findings are plain strings (rich per finding is too slow on
@@ -22,18 +23,19 @@ def finding_text(r: FileResult, f: Finding, opts: ViewOptions, lines: list[bytes
         return f"{code}{text}{RESET}" if opts.color else text
 
     s = f.span
-    out = [c(BOLD, f"{r.path}:{s.line}:{s.column}:"), " ",
-           c(COLOR[f.severity], f"{f.severity.value}:"), " ", c(BOLD, f"[{f.rule}]"), " ", f.message]
+    out = [c(BOLD, f"{printable(r.path)}:{s.line}:{s.column}:"), " ",
+           c(COLOR[f.severity], f"{f.severity.value}:"), " ", c(BOLD, f"[{f.rule}]"), " ",
+           printable(f.message)]
     if f.kernel:
-        out.append(c(DIM, f" (kernel {f.kernel}" + (f", model {f.model})" if f.model else ")")))
+        out.append(c(DIM, printable(f" (kernel {f.kernel}" + (f", model {f.model})" if f.model else ")"))))
     if opts.show_source and lines is not None and 0 < s.line <= len(lines):
-        src = lines[s.line - 1].rstrip(b"\r").decode("utf-8", "replace")
+        src = printable(lines[s.line - 1].rstrip(b"\r").decode("utf-8", "replace"))
         width = max(1, (s.end_column - s.column) if s.end_line == s.line else 1)
         pad = len(src[:s.column - 1].expandtabs(4))
         out.append("\n    " + src.expandtabs(4))
         out.append("\n    " + " " * pad + c(GREEN, "^" + "~" * (width - 1)))
     if f.fix is not None:
-        out.append("\n    " + c(DIM, f"fix ({f.fix.applicability.value}): {f.fix.title}"))
+        out.append("\n    " + c(DIM, f"fix ({f.fix.applicability.value}): {printable(f.fix.title)}"))
     return "".join(out)
 
 
@@ -56,7 +58,7 @@ def render(run: RunResult, opts: ViewOptions) -> str:
     for r in run.files:
         if r.error:
             kind = "skipped" if r.status.value == "skipped" else "error"
-            buf.write(f"{r.path}: {kind}: {r.error}\n")
+            buf.write(f"{printable(r.path)}: {kind}: {printable(r.error)}\n")
         lines = r.original.split(b"\n") if (r.findings and r.original is not None) else None
         for f in r.findings:
             buf.write(finding_text(r, f, opts, lines) + "\n")

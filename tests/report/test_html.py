@@ -373,14 +373,26 @@ def test_globals_change_rerenders_everything(tmp_path: Path, run12: RunResult,
         html.globals_hash.cache_clear()
 
 
-def test_only_our_files_are_removed(tmp_path: Path, run12: RunResult) -> None:
+def test_a_folder_of_someone_elses_files_is_refused(tmp_path: Path, run12: RunResult) -> None:
     out = tmp_path / "rep"
     out.mkdir()
     (out / "notes.html").write_text("mine")
-    (out / "z_user.html").write_text("mine too")
+    with pytest.raises(html.NotReportFolder):
+        html.write(run12, out)
+    assert [p.name for p in out.iterdir()] == ["notes.html"]
+
+
+def test_only_files_a_report_listed_are_removed(tmp_path: Path, run12: RunResult) -> None:
+    out = tmp_path / "rep"
     html.write(run12, out)
-    assert (out / "notes.html").read_text() == "mine" and (out / "z_user.html").is_file()
-    assert not (out / ".gitignore").exists()  # only written into a folder that was empty
+    assert (out / html.MARKER).is_file() and (out / ".gitignore").is_file()
+    (out / "notes.html").write_text("mine")
+    page = next(p.name for p in out.glob("z_*.html"))
+    (out / "z_0123456789abcdef_user.html").write_text("named like a page, never listed")
+    html.write(RunResult([r for r in run12.files if html.page_name(r.path) != page]), out)
+    assert (out / "notes.html").read_text() == "mine"
+    assert (out / "z_0123456789abcdef_user.html").is_file()
+    assert not (out / page).exists()  # the page of a file no longer in the run goes
 
 
 @pytest.mark.slow
