@@ -196,7 +196,14 @@ def did_you_mean(token: str) -> str:
     import difflib
 
     known = rule_names()
-    close = difflib.get_close_matches(token.upper(), sorted(set(known.values())), n=1, cutoff=0.6) \
+    ids = set(known.values())
+    m = re.fullmatch(r"([A-Za-z]+)0*(\d+)", token)
+    if m:  # W04 -> W004: a dropped zero is the likeliest slip
+        for width in (3, 2, 4):
+            padded = f"{m.group(1).upper()}{int(m.group(2)):0{width}d}"
+            if padded in ids:
+                return f" (did you mean {padded}?)"
+    close = difflib.get_close_matches(token.upper(), sorted(ids), n=1, cutoff=0.6) \
         or difflib.get_close_matches(token.lower(), sorted(known), n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else " (see `hipport rules list`)"
 

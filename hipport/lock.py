@@ -67,8 +67,9 @@ def _hold_one(folder: Path, notify: object) -> Iterator[None]:
                     raise
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
             if deadline is None:
-                deadline = time.monotonic() + _wait_limit()
-                if callable(notify):
+                limit = _wait_limit()
+                deadline = time.monotonic() + limit
+                if callable(notify) and limit > 0:
                     notify(f"hipport: note: waiting for another hipport run (pid {holder}) "
                            f"writing {folder}")
             if time.monotonic() >= deadline:

@@ -12,7 +12,7 @@ import os
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from hipport.model import RunResult
+from hipport.model import FileStatus, RunResult
 from hipport.workspace import WorkFile
 
 NO_NEWLINE = b"\\ No newline at end of file\n"
@@ -23,14 +23,23 @@ def render(result: RunResult, files: list[WorkFile]) -> bytes:
     top = _top(Path.cwd())
     out: list[bytes] = []
     for r in result.files:
-        if r.ported is None or r.original is None or r.path not in real:
+        if r.path not in real or r.status == FileStatus.FAILED:
             continue
         old = _relative(real[r.path], top)
         new = old
         if r.output_path and os.path.basename(r.output_path) != os.path.basename(old):
             new = os.path.join(os.path.dirname(old), os.path.basename(r.output_path))
-        out.append(file_patch(old, new, r.original, r.ported))
+        if r.ported is not None and r.original is not None:
+            out.append(file_patch(old, new, r.original, r.ported))
+        elif new != old:  # renamed, content as it is (port -o writes it under the new name)
+            out.append(b"diff --git " + _quote("a/" + old) + b" " + _quote("b/" + new) + b"\n"
+                       b"similarity index 100%\n" + _renames(old, new))
     return b"".join(out)
+
+
+def _renames(old: str, new: str) -> bytes:
+    return (b"rename from " + _quote(old, prefix=False) + b"\n"
+            b"rename to " + _quote(new, prefix=False) + b"\n")
 
 
 def file_patch(old: str, new: str, a: bytes, b: bytes) -> bytes:
@@ -38,8 +47,7 @@ def file_patch(old: str, new: str, a: bytes, b: bytes) -> bytes:
     qa, qb = _quote("a/" + old), _quote("b/" + new)
     head = [b"diff --git " + qa + b" " + qb + b"\n"]
     if old != new:
-        head += [b"rename from " + _quote(old, prefix=False) + b"\n",
-                 b"rename to " + _quote(new, prefix=False) + b"\n"]
+        head.append(_renames(old, new))
     head += [b"--- " + qa + b"\n", b"+++ " + qb + b"\n"]
     return b"".join(head) + b"".join(hunks(_lines(a), _lines(b)))
 

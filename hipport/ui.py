@@ -37,7 +37,7 @@ class UI:
         return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
     def err(self, msg: str) -> None:
-        self.err_console.print(printable(msg), markup=False)
+        self.err_console.print(printable(msg), markup=False, soft_wrap=True)  # one line each
 
     @contextmanager
     def progress(self, what: str) -> Iterator[Callable[[int, int], None] | None]:

@@ -1,0 +1,149 @@
+"""A cache folder is data: whatever a tree or anyone else put there cannot run code, and a
+damaged or foreign entry costs a rebuild with a one-line note, never a wrong result."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import sqlite3
+from pathlib import Path
+
+from hipport import cache as cachemod
+from tests.conftest import hipport
+from tests.trust.conftest import cuda_tree
+
+
+class _Payload:
+    """Unpickling this creates a file: proof that a pickle ran."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        import os
+
+        return os.system, (f"touch {self.marker}",)
+
+
+def _plant_pickle_db(db: Path, marker: Path) -> None:
+    db.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(db)
+    blob = pickle.dumps(_Payload(marker))
+    con.execute("CREATE TABLE results (k TEXT PRIMARY KEY, meta BLOB, detail BLOB)")
+    con.execute("CREATE TABLE r (k TEXT PRIMARY KEY, meta BLOB, detail BLOB)")
+    con.execute("INSERT INTO results VALUES ('x', ?, ?)", (blob, blob))
+    con.execute("INSERT INTO r VALUES ('x', ?, ?)", (blob, blob))
+    con.commit()
+    con.close()
+
+
+def _lint(tree: Path, *extra: str) -> tuple[int, object, str]:
+    """(exit code, the findings and file statuses, stderr) of a JSON lint."""
+    p = hipport("lint", tree, "--format", "json", *extra)
+    if not p.stdout:
+        return p.returncode, None, p.stderr.decode()
+    data = json.loads(p.stdout)
+    shown = (data["findings"], [(f["path"], f["status"], f["error"]) for f in data["files"]])
+    return p.returncode, shown, p.stderr.decode()
+
+
+def test_a_cache_shipped_in_the_tree_is_never_read(tmp_path: Path) -> None:
+    tree = cuda_tree(tmp_path / "repo")
+    marker = tmp_path / "PWNED"
+    for name in ("results-v3.sqlite", cachemod.DB_NAME):
+        _plant_pickle_db(tree / ".hipport-cache" / name, marker)
+    (tree / ".hipport-cache" / "run-0.marshal").write_bytes(b"\xe3" + b"\0" * 64)
+    rc, out, err = _lint(tree)
+    assert not marker.exists() and "Traceback" not in err
+    assert (rc, out) == _lint(tree, "--no-cache")[:2] and out[0]  # type: ignore[index]
+
+
+def test_a_crafted_user_cache_runs_nothing_and_is_rebuilt(tmp_path: Path) -> None:
+    tree = cuda_tree(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    clean = _lint(tree, "--no-cache")
+    marker = tmp_path / "PWNED"
+    _plant_pickle_db(cache / cachemod.DB_NAME, marker)
+    rc, out, err = _lint(tree, "--cache-dir", str(cache))
+    assert not marker.exists() and "Traceback" not in err
+    assert (rc, out) == clean[:2]
+    assert err.count("note:") == 1 and "rebuilt" in err  # one line says what happened
+    again = _lint(tree, "--cache-dir", str(cache))
+    assert again[:2] == clean[:2] and "note:" not in again[2]  # the rebuilt cache is used
+
+
+def test_rows_that_do_not_decode_are_dropped_with_a_note(tmp_path: Path) -> None:
+    tree = cuda_tree(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    first = _lint(tree, "--cache-dir", str(cache))
+    for snap in cache.glob("run-*.json"):
+        snap.unlink()  # a real run reads the database
+    con = sqlite3.connect(cache / cachemod.DB_NAME)
+    con.execute("UPDATE r SET meta = '[\"not\", \"a result\"]', detail = '{\"x\": 1'")
+    con.commit()
+    con.close()
+    for f in (tree / "a").iterdir():  # new stats: the contents are looked up by key
+        f.touch()
+    rc, out, err = _lint(tree, "--cache-dir", str(cache))
+    assert (rc, out) == first[:2]
+    assert "note:" in err and "Traceback" not in err
+
+
+def test_a_garbage_database_or_snapshot_is_replaced(tmp_path: Path) -> None:
+    tree = cuda_tree(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    first = _lint(tree, "--cache-dir", str(cache))
+    (cache / cachemod.DB_NAME).write_bytes(b"this is not a database" * 100)
+    for snap in cache.glob("run-*.json"):
+        snap.write_bytes(b'{"format": [4, 1], "paths": 7}\n[[[')
+    rc, out, err = _lint(tree, "--cache-dir", str(cache))
+    assert (rc, out) == first[:2] and "Traceback" not in err
+    assert "damaged" in err or "could not be used" in err
+
+
+def test_a_database_with_a_trigger_is_not_used(tmp_path: Path) -> None:
+    tree = cuda_tree(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    first = _lint(tree, "--cache-dir", str(cache))
+    for snap in cache.glob("run-*.json"):
+        snap.unlink()
+    con = sqlite3.connect(cache / cachemod.DB_NAME)
+    con.execute("CREATE TABLE evil (x TEXT)")
+    con.execute("CREATE TRIGGER t AFTER INSERT ON s BEGIN INSERT INTO evil VALUES ('ran'); END")
+    con.commit()
+    con.close()
+    for f in (tree / "a").iterdir():
+        f.touch()
+    rc, out, err = _lint(tree, "--cache-dir", str(cache))
+    assert (rc, out) == first[:2] and "rebuilt" in err
+    con = sqlite3.connect(cache / cachemod.DB_NAME)
+    assert [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")] \
+        == ["r", "s", "o"]
+
+
+def test_the_default_cache_is_outside_the_tree_and_private(tmp_path: Path) -> None:
+    tree = cuda_tree(tmp_path / "repo")
+    before = sorted(p.name for p in tree.rglob("*"))
+    rc, _, _ = _lint(tree)
+    assert rc == 1 and sorted(p.name for p in tree.rglob("*")) == before
+    folder = Path(hipport("cache", "dir", tree).stdout.decode().strip())
+    assert folder.is_dir() and (folder / cachemod.DB_NAME).is_file()
+    assert folder.stat().st_mode & 0o077 == 0
+    cleared = hipport("cache", "clear", tree)
+    assert cleared.returncode == 0 and not folder.exists()
+
+
+def test_the_key_holds_the_version(tmp_path: Path, monkeypatch: object) -> None:
+    from hipport import pipeline
+    from hipport.config import Config
+
+    a = pipeline.salt_of(Config())
+    import hipport
+
+    old = hipport.__version__
+    try:
+        pipeline.__version__ = "0.0.0-other"  # type: ignore[attr-defined]
+        assert pipeline.salt_of(Config()) != a
+    finally:
+        pipeline.__version__ = old  # type: ignore[attr-defined]
+    assert pipeline.salt_of(Config(rocm="6.0")) != a
