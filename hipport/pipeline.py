@@ -283,7 +283,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
                 done = RunResult(answered, cached=snap.cached, defined=frozenset(snap.defined),
                                  statuses=snap.statuses, salt=salt)
                 if findings_only:  # the source lines the findings show
-                    hydrate(done, files, None, ported=False)
+                    hydrate(done, files, None, ported=False, which=lambda r: bool(r.findings))
                 done.seconds = time.perf_counter() - t0
                 return done
     sigs = [cachemod.stat_sig(st, salt) if st is not None else "" for st in stats]

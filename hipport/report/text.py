@@ -18,29 +18,37 @@ COLOR = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[33m", Severity.IN
 BOLD, DIM, GREEN, RESET = "\x1b[1m", "\x1b[2m", "\x1b[32m", "\x1b[0m"
 
 
-def finding_text(r: FileResult, f: Finding, opts: ViewOptions, lines: list[bytes] | None) -> str:
+def finding_text(r: FileResult, f: Finding, opts: ViewOptions, lines: list[bytes] | None,
+                 path: str | None = None) -> str:
+    """One finding, compiler style. `path` is the file's name made printable (once per file:
+    this runs for every finding of a tree)."""
+    color = opts.color
+
     def c(code: str, text: str) -> str:
-        return f"{code}{text}{RESET}" if opts.color else text
+        return f"{code}{text}{RESET}" if color else text
 
     s = f.span
-    out = [c(BOLD, f"{printable(r.path)}:{s.line}:{s.column}:"), " ",
-           c(COLOR[f.severity], f"{f.severity.value}:"), " ", c(BOLD, f"[{f.rule}]"), " ",
-           printable(f.message)]
+    where = f"{path if path is not None else printable(r.path)}:{s.line}:{s.column}:"
+    sev = f.severity
+    head = (f"{BOLD}{where}{RESET} {COLOR[sev]}{sev.value}:{RESET} {BOLD}[{f.rule}]{RESET} "
+            if color else f"{where} {sev.value}: [{f.rule}] ")
+    out = [head, printable(f.message)]
     if f.kernel:
         out.append(c(DIM, printable(f" (kernel {f.kernel}" + (f", model {f.model})" if f.model else ")"))))
     if opts.show_source and lines is not None and 0 < s.line <= len(lines):
         src = printable(lines[s.line - 1].rstrip(b"\r").decode("utf-8", "replace"))
         width = max(1, (s.end_column - s.column) if s.end_line == s.line else 1)
-        pad = len(src[:s.column - 1].expandtabs(4))
-        out.append("\n    " + src.expandtabs(4))
+        head_src = src[:s.column - 1]
+        pad = len(head_src.expandtabs(4)) if "\t" in head_src else len(head_src)
+        out.append("\n    " + (src.expandtabs(4) if "\t" in src else src))
         out.append("\n    " + " " * pad + c(GREEN, "^" + "~" * (width - 1)))
     if f.fix is not None:
         out.append("\n    " + c(DIM, f"fix ({f.fix.applicability.value}): {printable(f.fix.title)}"))
     return "".join(out)
 
 
-def summary_table(run: RunResult) -> Table:
-    s = summary(run)
+def summary_table(run: RunResult, s: dict | None = None) -> Table:
+    s = s or summary(run)
     t = Table(title="hipport summary", show_header=True, header_style="bold")
     t.add_column("API family")
     t.add_column("found", justify="right")
@@ -59,14 +67,16 @@ def render(run: RunResult, opts: ViewOptions) -> str:
         if r.error:
             kind = "skipped" if r.status.value == "skipped" else "error"
             buf.write(f"{printable(r.path)}: {kind}: {printable(r.error)}\n")
-        lines = r.original.split(b"\n") if (r.findings and r.original is not None) else None
-        for f in r.findings:
-            buf.write(finding_text(r, f, opts, lines) + "\n")
+        if not r.findings:
+            continue
+        lines = r.original.split(b"\n") if r.original is not None else None
+        path = printable(r.path)
+        buf.write("\n".join([finding_text(r, f, opts, lines, path) for f in r.findings]) + "\n")
     con = Console(file=buf, force_terminal=opts.color, no_color=not opts.color, width=100,
                   highlight=False, soft_wrap=True)
     s = summary(run)
     held = sum(1 for _, f in run.findings if f.fix and f.fix.applicability.value == "review")
-    con.print(summary_table(run))
+    con.print(summary_table(run, s))
     con.print(f"{s['files_scanned']} files scanned, {s['files_changed']} changed, "
               f"{s['files_failed']} failed, {s['cached']} from cache, {s['seconds']:.2f}s")
     if s["findings_by_rule"]:

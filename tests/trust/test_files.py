@@ -65,3 +65,30 @@ def test_control_characters_in_names_and_source_are_escaped(tmp_path: Path) -> N
     assert b"evil\\x1b]8;;x\\x07\\x1b[2J.cu:" in out
     assert "\u202e".encode() not in out and b"/* <U+202E> */" in out  # the source line shown
     assert snapshot(src)[name].count(b"\xe2\x80\xae") == 1  # the file itself is untouched
+
+
+def test_the_report_shows_bidi_controls(tmp_path: Path) -> None:
+    src = tmp_path / "s"
+    src.mkdir()
+    (src / "k.cu").write_bytes(KERNEL.replace(b"(float* a) {", b"(float* a) { /* \xe2\x80\xae\xe2\x81\xa6 */"))
+    rep = tmp_path / "rep"
+    assert hipport("report", src, "-o", rep, "--no-cache").returncode == 0
+    pages = b"".join(p.read_bytes() for p in rep.glob("*.html"))
+    assert "\u202e".encode() not in pages and "\u2066".encode() not in pages
+    assert b"&lt;U+202E&gt;&lt;U+2066&gt;" in pages
+
+
+def test_rule_tables_are_keyed_by_content(tmp_path: Path) -> None:
+    from hipport import rules
+
+    api = tmp_path / "rules" / "api"
+    api.mkdir(parents=True)
+    table = api / "t.toml"
+    table.write_text("a = 1\n")
+    st = table.stat()
+    first = rules.tables_digest(str(tmp_path / "rules"))
+    rules.tables_digest.cache_clear()
+    table.write_text("b = 2\n")  # same size, and the same mtime put back
+    os.utime(table, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert rules.tables_digest(str(tmp_path / "rules")) != first
+    rules.tables_digest.cache_clear()
