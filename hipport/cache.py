@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -240,7 +241,7 @@ class Cache:
                 self._drop(k)
         return out
 
-    def _put(self, sql: str, rows: list[tuple[str, ...]]) -> None:
+    def _put(self, sql: str, rows: Sequence[tuple[str, ...]]) -> None:
         if not rows:
             return
         try:

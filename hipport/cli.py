@@ -103,6 +103,11 @@ def _config(paths: list[Path], config_file: Path | None, **overrides: Any) -> co
     return configmod.build(start, clean, config_file)
 
 
+def _say(text: str, nl: bool = True) -> int:
+    typer.echo(text, nl=nl)
+    return 0
+
+
 def _run(fn: Any) -> None:
     """Map errors to exit codes; a crash prints a short report instead of a traceback wall."""
     try:
@@ -214,7 +219,7 @@ def explain(rule: Annotated[str, typer.Argument(help="A rule id (W006, HP001) or
     """Print a rule's documentation."""
     from hipport.commands.info import explain as do_explain
 
-    _run(lambda: typer.echo(do_explain(rule), nl=False) or 0)
+    _run(lambda: _say(do_explain(rule), nl=False))
 
 
 @rules_app.command("lookup")
@@ -239,7 +244,7 @@ def rules_list() -> None:
     """List every rule id with its name."""
     from hipport.commands.info import rules_list as do_list
 
-    _run(lambda: typer.echo(do_list(), nl=False) or 0)
+    _run(lambda: _say(do_list(), nl=False))
 
 
 CachePath = Annotated[Path, typer.Argument(help="A file or folder of the tree.")]
@@ -251,7 +256,7 @@ def cache_dir_cmd(path: CachePath = Path("."), everything: CacheAll = False) -> 
     """Print the folder where results for PATH's tree are cached."""
     from hipport.commands.cache import folder
 
-    _run(lambda: typer.echo(str(folder(path, everything))) or 0)
+    _run(lambda: _say(str(folder(path, everything))))
 
 
 @cache_app.command("clear")
@@ -259,7 +264,7 @@ def cache_clear_cmd(path: CachePath = Path("."), everything: CacheAll = False) -
     """Remove the cached results for PATH's tree (or, with --all, every tree's)."""
     from hipport.commands.cache import clear
 
-    _run(lambda: typer.echo(clear(path, everything), nl=False) or 0)
+    _run(lambda: _say(clear(path, everything), nl=False))
 
 
 @app.command("config")
@@ -271,7 +276,7 @@ def show_config(
     """Print the effective configuration and where each value came from."""
     from hipport.commands.info import show_config as do_show
 
-    _run(lambda: typer.echo(do_show(_config([path], config_file), fmt.value), nl=False) or 0)
+    _run(lambda: _say(do_show(_config([path], config_file), fmt.value), nl=False))
 
 
 def main() -> None:

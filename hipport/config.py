@@ -129,7 +129,7 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
     accepted values and where it came from (the config file and line, or the option)."""
     key = name.replace("_", "-")
     cli = origin == "command line"
-    where = (None, None) if cli else (origin, line)
+    where: tuple[str | None, int | None] = (None, None) if cli else (origin, line)
 
     def bad(expected: str) -> HipportError:
         shown = f"--{key}" if cli else key

@@ -25,7 +25,7 @@ def fast_pickle(cls: type) -> type:
     def __reduce__(self: Any) -> tuple[type, tuple[Any, ...]]:
         return cls, values(self)
 
-    cls.__reduce__ = __reduce__  # type: ignore[method-assign]
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign,assignment]
     return cls
 
 

@@ -368,7 +368,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     if store is not None and not findings_only and not any(r.status == FileStatus.FAILED for r in final):
         # Failures are retried by the next run, so only a clean run is worth a snapshot.
         wanted = [t if r.output_path is not None and sink is not None and sink.wants(r.role) else None
-                  for t, r in zip(targets or [None] * len(final), final, strict=True)]
+                  for t, r in zip(targets or [None] * len(final), final, strict=True)]  # type: ignore[list-item]
         body = "[" + ",".join(codec.dump_meta(r) for r in final) + "]"
         cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
             paths, ids, wanted, _identities(wanted),

@@ -97,15 +97,15 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
     family = data.get("family") or path.stem
     default_since = str(data.get("since", "5.2"))
     names: list[Mapping] = []
-    for cuda, e in data.get("names", {}).items():
-        names.append(_entry(path, family, default_since, cuda, e))
+    for cuda, entry in data.get("names", {}).items():
+        names.append(_entry(path, family, default_since, cuda, entry))
     headers: list[HeaderMap] = []
-    for cuda, e in data.get("headers", {}).items():
-        if not isinstance(e, dict) or set(e) - {"hip", "flat", "status", "note", "since"}:
+    for cuda, h in data.get("headers", {}).items():
+        if not isinstance(h, dict) or set(h) - {"hip", "flat", "status", "note", "since"}:
             raise _fail(path, f"[headers] {cuda!r}: expected a table with hip/flat/status/note")
-        headers.append(HeaderMap(cuda, e.get("hip"), e.get("flat"), family,
-                                 e.get("status", "supported" if e.get("hip") else "unsupported"),
-                                 e.get("note")))
+        headers.append(HeaderMap(cuda, h.get("hip"), h.get("flat"), family,
+                                 h.get("status", "supported" if h.get("hip") else "unsupported"),
+                                 h.get("note")))
     spaces = [_entry(path, family, default_since, ns, {"kind": "namespace", **e})
               for ns, e in data.get("namespaces", {}).items()]
     meta = {"family": family, "title": data.get("title", family)}

@@ -77,21 +77,21 @@ def check_outputs(o: PortOptions, config: Config, out_dir: Path) -> None:
                                "outside it (or exclude it with --exclude)", o.output)
 
 
-def make_folder(out_dir: Path, given: object) -> None:
+def make_folder(out_dir: Path, given: str | None) -> None:
     """Create the output folder, or exit 2 before any work when it cannot hold files."""
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as e:
         raise HipportError(f"cannot create the output folder: {e.strerror}", e.filename or given) from None
     if not os.access(out_dir, os.W_OK | os.X_OK):
-        raise HipportError("the output folder is not writable", given)  # type: ignore[arg-type]
+        raise HipportError("the output folder is not writable", given)
 
 
 def port(o: PortOptions, config: Config, ui: UI) -> int:
     mode = check_modes(o)
     out_dir: Path | None = None
     if mode == "--output" and o.output != "-":
-        out_dir = Path(os.path.realpath(o.output))  # type: ignore[arg-type]
+        out_dir = Path(os.path.realpath(o.output or "."))
         check_outputs(o, config, out_dir)
     if o.report_dir is not None:
         from hipport.report import html

@@ -806,7 +806,7 @@ def render_markdown(text: str) -> str:
                 if m:
                     items.append(m.group(2))
                 elif items:
-                    items[-1] += " " + lines[i].strip()
+                    items[-1] = items[-1] + " " + lines[i].strip()
                 i += 1
             tag = "ol" if ordered else "ul"
             out.append(f"<{tag}>" + "".join(f"<li>{_inline(x)}</li>" for x in items) + f"</{tag}>")
@@ -817,11 +817,11 @@ def render_markdown(text: str) -> str:
             while i < len(lines) and lines[i].lstrip().startswith("|"):
                 rows.append(lines[i].strip().strip("|"))
                 i += 1
-            cells = [[c.strip() for c in re.split(r"(?<!\\)\|", r)] for r in rows]
-            cells = [c for c in cells if not all(re.fullmatch(r":?-{2,}:?", x) for x in c if x)]
+            split = [[c.strip() for c in re.split(r"(?<!\\)\|", r)] for r in rows]
+            cells = [row for row in split if not all(re.fullmatch(r":?-{2,}:?", t) for t in row if t)]
             if cells:
-                head_row = "".join(f"<th>{_inline(c)}</th>" for c in cells[0])
-                body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>"
+                head_row = "".join(f"<th>{_inline(cell)}</th>" for cell in cells[0])
+                body = "".join("<tr>" + "".join(f"<td>{_inline(cell)}</td>" for cell in row) + "</tr>"  # type: ignore[assignment]
                                for row in cells[1:])
                 out.append(f"<table><thead><tr>{head_row}</tr></thead><tbody>{body}</tbody></table>")
             continue

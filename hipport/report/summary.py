@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hipport.model import FileStatus, RunResult
+from hipport.model import FileStatus, RunResult, Severity
 from hipport.workspace import PORTED_ROLES
 
 
 def summary(run: RunResult) -> dict[str, Any]:
     fams = run.families()
-    sev: dict[str, int] = {}
+    sev: dict[Severity, int] = {}
     rules: dict[str, int] = {}
     by = {s: 0 for s in FileStatus}
     for r in run.files:

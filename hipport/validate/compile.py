@@ -283,8 +283,8 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
             done += 1
             if progress:
                 progress(done, len(tasks))
-    for (i, a), r in per.items():
-        results[i].archs[a] = r
+    for (i, a), ar in per.items():
+        results[i].archs[a] = ar
     for r in results:
         r.archs = {a: r.archs[a] for a in archs if a in r.archs}
         for a, reason in skipped:

@@ -124,7 +124,7 @@ def patch_file(path: Path, errs: list[tuple[int, str]], guard: str) -> list[Patc
         if re.match(r"^[\w\]\[]+(?:\.|->)\w+(?:\[[^\]]*\])?\s*=", stmt):
             edits[(s, e)] = ("field", "", msg)
         elif "hipError_t" in head.split("(")[0]:
-            indent = re.match(r"\s*", lines[s]).group(0)
+            indent = lines[s][:len(lines[s]) - len(lines[s].lstrip())]
             edits[(s, e)] = ("statement", f"{indent}return hipErrorNotSupported;", msg)
         elif re.search(r"\bvoid\b", head.split("(")[0]):
             edits[(s, e)] = ("statement", "", msg)

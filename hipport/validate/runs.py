@@ -412,7 +412,8 @@ def nvidia_gpu_leg(program: Program, tree: PortedTree | None, workdir: Path, tim
     if originals:  # the CUDA original, built the way its own build would (nvcc picks by extension)
         ob = workdir / "nvidia-original"
         ok, _, tail = build_program([nvcc, *arch], None, program.sources, [],
-                                    command_flags(_std(program), _Identity()), ob, None, None, "nvcc")
+                                    command_flags(_std(program), _Identity()),  # type: ignore[arg-type]
+                                    ob, None, None, "nvcc")
         if not ok:
             orig_leg = Leg(BUILD_ERROR, f"nvcc could not build the CUDA original: {tail}")
         else:

@@ -115,16 +115,17 @@ class PortedTree:
         copies = discover([root]) if root.is_dir() else discover([root])
         base = common_base(originals) if originals else None
         by_rel: dict[str, WorkFile] = {}
-        for wf in originals or []:
-            rel = (wf.root.resolve().relative_to(base) / wf.rel).as_posix() if base else wf.rel
-            by_rel[rel] = wf
+        for o in originals or []:
+            rel = (o.root.resolve().relative_to(base) / o.rel).as_posix() if base else o.rel
+            by_rel[rel] = o
             if rel.endswith(".cu"):
-                by_rel.setdefault(rel[:-3] + ".hip", wf)
+                by_rel.setdefault(rel[:-3] + ".hip", o)
         only_one = originals is not None and len(originals) == 1 and len(copies) == 1
         entries: list[Entry] = []
         for c in copies:
             rel = c.rel if root.is_dir() else c.path.name
-            wf = originals[0] if only_one else by_rel.get(rel)
+            wf: WorkFile | None
+            wf = originals[0] if only_one and originals else by_rel.get(rel)
             if wf is None and originals and len(originals) == 1 and root.is_dir():
                 wf = next((o for o in originals if Path(o.rel).stem == Path(rel).stem), None)
             data = c.path.read_bytes()[:65536]
