@@ -108,5 +108,5 @@ def test_compiled_tables_are_cached_per_version_of_the_tables(tmp_path: Path, mo
     table.write_text(table.read_text() + 'cudaBar = { hip = "hipBar", kind = "function" }\n')
     assert rulesmod.cached("x", build, str(root)) == 2  # the tables changed: built again
     # only the current build is kept: a folder of stale 1 MB pickles helps nobody
-    assert len(list((tmp_path / "cache" / "hipport").glob("*-x.pickle"))) == 1
+    assert len(list((tmp_path / "cache" / "hipport" / "tables").glob("*-x.pickle"))) == 1
     rulesmod.tables_digest.cache_clear()

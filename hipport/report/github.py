@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hipport.model import RunResult, Severity
 from hipport.report import ViewOptions
-from hipport.report.printable import printable
+from hipport.report.printable import visible
 from hipport.report.sarif import repo_path
 from hipport.ruledocs import all_rules
 
@@ -35,5 +35,5 @@ def render(run: RunResult, opts: ViewOptions) -> str:
         if s.end_line <= s.line:  # GitHub rejects columns on an annotation spanning lines
             props += [f"col={s.column}", f"endColumn={max(s.end_column, s.column)}"]
         props.append(f"title={_escape_prop(title)}")
-        out.append(f"::{LEVEL[f.severity]} {','.join(props)}::{_escape_data(printable(f'[{f.rule}] {f.message}'))}")
+        out.append(f"::{LEVEL[f.severity]} {','.join(props)}::{_escape_data(visible(f'[{f.rule}] {f.message}'))}")
     return "\n".join(out) + ("\n" if out else "")
