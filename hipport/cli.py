@@ -7,7 +7,7 @@ or a file that failed; 2 usage or input errors; 3 an internal error (with a shor
 
 
 import sys
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -279,6 +279,140 @@ def show_config(
     _run(lambda: _say(do_show(_config([path], config_file), fmt.value), nl=False))
 
 
+DEFAULT_REPORT_DIR = Path("hipport-report")
+
+
+@app.command("report")
+def report(
+    paths: Paths,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Folder for the HTML report (created; kept up to date incrementally).")] = DEFAULT_REPORT_DIR,
+    wave_strategy: StrategyOpt = None,
+    rocm: Rocm = None,
+    blas: BlasOpt = None,
+    include: Include = None,
+    exclude: Exclude = None,
+    select: Select = None,
+    ignore: Ignore = None,
+    jobs: Jobs = None,
+    no_cache: NoCache = False,
+    cache_dir: CacheDir = None,
+    config_file: ConfigOpt = None,
+    quiet: Quiet = False,
+) -> None:
+    """Write a static HTML porting report (index, a page per file and per rule, effort); write nothing else."""
+
+    def go() -> int:
+        cfg = _config(paths, config_file, include=include, exclude=exclude, select=select,
+                      ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas,
+                      jobs=jobs, cache=False if no_cache else None)
+        from hipport.commands.port import default_cache_dir
+        cd = (cache_dir or default_cache_dir(tuple(paths))) if cfg.cache else None
+        from hipport.commands.report import make_report
+
+        return make_report(paths, output, cfg, cd, quiet)
+
+    _run(go)
+
+
+class Wave(StrEnum):
+    w32 = "32"
+    w64 = "64"
+
+
+OptPaths = Annotated[list[Path] | None, typer.Argument(help="CUDA files or folders (the originals).",
+                                                       show_default=False)]
+IncludeDir = Annotated[list[Path] | None, typer.Option("--include-dir", "-I", help="Add an include folder (repeatable).")]
+Define = Annotated[list[str] | None, typer.Option("--define", "-D", help="Define a macro, NAME or NAME=VALUE (repeatable).")]
+
+
+@app.command()
+def validate(
+    paths: OptPaths = None,
+    ported: Annotated[Path | None, typer.Option("--ported", help="Validate this already ported tree (PATHs, if given, are its CUDA originals).")] = None,
+    offload_arch: Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target (repeatable). Default: gfx90a, plus gfx942 when the installed clang knows it.")] = None,
+    compile_commands: Annotated[Path | None, typer.Option("--compile-commands", "-p", help="compile_commands.json, or the folder holding it, for include paths and defines.")] = None,
+    include_dir: IncludeDir = None,
+    define: Define = None,
+    run: Annotated[bool, typer.Option("--run", help="Also run every program: on the wave emulator (wave 32 CUDA reference, wave 64 port, wave 64 port without wave64 fixes) and on GPUs present.")] = False,
+    programs: Annotated[Path | None, typer.Option("--programs", help="A TOML file of [[programs]] to run (name, sources, args, expected, include, defines).")] = None,
+    no_compile: Annotated[bool, typer.Option("--no-compile", help="Skip the hipcc compile check.")] = False,
+    no_gpu: Annotated[bool, typer.Option("--no-gpu", help="With --run: do not use GPUs even when present.")] = False,
+    no_emulator: Annotated[bool, typer.Option("--no-emulator", help="With --run: do not run on the wave emulator.")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Emulator runs with AddressSanitizer (slower; catches out-of-bounds accesses).")] = False,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds each program run may take.")] = 60.0,
+    strict: Annotated[bool, typer.Option("--strict", help="Count checks that could not run (no hipcc, no GPU) as failures.")] = False,
+    work_dir: Annotated[Path | None, typer.Option("--work-dir", help="Keep the ported trees and binaries here (default: a temporary folder).")] = None,
+    fmt: Annotated[Fmt, typer.Option("--format", help="text (a table) or json.")] = Fmt.text,
+    report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML porting report, with the validation results, here.")] = None,
+    launch_syntax: Annotated[Launch | None, typer.Option("--launch-syntax", help="Launch syntax of the port that is compiled.")] = None,
+    wave_strategy: StrategyOpt = None,
+    rocm: Rocm = None,
+    apply_review_fixes: Annotated[bool, typer.Option("--apply-review-fixes", help="Also apply wave64 fixes that need review.")] = False,
+    blas: BlasOpt = None,
+    include: Include = None,
+    exclude: Exclude = None,
+    jobs: Jobs = None,
+    no_cache: NoCache = False,
+    cache_dir: CacheDir = None,
+    config_file: ConfigOpt = None,
+    quiet: Quiet = False,
+) -> None:
+    """Compile the port with hipcc for AMD GPUs; with --run, check it computes what the CUDA code did."""
+    from hipport.ui import UI
+    from hipport.validate import Options
+
+    def go() -> int:
+        plist = list(paths or [])
+        cfg = _config(plist or ([ported] if ported else []), config_file, include=include, exclude=exclude,
+                      wave_strategy=wave_strategy, rocm=rocm, launch_syntax=launch_syntax, blas=blas,
+                      apply_review_fixes=apply_review_fixes or None, offload_arch=offload_arch,
+                      jobs=jobs, cache=False if no_cache else None)
+        ui = UI(quiet=quiet)
+        opts = Options(paths=tuple(plist), ported=ported, archs=tuple(offload_arch) if offload_arch else None,
+                       compdb=compile_commands, includes=tuple(include_dir or ()), defines=tuple(define or ()),
+                       compile=not no_compile, run=run, gpu=not no_gpu, emulate=not no_emulator, check=check,
+                       jobs=jobs or 0, timeout=timeout, work_dir=work_dir, cache_dir=cache_dir,
+                       config_file=config_file, programs_file=programs, strict=strict)
+        from hipport.commands.validate import validate as do_validate
+
+        return do_validate(opts, cfg, ui, fmt.value, quiet, report)
+    _run(go)
+
+
+@app.command(context_settings={"allow_interspersed_args": True})
+def emulate(
+    file: Annotated[Path, typer.Argument(help="A CUDA (.cu) or HIP program with main().", show_default=False)],
+    args: Annotated[list[str] | None, typer.Argument(help="Arguments for the program (after --).", show_default=False)] = None,
+    wave: Annotated[Wave, typer.Option("--wave", help="Lanes per wavefront: 32 (CUDA's warp) or 64 (AMD Instinct).")] = Wave.w64,
+    no_wave64: Annotated[bool, typer.Option("--no-wave64", help="Port CUDA without the wave64 pass (to see what it fixes).")] = False,
+    include_dir: IncludeDir = None,
+    define: Define = None,
+    check: Annotated[bool, typer.Option("--check", help="Build with AddressSanitizer (slower; catches out-of-bounds accesses).")] = False,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Stop the program after this many seconds.")] = None,
+    keep: Annotated[Path | None, typer.Option("--keep", help="Keep the ported sources and the binary in this folder.")] = None,
+    wave_strategy: StrategyOpt = None,
+    apply_review_fixes: Annotated[bool, typer.Option("--apply-review-fixes", help="Also apply wave64 fixes that need review.")] = False,
+    config_file: ConfigOpt = None,
+    quiet: Quiet = False,
+) -> None:
+    """Build FILE against hipport's CPU wave emulator and run it (CUDA is ported first).
+
+    The program's stdout, stderr and exit status are passed through:
+    `hipport emulate prog.cu --wave 32 -- ARGS...`
+    """
+    from hipport.validate.emulate import EmulateOptions
+    from hipport.validate.emulate import emulate as do_emulate
+
+    def go() -> int:
+        cfg = _config([file], config_file, wave_strategy=wave_strategy,
+                      apply_review_fixes=apply_review_fixes or None)
+        o = EmulateOptions(file, list(args or []), int(wave.value), not no_wave64, tuple(include_dir or ()),
+                           tuple(define or ()), check, timeout, keep, quiet)
+        return do_emulate(o, cfg)
+
+    _run(go)
+
+
 def main() -> None:
     from hipport import interrupt
 
@@ -292,12 +426,3 @@ def main() -> None:
         app(prog_name="hipport")
     except SystemExit as e:
         sys.exit(e.code)
-
-
-# Commands that live in their own modules register themselves on `app` when imported.
-for _mod in ("hipport.cli_report", "hipport.cli_validate"):
-    try:
-        __import__(_mod)
-    except ImportError as _e:  # a module still being written must not break the others
-        if _e.name != _mod:
-            raise

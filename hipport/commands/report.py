@@ -1,0 +1,38 @@
+"""`hipport report`: run the pipeline like `lint` (nothing written to the sources) and
+write the static HTML porting report into a folder it owns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hipport.config import Config
+
+
+def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Path | None, quiet: bool) -> int:
+    """Run the passes over `paths` and write the report into `out_dir`; returns the exit code."""
+    from hipport import lock
+    from hipport.errors import HipportError
+    from hipport.pipeline import run as run_pipeline
+    from hipport.report import html
+    from hipport.ui import UI
+    from hipport.workspace import discover
+
+    ui = UI(quiet=quiet)
+    out = html.check_folder(out_dir, paths)
+    files = discover(paths, config.include, config.exclude, skip=out)
+    with lock.hold([out], ui.err):
+        with ui.progress("reporting") as progress:
+            result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress,
+                                  keep_original=True)
+        try:
+            stats = html.write_report(result, out_dir)
+        except html.NotReportFolder as e:  # made meanwhile by someone else
+            raise HipportError(str(e)) from None
+        except OSError as e:
+            raise HipportError(f"cannot write the report: {e.strerror}",
+                               e.filename or out_dir) from None
+    if not quiet:
+        ui.err(f"{len(stats.written)} file pages written, {len(stats.reused)} unchanged, "
+               f"{len(stats.removed)} stale pages removed")
+    print(stats.index, flush=True)
+    return 0

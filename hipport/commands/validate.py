@@ -1,0 +1,42 @@
+"""`hipport validate`: compile the port for AMD targets and, with --run, compare what it
+computes with the CUDA original; the text or JSON table, and the report when asked."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from hipport.config import Config
+from hipport.ui import UI
+from hipport.validate import Options, Validation
+from hipport.validate import validate as do_validate
+from hipport.validate.views import render_json, render_text
+
+
+def validate(opts: Options, cfg: Config, ui: UI, fmt: str, quiet: bool, report: Path | None) -> int:
+    result = do_validate(opts, cfg, progress=ui.progress, log=None if quiet else ui.err)
+    if fmt == "json":
+        sys.stdout.write(render_json(result.doc))
+    elif not quiet or result.failed:
+        sys.stdout.write(render_text(result.doc, color=ui.color))
+    sys.stdout.flush()
+    if report is not None:
+        _write_report(result, report, ui)
+    return 1 if result.failed else 0
+
+
+def _write_report(result: Validation, out: Path, ui: UI) -> None:
+    from hipport.errors import HipportError
+    from hipport.model import RunResult
+    from hipport.report import html
+
+    html.check_folder(out, [])
+    run = result.run if result.run is not None else RunResult([])
+    run.validation = result.doc
+    try:
+        index = html.write(run, out)
+    except html.NotReportFolder as e:
+        raise HipportError(str(e)) from None
+    except OSError as e:
+        raise HipportError(f"cannot write the report: {e.strerror}", e.filename or out) from None
+    ui.err(f"report: {index}")
