@@ -13,14 +13,14 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from hipport.model import FileStatus, RunResult
-from hipport.workspace import WorkFile
+from hipport.workspace import WorkFile, repository_top
 
 NO_NEWLINE = b"\\ No newline at end of file\n"
 
 
 def render(result: RunResult, files: list[WorkFile]) -> bytes:
     real = {wf.display: wf.file for wf in files}
-    top = _top(Path.cwd())
+    top = repository_top()
     out: list[bytes] = []
     for r in result.files:
         if r.path not in real or r.status == FileStatus.FAILED:
@@ -97,14 +97,6 @@ def _quote(path: str, prefix: bool = True) -> bytes:
     body = b"".join(_ESCAPES.get(c) or (b"\\%03o" % c if c < 0x20 or c >= 0x7F else bytes([c]))
                     for c in raw)
     return b'"' + body + b'"'
-
-
-def _top(cwd: Path) -> Path:
-    """The repository's top folder (where `.git` is), else `cwd`; git itself is not run."""
-    for d in (cwd, *cwd.parents):
-        if (d / ".git").exists():
-            return d
-    return cwd
 
 
 def _relative(path: str, top: Path) -> str:

@@ -392,3 +392,14 @@ def _temporary(path: str) -> tuple[int, str]:
         raise
     except OSError as e:  # name the file being written, not our temporary
         raise OSError(e.errno, e.strerror, path) from None
+
+
+def repository_top(start: Path | None = None) -> Path:
+    """The repository's top folder (where `.git` is) above `start` (default: the working
+    folder), else `start` itself; git is not run. Paths that views print start here, so a
+    run from a sub-folder still names files as the repository does."""
+    here = Path(os.path.abspath(start or os.getcwd()))
+    for d in (here, *here.parents):
+        if (d / ".git").exists():
+            return d
+    return here

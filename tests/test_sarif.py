@@ -186,3 +186,47 @@ def test_schema_catches_a_broken_log(validator) -> None:
     bad = json.loads(json.dumps(doc))
     del bad["runs"][0]["tool"]["driver"]["name"]
     assert _errors(validator, bad)
+
+
+def test_from_a_sub_folder_uris_are_repository_relative_and_safe_fixes_apply(
+        tmp_path: Path, validator) -> None:
+    import subprocess
+
+    root = _tree(tmp_path)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    p = hipport("lint", ".", "--format", "sarif", "--no-cache", cwd=root / "src")
+    doc = json.loads(p.stdout)
+    assert _errors(validator, doc) == []
+    run = doc["runs"][0]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == root.as_uri() + "/"
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+    assert "src/k.cu" in uris
+    fixed = [r for r in run["results"] if r.get("fixes")]
+    assert fixed and all(r["properties"]["fixApplicability"] == "safe" for r in fixed)
+    # The replacements of every safe fix, applied to the original, give what `port` writes.
+    data = bytearray(CODE)
+    reps = [rep for r in fixed if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            == "src/k.cu" for fix in r["fixes"] for ch in fix["artifactChanges"]
+            for rep in ch["replacements"]]
+    for rep in sorted(reps, key=lambda x: -x["deletedRegion"]["byteOffset"]):
+        start = rep["deletedRegion"]["byteOffset"]
+        data[start:start + rep["deletedRegion"]["byteLength"]] = rep["insertedContent"]["text"].encode()
+    ported = hipport("port", root / "src" / "k.cu", "-o", "-", "--no-cache").stdout
+    assert b"__shfl_down(" in data and b"__shfl_down_sync" not in data
+    assert [ln for ln in data.split(b"\n") if b"__shfl" in ln] == \
+        [ln for ln in ported.split(b"\n") if b"__shfl" in ln]
+
+
+def test_github_paths_are_repository_relative_and_the_step_summary_is_written(tmp_path: Path) -> None:
+    import subprocess
+
+    root = _tree(tmp_path)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    p = hipport("lint", ".", "--format", "github", "--no-cache", cwd=root / "src",
+                env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert p.returncode == 1 and b"::error file=src/k.cu," in p.stdout
+    text = summary.read_text()
+    assert text.startswith("earlier step\n### hipport lint\n")
+    assert "| W001 " in text and "ported automatically" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hipport.config import Config
@@ -37,7 +38,23 @@ def lint(paths: list[Path], config: Config, ui: UI, fmt: str, diff_base: str | N
             keep = changed.get(path) or set()
             r.findings = [f for f in r.findings if f.span.line in keep]
     ui.report(result, fmt)
+    if fmt == "github":
+        _step_summary(result, ui)
     return exit_code(result, config.fail_on)
+
+
+def _step_summary(result: RunResult, ui: UI) -> None:
+    """Append the totals to the job summary GitHub Actions shows, when run there."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    from hipport.report.github import step_summary
+
+    try:
+        with open(target, "a", encoding="utf-8") as f:
+            f.write(step_summary(result))
+    except OSError as e:
+        ui.err(f"hipport: note: cannot write the step summary {target}: {e.strerror}")
 
 
 __all__ = ["lint", "exit_code", "Severity"]

@@ -11,6 +11,7 @@ from hipport.model import RunResult, Severity
 from hipport.report import ViewOptions
 from hipport.report.printable import visible
 from hipport.report.sarif import repo_path
+from hipport.report.summary import summary
 from hipport.ruledocs import all_rules
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -37,3 +38,25 @@ def render(run: RunResult, opts: ViewOptions) -> str:
         props.append(f"title={_escape_prop(title)}")
         out.append(f"::{LEVEL[f.severity]} {','.join(props)}::{_escape_data(visible(f'[{f.rule}] {f.message}'))}")
     return "\n".join(out) + ("\n" if out else "")
+
+
+def step_summary(run: RunResult) -> str:
+    """Markdown totals for the job's step summary ($GITHUB_STEP_SUMMARY)."""
+    s = summary(run)
+    ref = s["references"]
+    share = f"{100 * ref['ported'] / ref['found']:.1f}%" if ref["found"] else "n/a"
+    out = ["### hipport lint", "",
+           f"{s['files_scanned']} files scanned; {ref['ported']} of {ref['found']} CUDA references "
+           f"ported automatically ({share}), {ref['unsupported']} left for a person.", ""]
+    if s["findings_by_severity"]:
+        out += ["| severity | findings |", "|---|---:|"]
+        out += [f"| {k} | {v} |" for k, v in s["findings_by_severity"].items()]
+        out += ["", "| rule | findings |", "|---|---:|"]
+        docs = all_rules()
+        out += [f"| {k} {docs[k].name if k in docs else ''} | {v} |"
+                for k, v in s["findings_by_rule"].items()]
+    else:
+        out.append("No findings.")
+    if s["files_failed"]:
+        out += ["", f"{s['files_failed']} files could not be read or ported."]
+    return "\n".join(out) + "\n"

@@ -16,9 +16,10 @@ from typing import Any
 from urllib.parse import quote
 
 from hipport import __version__
-from hipport.model import FileResult, RunResult, Severity, Span
+from hipport.model import Applicability, Edit, FileResult, RunResult, Severity, Span
 from hipport.report import ViewOptions
 from hipport.ruledocs import RuleDoc, all_rules
+from hipport.workspace import repository_top
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -28,9 +29,10 @@ MAX_DESCRIPTION = 1024  # GitHub's limit for shortDescription
 
 
 def repo_path(path: str, cwd: str | None = None) -> tuple[str, bool]:
-    """(posix path relative to `cwd`, True) when the file is under it, else (absolute, False)."""
+    """(posix path relative to the repository top above `cwd`, True) when the file is in
+    it, else (absolute, False)."""
     p = path.replace("\\", "/")
-    base = os.path.abspath(cwd or os.getcwd())
+    base = str(repository_top(Path(cwd) if cwd else None))
     full = os.path.abspath(p)
     try:
         rel = os.path.relpath(full, base)
@@ -107,6 +109,14 @@ def _region(s: Span, lines: _Lines) -> dict[str, int]:
     return {"startLine": s.line, "startColumn": start_col, "endLine": end_line, "endColumn": end_col}
 
 
+def _fix(title: str, edits: tuple[Edit, ...], loc: dict[str, str]) -> dict[str, Any]:
+    """A safe fix as SARIF artifact changes: byte ranges of the original file replaced."""
+    return {"description": {"text": title},
+            "artifactChanges": [{"artifactLocation": loc, "replacements": [
+                {"deletedRegion": {"byteOffset": e.start, "byteLength": e.end - e.start},
+                 "insertedContent": {"text": e.replacement}} for e in sorted(edits, key=lambda e: e.start)]}]}
+
+
 def render(run: RunResult, opts: ViewOptions) -> str:
     rules = _rules({f.rule for _, f in run.findings})
     index = {r["id"]: i for i, r in enumerate(rules)}
@@ -139,6 +149,8 @@ def render(run: RunResult, opts: ViewOptions) -> str:
         if f.fix is not None:
             props["fixApplicability"] = f.fix.applicability.value
             props["fixTitle"] = f.fix.title
+            if f.fix.applicability == Applicability.SAFE and f.fix.edits:
+                res["fixes"] = [_fix(f.fix.title, f.fix.edits, loc)]
         if props:
             res["properties"] = props
         results.append(res)
@@ -150,7 +162,7 @@ def render(run: RunResult, opts: ViewOptions) -> str:
         "columnKind": "utf16CodeUnits",
     }
     if relative:
-        base = Path(os.path.abspath(os.getcwd())).as_uri().rstrip("/") + "/"
+        base = repository_top().as_uri().rstrip("/") + "/"
         run_doc["originalUriBaseIds"] = {SRCROOT: {"uri": base}}
     doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run_doc]}
     return json.dumps(doc, indent=2) + "\n"
