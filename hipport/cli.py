@@ -183,7 +183,8 @@ def port(
 
 @app.command()
 def lint(
-    paths: Paths,
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders (default: the current folder).",
+                                                       show_default=False)] = None,
     fmt: Annotated[LintFmt, typer.Option("--format", help="text, json, sarif (SARIF 2.1.0) or github (workflow annotations).")] = LintFmt.text,
     fail_on: Annotated[FailOn | None, typer.Option("--fail-on", help="Exit 1 when a finding reaches this severity.")] = None,
     diff_base: Annotated[str | None, typer.Option("--diff-base", help="Only report lines changed since this git revision.")] = None,
@@ -198,10 +199,13 @@ def lint(
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
     config_file: ConfigOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Findings only: no summary, no progress.")] = False,
 ) -> None:
     """Report wave64 hazards and CUDA APIs left unported; write nothing."""
     from hipport.commands.lint import lint as do_lint
     from hipport.ui import UI
+
+    paths = paths or [Path(".")]
 
     def go() -> int:
         cfg = _config(paths, config_file, include=include, exclude=exclude, select=select,
@@ -209,7 +213,7 @@ def lint(
                       fail_on=fail_on, jobs=jobs, cache=False if no_cache else None)
         from hipport.commands.port import default_cache_dir
         cd = (cache_dir or default_cache_dir(tuple(paths))) if cfg.cache else None
-        return do_lint(paths, cfg, UI(fail_on=cfg.fail_on), fmt.value, diff_base, cd)
+        return do_lint(paths, cfg, UI(quiet=quiet, fail_on=cfg.fail_on), fmt.value, diff_base, cd)
 
     _run(go)
 

@@ -56,17 +56,20 @@ class UI:
 
             yield update
 
-    def report(self, result: RunResult, fmt: str, to_stderr: bool = False) -> None:
+    def report(self, result: RunResult, fmt: str, to_stderr: bool = False,
+               findings: bool = False) -> None:
+        """The run in `fmt`. Quiet text shows only failures, or with `findings` (lint -q)
+        the findings without the summary."""
         for note in result.notes:
             self.err(f"hipport: {note}")
-        if self.quiet and fmt == "text":  # quiet still names what failed
+        if self.quiet and fmt == "text" and not findings:  # quiet still names what failed
             for r in result.files:
                 if r.status.value == "failed":
                     self.err(f"{r.path}: error: {r.error}")
             return
         render = formats()[fmt]
-        text = render(result, ViewOptions(fail_on=self.fail_on,
-                                          color=self.color and not to_stderr))
+        text = render(result, ViewOptions(fail_on=self.fail_on, color=self.color and not to_stderr,
+                                          summary=not self.quiet))
         stream = sys.stderr if to_stderr else sys.stdout
         stream.write(text)
         stream.flush()

@@ -37,7 +37,7 @@ def lint(paths: list[Path], config: Config, ui: UI, fmt: str, diff_base: str | N
                 continue  # a new file: every line is new
             keep = changed.get(path) or set()
             r.findings = [f for f in r.findings if f.span.line in keep]
-    ui.report(result, fmt)
+    ui.report(result, fmt, findings=True)
     if fmt == "github":
         _step_summary(result, ui)
     return exit_code(result, config.fail_on)

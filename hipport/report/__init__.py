@@ -13,6 +13,7 @@ class ViewOptions:
     fail_on: str = "warning"
     color: bool = False
     show_source: bool = True
+    summary: bool = True  # the text view's table and totals
 
 
 Renderer = Callable[[RunResult, ViewOptions], str]

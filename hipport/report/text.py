@@ -72,6 +72,8 @@ def render(run: RunResult, opts: ViewOptions) -> str:
         lines = r.original.split(b"\n") if r.original is not None else None
         path = printable(r.path)
         buf.write("\n".join([finding_text(r, f, opts, lines, path) for f in r.findings]) + "\n")
+    if not opts.summary:
+        return buf.getvalue()
     con = Console(file=buf, force_terminal=opts.color, no_color=not opts.color, width=100,
                   highlight=False, soft_wrap=True)
     s = summary(run)

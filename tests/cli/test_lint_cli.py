@@ -85,3 +85,13 @@ def test_no_color_turns_colours_off(monkeypatch: pytest.MonkeyPatch) -> None:
     assert UI().color
     monkeypatch.setenv("NO_COLOR", "1")
     assert not UI().color
+
+
+def test_lint_defaults_to_the_current_folder_and_quiet_drops_the_summary(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_bytes(OLD)
+    full = hipport("lint", "--no-cache", cwd=tmp_path)
+    assert full.returncode == 1 and b"k.cu:3:" in full.stdout and b"files scanned" in full.stdout
+    quiet = hipport("lint", "-q", "--no-cache", cwd=tmp_path)
+    assert quiet.returncode == 1 and b"k.cu:3:" in quiet.stdout
+    assert b"files scanned" not in quiet.stdout and b"hipport summary" not in quiet.stdout
+    assert quiet.stdout == full.stdout[:len(quiet.stdout)]  # the same findings, nothing else
