@@ -81,6 +81,7 @@ Paths = Annotated[list[Path], typer.Argument(help="Files or folders (a whole rep
                                              show_default=False)]
 Include = Annotated[list[str] | None, typer.Option("--include", help="Only files matching this glob (repeatable).")]
 Exclude = Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching this glob (repeatable).")]
+ForceExclude = Annotated[bool, typer.Option("--force-exclude", help="Apply --exclude and config excludes to files named on the command line too (for pre-commit).")]
 StrategyOpt = Annotated[Strategy | None, typer.Option("--wave-strategy", help="How wave64 rewrites kernels: auto picks per kernel.")]
 Rocm = Annotated[str | None, typer.Option("--rocm", help="Oldest ROCm the output must compile on (default 5.2).")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Use this .hipport.toml / pyproject.toml.")]
@@ -151,6 +152,7 @@ def port(
     include_layout: LayoutOpt = None,
     include: Include = None,
     exclude: Exclude = None,
+    force_exclude: ForceExclude = False,
     select: Select = None,
     ignore: Ignore = None,
     fmt: Annotated[Fmt, typer.Option("--format", help="Summary format.")] = Fmt.text,
@@ -167,7 +169,8 @@ def port(
     from hipport.ui import UI
 
     def go() -> int:
-        cfg = _config(paths, config_file, include=include, exclude=exclude, select=select,
+        cfg = _config(paths, config_file, include=include, exclude=exclude,
+                      force_exclude=force_exclude or None, select=select,
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm,
                       launch_syntax=launch_syntax, blas=blas, include_layout=include_layout,
                       rename_extensions=rename_extensions or None,
@@ -193,6 +196,7 @@ def lint(
     blas: BlasOpt = None,
     include: Include = None,
     exclude: Exclude = None,
+    force_exclude: ForceExclude = False,
     select: Select = None,
     ignore: Ignore = None,
     jobs: Jobs = None,
@@ -208,7 +212,8 @@ def lint(
     paths = paths or [Path(".")]
 
     def go() -> int:
-        cfg = _config(paths, config_file, include=include, exclude=exclude, select=select,
+        cfg = _config(paths, config_file, include=include, exclude=exclude,
+                      force_exclude=force_exclude or None, select=select,
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas,
                       fail_on=fail_on, jobs=jobs, cache=False if no_cache else None)
         from hipport.commands.port import default_cache_dir
@@ -295,6 +300,7 @@ def report(
     blas: BlasOpt = None,
     include: Include = None,
     exclude: Exclude = None,
+    force_exclude: ForceExclude = False,
     select: Select = None,
     ignore: Ignore = None,
     jobs: Jobs = None,
@@ -306,7 +312,8 @@ def report(
     """Write a static HTML porting report (index, a page per file and per rule, effort); write nothing else."""
 
     def go() -> int:
-        cfg = _config(paths, config_file, include=include, exclude=exclude, select=select,
+        cfg = _config(paths, config_file, include=include, exclude=exclude,
+                      force_exclude=force_exclude or None, select=select,
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas,
                       jobs=jobs, cache=False if no_cache else None)
         from hipport.commands.port import default_cache_dir

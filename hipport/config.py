@@ -23,6 +23,7 @@ INCLUDE_LAYOUTS = ("current", "flat")
 class Config:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    force_exclude: bool = False  # apply `exclude` to files named on the command line too
     select: tuple[str, ...] = ()  # rule ids or prefixes; empty = all
     ignore: tuple[str, ...] = ()
     severity: tuple[tuple[str, str], ...] = ()  # (rule, severity) overrides
@@ -121,7 +122,7 @@ _VERSION = re.compile(r"\d+\.\d+(\.\d+)?")
 _ARCH = re.compile(r"gfx[0-9a-f]{3,5}(:(xnack|sramecc)[+-])*")
 _SEVERITIES = ("error", "warning", "info")
 _LISTS = ("include", "exclude", "select", "ignore", "offload_arch")
-_BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache")
+_BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache", "force_exclude")
 
 
 def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:

@@ -90,32 +90,64 @@ def output_rel(rel: str, role: str, rename_extensions: bool) -> str:
 
 
 class _Ignore:
-    """.gitignore rules of one folder tree, nested files included."""
+    """Git's ignore rules for one walk: `.git/info/exclude`, the `.gitignore` files from the
+    repository top down to the walked folder, and each nested one met on the way. As in
+    git, the last pattern that matches wins, a deeper file's patterns over a shallower
+    one's, so a nested `!keep.cu` brings back what a parent ignored."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.specs: list[tuple[str, Any]] = []  # (folder prefix, pathspec.PathSpec)
-        self.seen: set[Path] = {root}  # real folders reached through symlinks
+        # (folder prefix below root, what to put before the rest of the path, patterns)
+        self.specs: list[tuple[str, str, list[Any]]] = []
+        top = repository_top(root)
+        self._add(top / ".git" / "info" / "exclude", "", _up(root, top))
+        for d in reversed(root.parents):  # folders above the walked one, top first
+            if d.is_relative_to(top):
+                self._add(d / ".gitignore", "", _up(root, d))
+
+    def _add(self, gi: Path, prefix: str, up: str) -> None:
+        if not gi.is_file():
+            return
+        try:
+            lines = gi.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return
+        import pathspec  # only where a .gitignore exists: it costs more to import than a walk
+
+        pats = [p for p in pathspec.PathSpec.from_lines("gitwildmatch", lines).patterns
+                if p.include is not None]
+        if pats:
+            self.specs.append((prefix, up, pats))
 
     def add_dir(self, d: Path, prefix: str) -> None:
-        gi = d / ".gitignore"
-        if gi.is_file():
-            try:
-                lines = gi.read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                return
-            import pathspec  # only where a .gitignore exists: it costs more to import than a walk
-
-            self.specs.append((prefix, pathspec.PathSpec.from_lines("gitwildmatch", lines)))
+        self._add(d / ".gitignore", prefix, "")
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
-        for prefix, spec in self.specs:
+        decision = False
+        for prefix, up, pats in self.specs:
             if prefix and not rel.startswith(prefix):
                 continue
-            sub = rel[len(prefix):]
-            if spec.match_file(sub + "/" if is_dir else sub):
-                return True
-        return False
+            sub = up + rel[len(prefix):]
+            if is_dir:
+                sub += "/"
+            for pat in pats:
+                if pat.match_file(sub) is not None:
+                    decision = bool(pat.include)
+        return decision
+
+
+def _up(root: Path, ancestor: Path) -> str:
+    """The path from `ancestor` down to `root`, as a prefix ('' when they are the same)."""
+    rel = root.relative_to(ancestor).as_posix()
+    return "" if rel == "." else rel + "/"
+
+
+def _excluded_file(given: Path, exclude: tuple[str, ...]) -> bool:
+    """An explicitly named file that an exclude pattern covers, matched against its path
+    from the working folder and every shorter tail of it (so `third_party/**` holds)."""
+    parts = Path(os.path.relpath(os.path.abspath(given))).as_posix().split("/")
+    tails = ["/".join(parts[i:]) for i in range(len(parts))]
+    return any(fnmatch.fnmatch(t, p) for t in tails for p in exclude)
 
 
 def _globbed(rel: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bool:
@@ -125,10 +157,11 @@ def _globbed(rel: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bo
 
 
 def discover(inputs: list[Path], include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
-             skip: Path | None = None) -> list[WorkFile]:
+             skip: Path | None = None, force_exclude: bool = False) -> list[WorkFile]:
     """Every file under `inputs`, in a stable order, each once; `skip` is an output folder
     to leave out. A file named on the command line is read through a link (the user chose
-    it) and written at its real path, so the link stays a link."""
+    it) and written at its real path, so the link stays a link. It is taken whatever
+    `exclude` says, unless `force_exclude` (pre-commit names every staged file)."""
     files: list[WorkFile] = []
     seen: set[str] = set()
     for given in inputs:
@@ -136,7 +169,7 @@ def discover(inputs: list[Path], include: tuple[str, ...] = (), exclude: tuple[s
             raise HipportError("no such file or directory", given)
         if not given.is_dir():
             real = os.path.realpath(given)
-            if real in seen:
+            if real in seen or (force_exclude and exclude and _excluded_file(given, exclude)):
                 continue
             seen.add(real)
             try:

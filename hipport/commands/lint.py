@@ -24,7 +24,8 @@ def exit_code(result: RunResult, fail_on: str) -> int:
 
 def lint(paths: list[Path], config: Config, ui: UI, fmt: str, diff_base: str | None,
          cache_dir: Path | None) -> int:
-    files = discover(paths, config.include, config.exclude)
+    files = discover(paths, config.include, config.exclude,
+                     force_exclude=config.force_exclude)
     with ui.progress("linting") as progress:
         result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress,
                               keep_original=True, findings_only=True)

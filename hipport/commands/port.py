@@ -97,7 +97,8 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
         from hipport.report import html
 
         html.check_folder(o.report_dir, list(o.paths))
-    files = discover(list(o.paths), config.include, config.exclude, skip=out_dir)
+    files = discover(list(o.paths), config.include, config.exclude, skip=out_dir,
+                     force_exclude=config.force_exclude)
     if out_dir is not None:
         make_folder(out_dir, o.output)
     cache_dir = (o.cache_dir or default_cache_dir(o.paths)) if config.cache else None

@@ -19,7 +19,8 @@ def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Pat
 
     ui = UI(quiet=quiet)
     out = html.check_folder(out_dir, paths)
-    files = discover(paths, config.include, config.exclude, skip=out)
+    files = discover(paths, config.include, config.exclude, skip=out,
+                     force_exclude=config.force_exclude)
     with lock.hold([out], ui.err):
         with ui.progress("reporting") as progress:
             result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress,
