@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from hipport import __version__, codec, interrupt
+from hipport import __version__, codec, included, interrupt
 from hipport import cache as cachemod
 from hipport import rules as rulesmod
 from hipport.config import Config
@@ -356,6 +356,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         store.put_outputs(out_rows)
     final = [r for r in results if r is not None]
     defined = frozenset(n for r in final for n in r.defines)
+    defined |= included.names(files, config)  # what headers outside a small run define
     cached = sum(1 for r in final if r.pending is not None and r.pending not in blobs)
     statuses: dict[str, int] = {}
     for r in final:

@@ -183,3 +183,26 @@ def test_installed_hook_blocks_a_commit(tmp_path: Path, hook_repo, pc_home) -> N
     c = subprocess.run(["git", "commit", "-m", "add ported kernels"], cwd=proj,
                        capture_output=True, text=True, env=env, timeout=900)
     assert c.returncode == 0, c.stdout + c.stderr
+
+
+HELPER_H = """#pragma once
+#include <cstdio>
+#define cudaCheck(err) do { if ((err) != hipSuccess) std::printf("failed\\n"); } while (0)
+"""
+USES_HELPER = """#include <hip/hip_runtime.h>
+#include "common.h"
+int main() { void* p; cudaCheck(hipMalloc(&p, 16)); cudaCheck(hipFree(p)); return 0; }
+"""
+
+
+@pytest.mark.slow
+def test_a_helper_defined_in_an_included_header_is_not_an_unknown_api(tmp_path: Path, hook_repo,
+                                                                      pc_home) -> None:
+    proj = _project(tmp_path, hook_repo, {"src/common.h": HELPER_H})
+    env = _env(pc_home)
+    subprocess.run(["git", "commit", "-qm", "helpers", "--no-verify"], cwd=proj, check=True, env=env)
+    (proj / "src" / "main.cu").write_text(USES_HELPER)
+    _git(proj, "add", "src/main.cu")  # only this file is staged: the hook sees it alone
+    p = _pre_commit(proj, pc_home, "run")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert _status(p.stdout) == {"hipport lint": "Passed", "hipport port --check": "Passed"}

@@ -95,3 +95,17 @@ def test_lint_defaults_to_the_current_folder_and_quiet_drops_the_summary(tmp_pat
     assert quiet.returncode == 1 and b"k.cu:3:" in quiet.stdout
     assert b"files scanned" not in quiet.stdout and b"hipport summary" not in quiet.stdout
     assert quiet.stdout == full.stdout[:len(quiet.stdout)]  # the same findings, nothing else
+
+
+def test_one_file_learns_the_helpers_its_headers_define(tmp_path: Path) -> None:
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "deep.h").write_text("inline void cudaDoThing() {}\n")
+    (tmp_path / "common.h").write_text('#pragma once\n#include "inc/deep.h"\n'
+                                       "#define cudaCheck(e) (void)(e)\n")
+    (tmp_path / "k.cu").write_text('#include <cuda_runtime.h>\n#include "common.h"\n'
+                                   "int main() { void* p; cudaCheck(cudaMalloc(&p, 4)); cudaDoThing();"
+                                   " cudaNotDefinedAnywhere(); }\n")
+    p = hipport("lint", "k.cu", "-q", "--no-cache", cwd=tmp_path)
+    out = p.stdout.decode()
+    assert "cudaNotDefinedAnywhere" in out  # a truly unknown name is still reported
+    assert "cudaCheck" not in out and "cudaDoThing" not in out
