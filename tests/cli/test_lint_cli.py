@@ -107,5 +107,5 @@ def test_one_file_learns_the_helpers_its_headers_define(tmp_path: Path) -> None:
                                    " cudaNotDefinedAnywhere(); }\n")
     p = hipport("lint", "k.cu", "-q", "--no-cache", cwd=tmp_path)
     out = p.stdout.decode()
-    assert "cudaNotDefinedAnywhere" in out  # a truly unknown name is still reported
-    assert "cudaCheck" not in out and "cudaDoThing" not in out
+    assert "[HP002] cudaNotDefinedAnywhere" in out  # a truly unknown name is still reported
+    assert "[HP002] cudaCheck" not in out and "[HP002] cudaDoThing" not in out
