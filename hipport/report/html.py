@@ -763,83 +763,38 @@ def render_file(fd: FileData) -> tuple[str, dict[int, int]]:
 
 
 def render_markdown(text: str) -> str:
-    """A small, safe Markdown subset: headings, paragraphs, fences, lists, tables, quotes."""
-    out: list[str] = []
-    lines = text.replace("\r\n", "\n").split("\n")
-    i = 0
-    para: list[str] = []
+    """Rule docs as HTML: CommonMark and tables by markdown-it-py, raw HTML off (shown as
+    text), headings one level down (the page has its own h1), links only to rule pages,
+    http(s) and anchors; any other link is its label alone."""
+    return _markdown().render(text, {"links": []}).rstrip("\n")
 
-    def flush() -> None:
-        if para:
-            out.append(f"<p>{_inline(' '.join(x.strip() for x in para))}</p>")
-            para.clear()
 
-    while i < len(lines):
-        line = lines[i]
-        fence = re.match(r"^\s*(```+|~~~+)\s*([\w+#.-]*)", line)
-        if fence:
-            flush()
-            mark = fence.group(1)
-            lang = fence.group(2)
-            body = []
-            i += 1
-            while i < len(lines) and not lines[i].strip().startswith(mark):
-                body.append(lines[i])
-                i += 1
-            i += 1
-            cls = f' class="lang-{esc(lang)}"' if lang else ""
-            out.append(f"<pre><code{cls}>{esc(chr(10).join(body))}</code></pre>")
-            continue
-        head = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
-        if head:
-            flush()
-            level = min(6, len(head.group(1)) + 1)
-            out.append(f"<h{level}>{_inline(head.group(2))}</h{level}>")
-            i += 1
-            continue
-        if re.match(r"^\s*([-*+]|\d+[.)])\s+", line):
-            flush()
-            ordered = bool(re.match(r"^\s*\d", line))
-            items: list[str] = []
-            while i < len(lines) and lines[i].strip():
-                m = re.match(r"^\s*([-*+]|\d+[.)])\s+(.*)", lines[i])
-                if m:
-                    items.append(m.group(2))
-                elif items:
-                    items[-1] = items[-1] + " " + lines[i].strip()
-                i += 1
-            tag = "ol" if ordered else "ul"
-            out.append(f"<{tag}>" + "".join(f"<li>{_inline(x)}</li>" for x in items) + f"</{tag}>")
-            continue
-        if line.lstrip().startswith("|"):
-            flush()
-            rows = []
-            while i < len(lines) and lines[i].lstrip().startswith("|"):
-                rows.append(lines[i].strip().strip("|"))
-                i += 1
-            split = [[c.strip() for c in re.split(r"(?<!\\)\|", r)] for r in rows]
-            cells = [row for row in split if not all(re.fullmatch(r":?-{2,}:?", t) for t in row if t)]
-            if cells:
-                head_row = "".join(f"<th>{_inline(cell)}</th>" for cell in cells[0])
-                body = "".join("<tr>" + "".join(f"<td>{_inline(cell)}</td>" for cell in row) + "</tr>"  # type: ignore[assignment]
-                               for row in cells[1:])
-                out.append(f"<table><thead><tr>{head_row}</tr></thead><tbody>{body}</tbody></table>")
-            continue
-        if line.startswith(">"):
-            flush()
-            quote = []
-            while i < len(lines) and lines[i].startswith(">"):
-                quote.append(lines[i][1:].strip())
-                i += 1
-            out.append(f"<blockquote><p>{_inline(' '.join(quote))}</p></blockquote>")
-            continue
-        if not line.strip():
-            flush()
-        else:
-            para.append(line)
-        i += 1
-    flush()
-    return "\n".join(out)
+@cache
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "langPrefix": "lang-"}).enable("table")
+
+    def heading_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        level = min(6, int(tokens[idx].tag[1]) + 1)
+        return f"<h{level}>"
+
+    def heading_close(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return f"</h{min(6, int(tokens[idx].tag[1]) + 1)}>\n"
+
+    def link_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        href = _link(str(tokens[idx].attrGet("href") or ""))
+        env["links"].append(href is not None)
+        return f'<a href="{esc(href)}">' if href is not None else ""
+
+    def link_close(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return "</a>" if env["links"].pop() else ""
+
+    for name, fn in (("heading_open", heading_open), ("heading_close", heading_close),
+                     ("link_open", link_open), ("link_close", link_close)):
+        md.add_render_rule(name, fn)
+    md.validateLink = lambda url: True  # type: ignore[method-assign]  # _link decides
+    return md
 
 
 _RULE_LINK = re.compile(r"^(?:\.\./)?(?:(?:wave64|docs)/)?([A-Z]{1,3}\d{3})\.md(#[\w-]*)?$")
@@ -853,35 +808,6 @@ def _link(url: str) -> str | None:
     if re.match(r"^(https?://|#)", url):
         return url
     return None  # anything else (javascript:, data:, relative files) becomes plain text
-
-
-def _inline(text: str) -> str:
-    """Inline Markdown: `code`, **bold**, *emphasis*, [links](url); everything escaped."""
-    parts = re.split(r"(`+)(.+?)\1", text)
-    out = []
-    for k in range(0, len(parts), 3):
-        out.append(_inline_text(parts[k]))
-        if k + 2 < len(parts):
-            out.append(f"<code>{esc(parts[k + 2].strip())}</code>")
-    return "".join(out)
-
-
-def _inline_text(text: str) -> str:
-    out = []
-    pos = 0
-    for m in re.finditer(r"\[([^\]]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)", text):
-        out.append(_emph(esc(text[pos:m.start()])))
-        href = _link(m.group(2))
-        label = _emph(esc(m.group(1)))
-        out.append(f'<a href="{esc(href)}">{label}</a>' if href else label)
-        pos = m.end()
-    out.append(_emph(esc(text[pos:])))
-    return "".join(out)
-
-
-def _emph(escaped: str) -> str:
-    s = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"<strong>\1</strong>", escaped)
-    return re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])", r"<em>\1</em>", s)
 
 
 def _sites_html(sites: list[Site]) -> str:

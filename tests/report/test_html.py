@@ -272,7 +272,7 @@ def test_rule_pages_render_docs_and_sites(tmp_path: Path, run12: RunResult,
     assert doc.find("h2").text == "W006: shuffle-loop-from-16"
     assert "<script>x</script>" not in page and "&lt;script&gt;x&lt;/script&gt;" in page
     code = doc.find("pre").find("code")
-    assert code.get("class") == "lang-cuda" and code.text.endswith("// </code></pre><script>")
+    assert code.get("class") == "lang-cuda" and code.text.rstrip("\n").endswith("// </code></pre><script>")
     assert [li.text for li in doc.find("ul").find_all("li")] == ["one bold", "two more bad"]
     assert doc.find("a").get("href") == "rule_W004.html"
     assert len(doc.find_all("a")) == 1  # the javascript: link is text only
@@ -289,16 +289,18 @@ def test_rule_pages_render_docs_and_sites(tmp_path: Path, run12: RunResult,
         sum(1 for _, f in run12.findings if f.rule == "HP001"))
 
 
-def test_markdown_subset() -> None:
+def test_markdown_is_commonmark_with_tables_and_safe_links() -> None:
     out = html.render_markdown("# T\n\npara *em* and `a<b` **b**\nmore\n\n1. x\n2. y\n\n"
                                "| a | b |\n|---|---|\n| `1` | <i> |\n\n> quote\n")
-    assert out == ("<h2>T</h2>\n<p>para <em>em</em> and <code>a&lt;b</code> <strong>b</strong> more</p>\n"
-                   "<ol><li>x</li><li>y</li></ol>\n"
-                   "<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td><code>1</code></td>"
-                   "<td>&lt;i&gt;</td></tr></tbody></table>\n<blockquote><p>quote</p></blockquote>")
-    assert html.render_markdown("[x](https://e.org/a?b=1&c=\"2\")") == \
-        '<p><a href="https://e.org/a?b=1&amp;c=&quot;2&quot;">x</a></p>'
-    assert "<a" not in html.render_markdown("[x](data:text/html,<script>)")
+    flat = out.replace("\n", "")
+    assert flat == ("<h2>T</h2><p>para <em>em</em> and <code>a&lt;b</code> <strong>b</strong>more</p>"
+                    "<ol><li>x</li><li>y</li></ol>"
+                    "<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td><code>1</code></td>"
+                    "<td>&lt;i&gt;</td></tr></tbody></table><blockquote><p>quote</p></blockquote>")
+    assert html.render_markdown("[x](https://e.org/a?b=1&c=2)") == '<p><a href="https://e.org/a?b=1&amp;c=2">x</a></p>'
+    assert html.render_markdown("[x](data:text/html,<script>)") == "<p>x</p>"
+    assert html.render_markdown("[W6](../wave64/W006.md#fix)") == '<p><a href="rule_W006.html#fix">W6</a></p>'
+    assert "<script" not in html.render_markdown("<script>alert(1)</script>")
 
 
 def test_templates_escape_by_default() -> None:
