@@ -39,7 +39,7 @@ from hipport.workspace import (
     role_of,
 )
 
-Progress = Callable[[int, int], None]
+Progress = Callable[..., None]  # (done, total[, the file just finished])
 
 
 class Sink(Protocol):
@@ -447,18 +447,18 @@ def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress
             out.append(_pool_work(j))
             done += 1
             if progress:
-                progress(done, total)
+                progress(done, total, j.display)
         return out
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, min(32, len(jobs) // (workers * 8)))
     ex = ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(worker, True))
     try:
-        for o in ex.map(_pool_work, jobs, chunksize=chunk):
+        for j, o in zip(jobs, ex.map(_pool_work, jobs, chunksize=chunk), strict=True):
             out.append(o)
             done += 1
             if progress:
-                progress(done, total)
+                progress(done, total, j.display)
     except BaseException:  # a kill or Ctrl-C: stop the workers now; each cleans up after itself
         for p in list((getattr(ex, "_processes", None) or {}).values()):
             p.terminate()

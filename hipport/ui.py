@@ -45,14 +45,25 @@ class UI:
         if self.quiet or not self.err_console.is_terminal:
             yield None
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         with Progress(TextColumn(f"[bold]{what}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=self.err_console, transient=True) as p:
-            task = p.add_task(what, total=None)
+                      TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                      TextColumn("{task.fields[current]}", markup=False),
+                      console=self.err_console, transient=True) as p:
+            task = p.add_task(what, total=None, current="")
 
-            def update(done: int, total: int) -> None:
-                p.update(task, completed=done, total=total)
+            def update(done: int, total: int, current: str = "") -> None:
+                name = printable(current)
+                p.update(task, completed=done, total=total,
+                         current=name if len(name) <= 50 else "…" + name[-49:])
 
             yield update
 
