@@ -15,6 +15,8 @@ from hipport.report.summary import summary
 # ANSI colours for a terminal; findings are plain strings (rich per finding is too slow on
 # big trees), the summary table is rich.
 COLOR = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[33m", Severity.INFO: "\x1b[36m"}
+# Compilers call the mildest level a note; JSON, config and --fail-on keep the name `info`.
+LABEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 BOLD, DIM, GREEN, RESET = "\x1b[1m", "\x1b[2m", "\x1b[32m", "\x1b[0m"
 
 
@@ -30,8 +32,8 @@ def finding_text(r: FileResult, f: Finding, opts: ViewOptions, lines: list[bytes
     s = f.span
     where = f"{path if path is not None else printable(r.path)}:{s.line}:{s.column}:"
     sev = f.severity
-    head = (f"{BOLD}{where}{RESET} {COLOR[sev]}{sev.value}:{RESET} {BOLD}[{f.rule}]{RESET} "
-            if color else f"{where} {sev.value}: [{f.rule}] ")
+    head = (f"{BOLD}{where}{RESET} {COLOR[sev]}{LABEL[sev]}:{RESET} {BOLD}[{f.rule}]{RESET} "
+            if color else f"{where} {LABEL[sev]}: [{f.rule}] ")
     out = [head, printable(f.message)]
     if f.kernel:
         out.append(c(DIM, printable(f" (kernel {f.kernel}" + (f", model {f.model})" if f.model else ")"))))
