@@ -155,6 +155,7 @@ class RunResult:
     statuses: dict[str, int] = field(default_factory=dict)  # files per FileStatus value
     notes: list[str] = field(default_factory=list)  # one line each: a rebuilt cache, a skipped file
     salt: str = ""  # what the content keys hold besides content (see pipeline.salt_of)
+    settings: dict[str, str] = field(default_factory=dict)  # the options the run used, shown by views
 
     @property
     def files(self) -> list[FileResult]:

@@ -236,6 +236,20 @@ def _pool_work(job: Job) -> Outcome:
     return interrupt.run_job(_WORKER, job)  # type: ignore[no-any-return]
 
 
+def settings_of(config: Config) -> dict[str, str]:
+    """The options a reader of a report needs to know the run by."""
+    shown = {"wave strategy": config.wave_strategy, "ROCm floor": config.rocm,
+             "targets": ", ".join(config.offload_arch), "BLAS": config.blas,
+             "launch syntax": config.launch_syntax,
+             "review fixes": "applied" if config.apply_review_fixes else "not applied",
+             "wave64 pass": "on" if config.wave64 else "off"}
+    if config.select:
+        shown["select"] = ", ".join(config.select)
+    if config.ignore:
+        shown["ignore"] = ", ".join(config.ignore)
+    return shown
+
+
 def salt_of(config: Config) -> str:
     """What every cache key holds besides content: hipport's version, the configuration and
     the rule tables."""
@@ -281,7 +295,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
                 answered = None
             if answered is not None and len(answered) == len(files):
                 done = RunResult(answered, cached=snap.cached, defined=frozenset(snap.defined),
-                                 statuses=snap.statuses, salt=salt)
+                                 statuses=snap.statuses, salt=salt, settings=settings_of(config))
                 if findings_only:  # the source lines the findings show
                     hydrate(done, files, None, ported=False, which=lambda r: bool(r.findings))
                 done.seconds = time.perf_counter() - t0
@@ -362,7 +376,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     for r in final:
         statuses[r.status.value] = statuses.get(r.status.value, 0) + 1
     run_result = RunResult(final, cached=cached, defined=defined, details=blobs, statuses=statuses,
-                           salt=salt)
+                           salt=salt, settings=settings_of(config))
     for r in final:
         if r.pending is None:
             _settle_unknown(r, defined)

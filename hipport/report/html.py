@@ -575,26 +575,27 @@ def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem])
         if f.rule.startswith("W"):
             wave_sev[f.severity.value] = wave_sev.get(f.severity.value, 0) + 1
     wave = sum(wave_sev.values())
-    person_sites = sum(len(i.sites) for i in effort)
+    residual = ref["unsupported"] + unknown
+    # One headline, as the porting seed counts it: the share of CUDA references ported
+    # automatically, with what is left for a person beside it (the effort page lists them).
     cards = [
+        t["card"](cls="auto headline", id="total-auto", value=_pct(ref["ported"], ref["found"]),
+                  label="of CUDA references ported automatically",
+                  detail=Safe(f'{ref["ported"]:,} of <span id="total-refs">{ref["found"]:,}</span>; '
+                              f'<a href="effort.html"><span id="total-person">{residual:,}</span> '
+                              f"left for a person</a> ({ref['unsupported']:,} with no HIP "
+                              f"equivalent, {unknown:,} unknown names)")),
+        t["card"](cls="wave", id="total-wave", value=_num(wave), label="wave64 findings",
+                  detail=", ".join(f"{v:,} {k}" for k, v in sorted(wave_sev.items())) or "none"),
         t["card"](cls="files", id="total-files", value=_num(s["files_scanned"]), label="CUDA files",
                   detail=f"{s['files_changed']} changed, {s['files_failed']} failed, "
                          f"{s['files_skipped']} skipped, {s['files_total']} in all"),
-        t["card"](cls="refs", id="total-refs", value=_num(ref["found"]), label="CUDA references",
-                  detail=f"{len(s['families'])} API families"),
-        t["card"](cls="auto", id="total-auto", value=_pct(ref["ported"], ref["found"]),
-                  label="ported automatically", detail=f"{ref['ported']:,} of {ref['found']:,}"),
-        t["card"](cls="person", id="total-person", value=_num(ref["unsupported"] + unknown),
-                  label="references need a person",
-                  detail=f"{ref['unsupported']:,} with no HIP equivalent, {unknown:,} unknown names"),
-        t["card"](cls="wave", id="total-wave", value=_num(wave), label="wave64 findings",
-                  detail=", ".join(f"{v:,} {k}" for k, v in sorted(wave_sev.items())) or "none"),
-        t["card"](cls="effort", id="total-effort", value=_num(len(effort)), label="items left",
-                  detail=Safe(f'<a href="effort.html">{person_sites:,} sites to look at</a>')),
     ]
     row_t, nolink_t = t["index_row"], t["index_row_nolink"]
     row_html = []
     for row in rows:
+        if not row.page:
+            continue  # skipped and failed files have their own lists below
         pct = row.pct
         values = dict(cls=f"st-{row.status}", clean="1" if row.clean else "0", path=row.path,
                       status=row.status, found=row.found, ported=row.ported,
@@ -610,16 +611,48 @@ def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem])
                            pct=_pct(ref["ported"], ref["found"]),
                            wave=sum(r.wave for r in rows), api=sum(r.api for r in rows),
                            changes=sum(r.changes for r in rows))
-    skipped = [r for r in rows if not r.page]
-    note = (f'<p class="muted" id="skipped-note">{len(skipped):,} files have no page: '
-            f"not CUDA code, skipped or failed.</p>" if skipped else "")
+    note = _other_files(rows, run) + _run_info(run)
     fams = [(k, c["found"], c["ported"], c["unsupported"]) for k, c in
             sorted(s["families"].items(), key=lambda kv: (-kv[1]["found"], kv[0]))]
     content = t["index"](totals=Safe("\n".join(cards)), validation=Safe(_validation(run.validation)),
                          family_chart=Safe(_bars(fams)), folder_chart=Safe(_bars(_folder_rows(rows))),
                          wave_table=Safe(_wave_table(run)), rows=Safe("\n".join(row_html)),
-                         total_row=total, nfiles=f"{len(rows):,}", skipped_note=Safe(note))
+                         total_row=total, nfiles=f"{sum(1 for r in rows if r.page):,}", skipped_note=Safe(note))
     return _page("hipport porting report", "Porting report", content, "index")
+
+
+def _other_files(rows: list[IndexRow], run: RunResult) -> str:
+    """Files with no page in their own sections: those that failed, or could not be parsed
+    (HP005 on a page), first; then those skipped (not CUDA code, links, special files)."""
+    failed = [r for r in rows if r.status == "failed"]
+    unparsed = {r.path for r in run.files if any(f.rule == "HP005" for f in r.findings)}
+    broken = [r for r in rows if r.page and r.path in unparsed]
+    skipped = [r for r in rows if not r.page and r.status != "failed"]
+    out = []
+    if failed or broken:
+        items = [f'<li data-path="{esc(r.path)}">{esc(r.path)}: {esc(r.error or "failed")}</li>'
+                 for r in failed]
+        items += [f'<li data-path="{esc(r.path)}"><a href="{esc(r.page)}">{esc(r.path)}</a>: '
+                  "parts could not be parsed (HP005)</li>" for r in broken]
+        out.append(f'<section id="failed-files"><h2>Files that failed ({len(items):,})</h2>'
+                   f'<ul class="plain">{"".join(items[:MAX_SITES])}</ul></section>')
+    if skipped:
+        items = [f'<li data-path="{esc(r.path)}">{esc(r.path)} '
+                 f'<span class="muted">({esc(r.error or r.role)})</span></li>' for r in skipped]
+        out.append(f'<section id="skipped-files"><h2>Files not ported ({len(skipped):,})</h2>'
+                   f'<p class="muted" id="skipped-note">Not CUDA code, links or special files: '
+                   f'copied or left as they are.</p><ul class="plain">{"".join(items[:MAX_SITES])}'
+                   f"</ul></section>")
+    return "".join(out)
+
+
+def _run_info(run: RunResult) -> str:
+    import datetime
+
+    day = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+    cells = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in run.settings.items())
+    return (f'<section id="run-info"><h2>This run</h2><p>hipport {esc(__version__)}, '
+            f'{esc(day)} (UTC)</p><table class="settings">{cells}</table></section>')
 
 
 def _segments(data: bytes, ls: int, le: int, changes: list[Change], ci: int) -> tuple[str, int]:

@@ -44,12 +44,12 @@ def test_index_loads_with_its_script(report: tuple[RunResult, Path], chromium: C
     doc = parse(chromium.dump_dom((out / "index.html").as_uri()))
     body = doc.find("body")
     assert body.get("data-js") == "ready"  # our JS ran (the CSP lets our own file run)
-    assert body.get("data-shown") == str(len(run.files))
-    assert doc.by_id("shown").text == f"{len(run.files)} of {len(run.files)} files"
+    paged = len([r for r in run.files if html._has_page(r)])  # skipped/failed: own sections
+    assert body.get("data-shown") == str(paged)
+    assert doc.by_id("shown").text == f"{paged} of {paged} files"
     assert doc.find("title").text == "hipport porting report"
     rows = _rows(doc)
-    assert len(rows) == len(run.files)
-    assert [r.find("td").text for r in rows] == [r.path for r in run.files]
+    assert [r.find("td").text for r in rows] == [r.path for r in run.files if html._has_page(r)]
     for a in doc.by_id("file-table").find_all("a"):
         assert (out / a.get("href")).is_file()
     shot = chromium.screenshot((out / "index.html").as_uri(), tmp_path / "report-index.png")
@@ -82,11 +82,11 @@ def test_fragment_filters_and_sorts(report: tuple[RunResult, Path], chromium: Ch
     doc = parse(chromium.dump_dom(index + "#filter=mod1"))
     want = [r.path for r in run.files if "mod1" in r.path]
     assert _visible(doc) == want and len(want) == 2
-    assert doc.by_id("shown").text == f"2 of {len(run.files)} files"
+    assert doc.by_id("shown").text == f"2 of {len([r for r in run.files if html._has_page(r)])} files"
     assert doc.by_id("filter").get("value") is None  # set as a property; check rows instead
     # Hide files with nothing left to do (skipped and unchanged ones here).
     doc = parse(chromium.dump_dom(index + "#hide=1"))
-    assert set(_visible(doc)) == {r.path for r in run.files} - {"docs/notes.txt", "src/plain.cu"}
+    assert set(_visible(doc)) == {r.path for r in run.files if html._has_page(r)} - {"src/plain.cu"}
     # Sort by reference count, largest first; ties keep the table order.
     doc = parse(chromium.dump_dom(index + "#sort=found&dir=desc"))
     found = [int(r.find_all("td")[2].text) for r in _rows(doc)]
@@ -95,8 +95,8 @@ def test_fragment_filters_and_sorts(report: tuple[RunResult, Path], chromium: Ch
     assert th[2].get("aria-sort") == "descending" and th[0].get("aria-sort") is None
     doc = parse(chromium.dump_dom(index + "#sort=path&dir=desc&filter=src/"))
     paths = _visible(doc)
-    assert paths == sorted((r.path for r in run.files if "src/" in r.path), key=str.lower,
-                           reverse=True)
+    assert paths == sorted((r.path for r in run.files if "src/" in r.path and html._has_page(r)),
+                           key=str.lower, reverse=True)
     # Auto % sorts by number, files without references last when ascending? first: -1.
     doc = parse(chromium.dump_dom(index + "#sort=pct&dir=asc"))
     pcts = [float(r.find_all("td")[5].get("data-v")) for r in _rows(doc)]
@@ -152,7 +152,7 @@ def test_clicks_and_typing(report: tuple[RunResult, Path], chromium: Chromium) -
     second = [int(x.replace(",", "")) for x in res["second"]]
     assert first == sorted(first, reverse=True) and second == sorted(second)
     assert res["hash"] == "#filter=mod2&sort=found&dir=asc"
-    assert res["shown"] == f"2 of {len(run.files)} files"
+    assert res["shown"] == f"2 of {len([r for r in run.files if html._has_page(r)])} files"
 
 
 def test_chromium_is_there_when_ci_says_so() -> None:

@@ -41,7 +41,7 @@ def test_report_command_writes_the_report_and_touches_no_source(tmp_path: Path) 
     assert _digests(src) == before
     doc = parse((out / "index.html").read_text())
     rows = doc.by_id("file-table").find("tbody").find_all("tr")
-    paths = [r.find("td").text for r in rows]
+    paths = _listed(doc)
     assert len(paths) == 6 and f"{src}/kernels/probe.cu" in paths
     pages = [r.find("a").get("href") for r in rows if r.find("a")]
     assert len(pages) == 5 and len(set(pages)) == 5  # two probe.cu in two folders: two pages
@@ -63,7 +63,7 @@ def test_report_honours_exclude_and_skips_its_own_folder(tmp_path: Path) -> None
         p = hipport("report", src, "-o", out, "--exclude", "other/*", "--no-cache")
         assert p.returncode == 0, p.stderr.decode()
     doc = parse((out / "index.html").read_text())
-    paths = [r.find("td").text for r in doc.by_id("file-table").find("tbody").find_all("tr")]
+    paths = _listed(doc)
     assert not any("other/" in x or "/report/" in x for x in paths)
     assert len(paths) == 5
     assert not (src / ".hipport-cache").exists()
@@ -81,5 +81,11 @@ def test_port_report_option(tmp_path: Path) -> None:
     p = hipport("port", src, "--check", "--report", out, "--no-cache")
     assert p.returncode == 1  # --check: files would change
     index = parse((out / "index.html").read_text())
-    assert len(index.by_id("file-table").find("tbody").find_all("tr")) == 6
+    assert len(_listed(index)) == 6
     assert (out / "effort.html").is_file() and (out / "status.json").is_file()
+
+
+def _listed(doc) -> list[str]:  # noqa: ANN001
+    """Every file the index names: the table of ported files, then the failed and skipped lists."""
+    rows = [r.find("td").text for r in doc.by_id("file-table").find("tbody").find_all("tr")]
+    return rows + [li.get("data-path") for li in doc.find_all("li") if li.get("data-path")]

@@ -52,22 +52,26 @@ def test_index_totals_rows_and_links(tmp_path: Path, run12: RunResult) -> None:
     out = tmp_path / "rep"
     doc = parse(html.write(run12, out).read_text())
     rows = doc.by_id("file-table").find("tbody").find_all("tr")
-    assert len(rows) == len(run12.files)
     links = [r.find("a") for r in rows if r.find("a")]
-    assert len(links) == 15  # 12 + two util.cu + plain.cu; skipped and failed have none
+    assert len(rows) == len(links) == 15  # 12 + two util.cu + plain.cu: the files with pages
     for a in links:
         assert (out / a.get("href")).is_file()
-    failed = next(r for r in rows if "st-failed" in r.classes)
-    assert failed.find("td").get("title") == "internal error: <boom> & friends"
+    failed = doc.by_id("failed-files").find_all("li")
+    assert [li.text for li in failed] == [f"{r.path}: internal error: <boom> & friends"
+                                          for r in run12.files if r.status == FileStatus.FAILED]
+    skipped = doc.by_id("skipped-files").find_all("li")
+    assert len(skipped) == len(run12.files) - 15 - len(failed)
+    assert "hipport" in doc.by_id("run-info").text
     refs = sum(c.found for r in run12.files for c in r.families.values())
     ported = sum(c.ported for r in run12.files for c in r.families.values())
     unsupported = sum(c.unsupported for r in run12.files for c in r.families.values())
     unknown = sum(1 for _, f in run12.findings if f.rule == "HP002")
     wave = sum(1 for _, f in run12.findings if f.rule.startswith("W"))
     card = {c.get("id"): c.find("span", cls="v").text for c in doc.find_all("div", cls="card")}
-    assert card["total-refs"] == f"{refs:,}"
+    assert list(card) == ["total-auto", "total-wave", "total-files"]  # one headline first
+    assert doc.by_id("total-refs").text == f"{refs:,}"
     assert card["total-auto"] == f"{100 * ported / refs:.1f}%"
-    assert card["total-person"] == f"{unsupported + unknown:,}"
+    assert doc.by_id("total-person").text == f"{unsupported + unknown:,}"  # beside it
     assert card["total-wave"] == f"{wave:,}"
     assert card["total-files"] == "16"  # CUDA files: everything but docs/notes.txt
     # Wave64 table: per rule and severity, and the grand total.
