@@ -1,0 +1,171 @@
+"""Cost per kernel of porting one file as the file grows: is `hipport port` linear?
+
+Generates, in a temporary folder, one .cu file of N small kernels for each N of --sizes.
+Each kernel has one warp hazard, cycling over a few kinds (a lane from `threadIdx.x % 32`, a
+`__shfl_down_sync(0xffffffff, v, 16)` reduction step, a lane mask `1u << (threadIdx.x & 31)`,
+a `__ballot_sync` stored to `unsigned`, a `>> 5` warp id indexing a per-warp shared array),
+and a host function that launches it. Runs `hipport port FILE -o OUT --no-cache` as a real process on each file and
+prints seconds and microseconds per kernel. The process's fixed cost (start-up, rule tables)
+is measured in the same run on a file of one kernel and taken off before dividing, so the
+per-kernel figure is the cost that grows with the file. Target: the largest per-kernel cost
+within 1.5x of the smallest. `--in-process` times `port_bytes` on the bytes instead (the
+parse, passes and apply alone, no start-up to take off).
+
+    python benchmarks/kernel_scaling.py [--sizes 200,2000,20000] [--repeat 1] [--in-process]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HEADER = "#include <cuda_runtime.h>\n\n"
+
+# One warp hazard (a few findings at most) per kernel; {i} names the kernel. Each sits in
+# code that uses a warp collective, which is what makes it a hazard.
+KINDS = (
+    # W004: a lane id from the 32-lane modulus
+    """__global__ void k{i}(float* d, int n) {{
+  int lane = threadIdx.x % 32;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? d[i] : 0.0f;
+  v = __shfl_xor(v, 1);
+  if (i < n) d[i] = v + lane;
+}}
+""",
+    # W001/W006: a 32-bit full mask and an unrolled half-warp shuffle step
+    """__global__ void k{i}(float* d, int n) {{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? d[i] : 0.0f;
+  v += __shfl_down_sync(0xffffffff, v, 16);
+  if (i < n) d[i] = v;
+}}
+""",
+    # W011: a lane mask shifted in 32 bits, without warpSize
+    """__global__ void k{i}(const float* d, int* out, int n) {{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long keep = __ballot(i < n && d[i] > 0.0f);
+  unsigned below = (1u << (threadIdx.x & 31)) - 1;
+  if (i < n) out[i] = __popcll(keep & below);
+}}
+""",
+    # W001/W002: a ballot kept in 32 bits
+    """__global__ void k{i}(const float* d, int* out, int n) {{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned b = __ballot_sync(0xffffffff, i < n && d[i] > 0.0f);
+  if (i < n) out[i] = (int)(b != 0u);
+}}
+""",
+    # W005/W007: a warp id from >> 5 indexing a per-warp shared array
+    """__global__ void k{i}(float* d, int n) {{
+  __shared__ float part[256 / 32];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? d[i] : 0.0f;
+  v += __shfl_xor(v, 16);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (i < n) d[i] = part[threadIdx.x >> 5];
+}}
+""",
+)
+
+LAUNCH = """void launch_k{i}({params}) {{
+  k{i}<<<(n + 255) / 256, 256>>>({args});
+}}
+
+"""
+
+
+def kernels_file(n: int) -> bytes:
+    """One .cu file of `n` kernels, each followed by the host function that launches it."""
+    parts = [HEADER]
+    for i in range(n):
+        kernel = KINDS[i % len(KINDS)].format(i=i)
+        params = kernel[kernel.index("(") + 1:kernel.index(")")]
+        args = ", ".join(p.rsplit("*", 1)[-1].split()[-1] for p in params.split(","))
+        parts.append(kernel)
+        parts.append(LAUNCH.format(i=i, params=params, args=args))
+    return "".join(parts).encode()
+
+
+def time_process(src: Path, out: Path) -> float:
+    """Wall seconds of one `hipport port SRC -o OUT --no-cache` in a fresh process (OUT is a
+    folder: the ported file lands in it under its own name)."""
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "hipport", "port", str(src), "-o", str(out),
+                        "--no-cache", "--quiet"], capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if r.returncode not in (0, 1):
+        sys.exit(f"hipport failed on {src.name} ({r.returncode}):\n{r.stderr[-2000:]}")
+    ported = out / src.name
+    if not ported.is_file() or ported.read_bytes() == src.read_bytes():
+        sys.exit(f"hipport wrote no ported {ported}")
+    return dt
+
+
+def time_in_process(data: bytes) -> float:
+    """Seconds of `port_bytes` on `data` in this process (tables already loaded)."""
+    from hipport.config import Config
+    from hipport.model import FileStatus
+    from hipport.passes import port_bytes
+
+    t0 = time.perf_counter()
+    r = port_bytes("bench.cu", "cuda", data, Config())
+    dt = time.perf_counter() - t0
+    if r.status != FileStatus.PORTED:
+        sys.exit(f"port_bytes did not port the file: {r.status.value} {r.error or ''}")
+    return dt
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="200,2000,20000", help="comma-separated kernel counts")
+    ap.add_argument("--repeat", type=int, default=1, help="best of this many runs of each size")
+    ap.add_argument("--in-process", action="store_true",
+                    help="time port_bytes in this process instead of a hipport process")
+    args = ap.parse_args(argv)
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        ap.error(f"--sizes takes comma-separated integers, not {args.sizes!r}")
+    if not sizes or min(sizes) < 1 or args.repeat < 1:
+        ap.error("--sizes needs positive kernel counts and --repeat at least 1")
+    rows: list[tuple[int, int, float, float]] = []  # (kernels, lines, seconds, net seconds)
+    with tempfile.TemporaryDirectory(prefix="hipport-kscale-") as tmp:
+        t = Path(tmp)
+        if args.in_process:
+            time_in_process(kernels_file(1))  # load the tables once, before any timing
+            base = 0.0
+        else:
+            one = t / "k1.cu"
+            one.write_bytes(kernels_file(1))
+            base = min(time_process(one, t / "out1") for _ in range(max(2, args.repeat)))
+        for n in sizes:
+            data = kernels_file(n)
+            src = t / f"k{n}.cu"
+            src.write_bytes(data)
+            if args.in_process:
+                secs = min(time_in_process(data) for _ in range(args.repeat))
+            else:
+                secs = min(time_process(src, t / f"out{n}") for _ in range(args.repeat))
+            rows.append((n, data.count(b"\n"), secs, max(secs - base, 1e-9)))
+    how = "port_bytes in process" if args.in_process else \
+        f"hipport port -o, one process per file; fixed cost {base:.3f} s (1-kernel file) taken off"
+    print(f"kernel scaling: one .cu file of N kernels, one warp hazard each; {how}; "
+          f"best of {args.repeat}")
+    print(f"{'kernels':>8} {'lines':>8} {'seconds':>9} {'net s':>9} {'us/kernel':>10}")
+    per = []
+    for n, lines, secs, net in rows:
+        us = net / n * 1e6
+        per.append(us)
+        print(f"{n:>8} {lines:>8} {secs:>9.3f} {net:>9.3f} {us:>10.1f}")
+    ratio = max(per) / min(per)
+    print(f"largest / smallest us per kernel: {ratio:.2f}x (target <= 1.5x)")
+
+
+if __name__ == "__main__":
+    main()
