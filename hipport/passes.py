@@ -5,6 +5,7 @@ The pipeline runs this in its workers; tests and the emulator call it on bytes d
 
 from __future__ import annotations
 
+import bisect
 import time
 
 from hipport import rules as rulesmod
@@ -77,11 +78,15 @@ def _locate_fix(src: SourceFile, f: Finding) -> Finding:
 
 def _drop_superseded(findings: list[Finding], kept: list[Edit]) -> list[Finding]:
     """A 'needs newer ROCm' note is moot where the wave64 pass rewrote the call."""
-    wave = [(e.start, e.end) for e in kept if e.priority > 0]
+    wave = [(e.start, e.end) for e in kept if e.priority > 0]  # in file order, apart
     if not wave:
         return findings
-    return [f for f in findings if not (f.rule == "HP003" and any(
-        s <= f.span.start and f.span.end <= e for s, e in wave))]
+
+    def inside(start: int, end: int) -> bool:
+        i = bisect.bisect_right(wave, (start, 1 << 62)) - 1
+        return i >= 0 and end <= wave[i][1]
+
+    return [f for f in findings if not (f.rule == "HP003" and inside(f.span.start, f.span.end))]
 
 
 def _filter(findings: list[Finding], config: Config) -> list[Finding]:
