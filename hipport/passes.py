@@ -5,6 +5,8 @@ The pipeline runs this in its workers; tests and the emulator call it on bytes d
 
 from __future__ import annotations
 
+import bisect
+import gc
 import time
 
 from hipport import rules as rulesmod
@@ -20,6 +22,19 @@ BOM = b"\xef\xbb\xbf"
 
 def port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResult:
     """Port one file's bytes. Never raises: failures come back as a FAILED result."""
+    # The passes build one file's facts, which all live until the file is done: a cyclic
+    # collection meanwhile frees nothing and rescans everything built so far, a cost that grows
+    # with the square of the file. Collect after the file instead.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _port_bytes(display, role, data, config)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResult:
     t0 = time.perf_counter()
     res = FileResult(path=display, role=role)
     try:
@@ -84,11 +99,15 @@ def _locate_fix(src: SourceFile, f: Finding) -> Finding:
 
 def _drop_superseded(findings: list[Finding], kept: list[Edit]) -> list[Finding]:
     """A 'needs newer ROCm' note is moot where the wave64 pass rewrote the call."""
-    wave = [(e.start, e.end) for e in kept if e.priority > 0]
+    wave = [(e.start, e.end) for e in kept if e.priority > 0]  # in file order, apart
     if not wave:
         return findings
-    return [f for f in findings if not (f.rule == "HP003" and any(
-        s <= f.span.start and f.span.end <= e for s, e in wave))]
+
+    def inside(start: int, end: int) -> bool:
+        i = bisect.bisect_right(wave, (start, 1 << 62)) - 1
+        return i >= 0 and end <= wave[i][1]
+
+    return [f for f in findings if not (f.rule == "HP003" and inside(f.span.start, f.span.end))]
 
 
 def _filter(findings: list[Finding], config: Config) -> list[Finding]:

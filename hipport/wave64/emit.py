@@ -8,6 +8,8 @@ are emitted inline, once per file, right after the file's top-level `#include` l
 
 from __future__ import annotations
 
+import bisect
+
 from hipport.model import Applicability, Edit, Fix
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
@@ -231,9 +233,16 @@ class Emitter:
     def removed(self, node: Node) -> bool:
         """True when `node` lies inside code a rewrite deletes (a dropped *_sync mask)."""
         if self._removed is None:
-            self._removed = sorted((wc.mask.start_byte, wc.mask.end_byte) for wc in self.facts.calls
-                                   if wc.mask is not None and self.mask_dropped(wc))
+            spans = sorted((wc.mask.start_byte, -wc.mask.end_byte) for wc in self.facts.calls
+                           if wc.mask is not None and self.mask_dropped(wc))
+            # Node spans nest or are apart: keep the outermost, which are apart and sorted.
+            outer: list[tuple[int, int]] = []
+            for s, neg_e in spans:
+                if not outer or s >= outer[-1][1]:
+                    outer.append((s, -neg_e))
+            self._removed = outer
         if not self._removed:
             return False
         start, end = node.start_byte, node.end_byte
-        return any(s <= start and end <= e for s, e in self._removed)
+        i = bisect.bisect_right(self._removed, (start, 1 << 62)) - 1
+        return i >= 0 and end <= self._removed[i][1]
