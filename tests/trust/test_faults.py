@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,28 +19,29 @@ from tests.conftest import hipport
 from tests.trust.conftest import KERNEL, cuda_tree
 
 
-def _mount(where: Path, opts: str) -> bool:
+@contextmanager
+def _tmpfs(where: Path, opts: str) -> Iterator[Path]:
+    """A real small filesystem mounted at `where` for the test (root only)."""
     where.mkdir(parents=True, exist_ok=True)
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", str(where)], capture_output=True)
-    return r.returncode == 0
+    if r.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
 
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    disk = tmp_path / "disk"
-    if not _mount(disk, "size=12k"):
-        pytest.skip("cannot mount a tmpfs here (needs root)")
-    yield disk
-    subprocess.run(["umount", str(disk)], check=False)
+    with _tmpfs(tmp_path / "disk", "size=12k") as disk:
+        yield disk
 
 
 @pytest.fixture
 def read_only(tmp_path: Path) -> Iterator[Path]:
-    ro = tmp_path / "ro"
-    if not _mount(ro, "ro,size=4k"):
-        pytest.skip("cannot mount a tmpfs here (needs root)")
-    yield ro
-    subprocess.run(["umount", str(ro)], check=False)
+    with _tmpfs(tmp_path / "ro", "ro,size=4k") as ro:
+        yield ro
 
 
 def _big_tree(root: Path, n: int = 40) -> Path:
