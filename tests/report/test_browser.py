@@ -201,3 +201,31 @@ def test_file_page_toggles(report: tuple[RunResult, Path], chromium: Chromium) -
     assert res["before"] == "none" and res["after"] == "flex"
     assert set(res["body"].split()) == {"show-orig", "only-marked"}
     assert res["plain"] == "none"
+
+
+def test_file_page_filters_findings_by_severity_and_rule(tmp_path: Path, chromium: Chromium) -> None:
+    from dataclasses import replace
+
+    from hipport.model import Severity
+    from tests.report.conftest import file_result
+
+    text = "int a = lane & 31;\nint b = __shfl(v, 1);\nint c = cudaFoo();\nint d = __ballot(p);\n"
+    r = file_result("src/k.cu", text, findings=[("lane & 31", "W004", "lane"), ("__shfl", "W016", "width"),
+                                                 ("cudaFoo", "HP002", "unknown"), ("__ballot", "W002", "mask")])
+    sev = [Severity.INFO, Severity.WARNING, Severity.WARNING, Severity.ERROR]
+    r.findings = [replace(f, severity=s) for f, s in zip(r.findings, sev, strict=True)]
+    out = tmp_path / "rep"
+    html.write(RunResult([r]), out)
+    uri = (out / html.page_name(r.path)).as_uri()
+
+    def shown(fragment: str) -> list[str]:
+        doc = parse(chromium.dump_dom(uri + fragment))
+        return [d.get("data-rule") for d in doc.find_all("div", cls="finding") if "hidden" not in d.attrs]
+
+    assert shown("") == ["W004", "W016", "HP002", "W002"]
+    assert shown("#sev=warning") == ["W016", "HP002", "W002"]
+    assert shown("#sev=error") == ["W002"]
+    assert shown("#rule=w0") == ["W004", "W016", "W002"]
+    assert shown("#sev=warning&rule=HP") == ["HP002"]
+    doc = parse(chromium.dump_dom(uri + "#sev=error"))
+    assert doc.by_id("findings-shown").text == "1 of 4 findings"

@@ -130,6 +130,7 @@
       box.addEventListener("change", function () { body.classList.toggle(p[1], box.checked); });
       body.classList.toggle(p[1], box.checked);
     });
+    setupFindingFilter();
     var marked = Array.prototype.slice.call(document.querySelectorAll(".ln.chg, .ln.warn, .ln.unsup"));
     var at = -1;
     document.addEventListener("keydown", function (ev) {
@@ -145,6 +146,38 @@
       }
     });
     body.setAttribute("data-js", "ready");
+  }
+
+  // Findings on a file page, filtered by severity (at least) and rule id prefix; the state
+  // lives in the fragment (#sev=warning&rule=W0) so a link can share a view.
+  var RANK = { info: 0, warning: 1, error: 2 };
+  function setupFindingFilter() {
+    var sev = document.getElementById("sev-filter"), rule = document.getElementById("rule-filter");
+    var shown = document.getElementById("findings-shown");
+    if (!sev || !rule) return;
+    var items = Array.prototype.slice.call(document.querySelectorAll("[data-rule][data-sev]"));
+    function apply(write) {
+      var min = sev.value ? RANK[sev.value] : 0, want = rule.value.trim().toUpperCase(), n = 0, all = 0;
+      items.forEach(function (el) {
+        var ok = (RANK[el.getAttribute("data-sev")] || 0) >= min &&
+                 (!want || el.getAttribute("data-rule").toUpperCase().indexOf(want) === 0);
+        el.hidden = !ok;
+        if (el.classList.contains("finding")) { all += 1; if (ok) n += 1; }
+      });
+      if (shown) shown.textContent = n + " of " + all + " findings";
+      if (write) {
+        var parts = [];
+        if (sev.value) parts.push("sev=" + encodeURIComponent(sev.value));
+        if (rule.value.trim()) parts.push("rule=" + encodeURIComponent(rule.value.trim()));
+        history.replaceState(null, "", parts.length ? "#" + parts.join("&") : window.location.pathname);
+      }
+    }
+    var h = parseHash();
+    if (h.sev && RANK.hasOwnProperty(h.sev)) sev.value = h.sev;
+    if (h.rule) rule.value = h.rule;
+    sev.addEventListener("change", function () { apply(true); });
+    rule.addEventListener("input", function () { apply(true); });
+    apply(false);
   }
 
   function main() {
