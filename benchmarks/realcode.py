@@ -49,7 +49,7 @@ BESIDE = ("inc", "../inc", "include", "util", "kernel", "../common")
 ABSENT = re.compile(
     r"^(?:hipblas|hipblaslt|hipfft|hipsolver|hipcub|thrust|rocthrust|rccl|rocblas|rocfft|"
     r"rocsolver|miopen|roctracer|roctx|rocwmma|hipblas-common|mpi|omp|GL/glut|GL/freeglut|"
-    r"GLFW|vulkan|d3d|dxgi|npp|nvjpeg|nvml|cudnn|FreeImage|hipdnn|openacc)\w*(?:[./]|$)",
+    r"GLFW|GL/glew|vulkan|d3d|dxgi|DirectX|npp|nvjpeg|nvml|cudnn|FreeImage|hipdnn|openacc)\w*(?:[./]|$)",
     re.I)
 _DIAG = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error|note|warning): (?P<msg>.*)$")
 _INCLUDED = re.compile(r"^(?:In file included from |\s+from )(?P<file>[^:]+):(?P<line>\d+)")
@@ -87,6 +87,7 @@ class Row:
     units: int
     hipport: list[Outcome] = field(default_factory=list)
     hipify: list[Outcome] | None = None
+    trees: dict[str, Path] = field(default_factory=dict)
 
 
 def profile_for(root: Path) -> Profile:
@@ -111,9 +112,38 @@ def find_units(root: Path, prof: Profile, pattern: str | None, limit: int | None
     return cands[:limit] if limit else cands
 
 
+_MAKE_INCLUDE = re.compile(r"(?<![\w$(])-I\s*(\S+)")
+_MAKE_VAR = re.compile(r"^\s*(\w+)\s*[:?]?=\s*(.*?)\s*$", re.M)
+_MAKE_REF = re.compile(r"\$[({](\w+)[)}]")
+
+
+def makefile_includes(folder: Path) -> tuple[list[Path], bool]:
+    """The `-I` folders a Makefile beside the unit names (read as text, never run), with its
+    own simple variables expanded; and whether it also names folders outside the checkout
+    (an SDK path from the environment), whose headers are then not hipport's to find."""
+    out: list[Path] = []
+    external = False
+    for name in ("Makefile", "makefile"):
+        mk = folder / name
+        if not mk.is_file():
+            continue
+        text = mk.read_text("utf-8", "replace")
+        defs = {m[1]: m[2] for m in _MAKE_VAR.finditer(text)}
+        for m in _MAKE_INCLUDE.finditer(text):
+            value = m[1]
+            for _ in range(5):
+                value = _MAKE_REF.sub(lambda r: defs.get(r[1], "\0"), value)
+            if "\0" in value or "$" in value or value.startswith("/"):
+                external = True
+            else:
+                out.append(folder / value)
+    return out, external
+
+
 def include_flags(tree: Path, unit: str, prof: Profile) -> list[str]:
     folder = (tree / unit).parent
-    dirs = [folder] + [folder / b for b in BESIDE] + [tree / c for c in prof.common]
+    dirs = [folder] + [folder / b for b in BESIDE] + makefile_includes(folder)[0] \
+        + [tree / c for c in prof.common]
     seen: list[str] = []
     for d in dirs:
         if d.is_dir() and str(d.resolve()) not in seen:
@@ -169,8 +199,9 @@ def first_error(tree: Path, log: str) -> tuple[str, tuple[str, int] | None, str 
 
 def classify(o: Outcome, missing: str | None, findings: dict[str, list[int]],
              original: Path, tree: Path) -> str:
-    if missing and ABSENT.match(missing):
-        return "env"
+    if missing and (ABSENT.match(missing) or not _cuda_header(missing) and
+                    makefile_includes((original / o.unit).parent)[1]):
+        return "env"  # an absent package, or a header the build takes from outside the checkout
     if o.where is None:
         return "unflagged"
     rel, line = o.where
@@ -181,6 +212,14 @@ def classify(o: Outcome, missing: str | None, findings: dict[str, list[int]],
     if orig_file.is_file() and ported_file.is_file():
         line = LineMap.from_texts(orig_file.read_bytes(), ported_file.read_bytes()).original_location(line).line
     return "flagged" if any(abs(fl - line) <= 1 for fl in lines) else "unflagged"
+
+
+def _cuda_header(header: str) -> bool:
+    """A header of CUDA itself (which hipport is to port), by its name."""
+    return bool(re.match(r"(?:cuda|cu[A-Z]|cooperative_groups|nv|mma\.h|sm_\d|math_constants|"
+                         r"vector_types|vector_functions|device_|driver_|texture_|surface_|"
+                         r"channel_descriptor|builtin_types|host_defines|crt/|thrust|cub/)",
+                         header))
 
 
 def run_units(tree: Path, original: Path, units: list[str], prof: Profile, jobs: int,
@@ -227,6 +266,7 @@ def measure(src: Path, args: argparse.Namespace, work: Path) -> Row:
     name = f"{prof.name} ({src.name})"
     row = Row(name, len(units))
     out = work / f"{src.name}-hipport"
+    row.trees["hipport"] = out
     findings = hipport_port(src, out, args.hipport_arg or [])
     row.hipport = run_units(out, src, units, prof, args.jobs, args.timeout, findings)
     if args.hipify_perl:
@@ -242,7 +282,8 @@ def render(rows: list[Row], show_failures: bool) -> str:
         for r in rows:
             for o in r.hipport:
                 if not o.ok:
-                    out.append(f"{o.cls:9} {o.unit}: {o.first}")
+                    first = o.first.replace(str(r.trees.get("hipport", "")) + os.sep, "")
+                    out.append(f"{o.cls:9} {o.unit}: {first}")
         out.append("")
     out.append("| code base | units | hipify-perl | hipport | env | flagged | unflagged |")
     out.append("|---|---|---|---|---|---|---|")

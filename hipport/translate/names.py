@@ -13,7 +13,7 @@ from hipport.model import Severity
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
 from hipport.translate import args as argrewrite
-from hipport.translate import solver
+from hipport.translate import solver, versions
 from hipport.translate.context import Context, newer
 from hipport.translate.lexer import code_ranges
 from hipport.translate.macros import macro_fragment
@@ -154,6 +154,12 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
             and not _after_scope(ctx.src.data, start):
         return  # a bare `BlockReduce` may be the project's own: count only `cub::BlockReduce`
     ctx.count(m, start, end)
+    if m.level is not None:
+        versions.port(ctx, node, m)
+        return
+    if m.hip == "":  # a macro HIP does without (CUDART_CB): remove it and the blanks after it
+        ctx.edit(start, _blanks_end(ctx.src.data, end), "", "HP-rename")
+        return
     hip = solver.spelling(ctx, node, m)
     if hip and hip != name:
         ctx.edit(start, end, hip, "HP-rename")
@@ -161,6 +167,12 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
         argrewrite.apply(ctx, node, m)
     if ctx.solver == "calls":
         solver.track(ctx, node, m)
+
+
+def _blanks_end(data: bytes, at: int) -> int:
+    while at < len(data) and data[at] in b" \t":
+        at += 1
+    return at
 
 
 def _parent_type(node: Node) -> str | None:
@@ -283,6 +295,15 @@ def _macro_body(ctx: Context, arg: Node, scan: NameScanner) -> None:
                 and not _after_scope(body, s):
             continue
         ctx.count(mp, base + s, base + e)
+        if mp.level is not None:  # a value in a macro body, as in versions.port
+            ctx.edit(base + s, base + e, mp.hip or name, "HP-rename")
+            ctx.report("HP001", Severity.WARNING, base + s, base + e,
+                       f"{name} -> {mp.hip}, which numbers HIP releases, not CUDA ones: check "
+                       f"what this value is compared with or shown as", mp.family)
+            continue
+        if mp.hip == "":
+            ctx.edit(base + s, base + _blanks_end(body, e), "", "HP-rename")
+            continue
         hip = solver.spelling(ctx, None, mp)
         if hip and hip != name:
             ctx.edit(base + s, base + e, hip, "HP-rename")
