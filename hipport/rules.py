@@ -22,7 +22,7 @@ from hipport.model import fast_pickle
 T = TypeVar("T")
 
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
-KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header")
+KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
 ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver", "level"}
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces"}
 # Families used only when the config selects them, replacing the family they stand in for.
@@ -130,8 +130,9 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     if kind not in KINDS:
         raise _fail(path, f"{where}: kind must be one of {', '.join(KINDS)}")
     hip = e.get("hip")
-    if status != "unsupported" and (hip is None or hip == "" and kind != "macro"):
-        raise _fail(path, f"{where}: a {status} entry needs a 'hip' name")  # "" removes a macro
+    if status != "unsupported" and (hip is None or hip == "" and kind != "macro" and not e.get("args")):
+        # "" removes the name: a macro HIP does without, or a call its `args` rewrite replaces
+        raise _fail(path, f"{where}: a {status} entry needs a 'hip' name")
     solver = e.get("hipsolver")
     if solver is not None and (not isinstance(solver, str) or not solver.isidentifier() or not hip):
         raise _fail(path, f"{where}: 'hipsolver' must be an identifier, beside a 'hip' name")

@@ -62,10 +62,29 @@ def host_malloc_flags(c: Call, n: int) -> None:
         c.ctx.edit(close, close, ", hipHostMallocDefault", "HP-args")
 
 
+def load(c: Call, n: int) -> None:
+    """`__ldcs(p)` with its name removed: `(*(p))`, a plain load (the cache hint is dropped)."""
+    if len(c.args) == n + 1:
+        c.wrap(c.args[n], "*(", ")")
+
+
+def store(c: Call, n: int) -> None:
+    """`__stcs(p, v)` with its name removed: `(*(p) = v)`, a plain store."""
+    if len(c.args) == n + 2:
+        c.wrap(c.args[n], "*(", ")")
+        between = c.src.data[c.args[n].end_byte:c.args[n + 1].start_byte]
+        comma = between.find(b",")
+        if comma != -1:
+            at = c.base + c.args[n].end_byte + comma
+            c.ctx.edit(at, at + 1, " =", "HP-args")
+
+
 TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
     "hip_symbol": hip_symbol,
     "fn_cast": fn_cast,
     "host_malloc_flags": host_malloc_flags,
+    "load": load,
+    "store": store,
 }
 
 
