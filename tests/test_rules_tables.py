@@ -61,7 +61,9 @@ def _hip_identifiers() -> frozenset[str]:
 
 
 def _declared(name: str, words: frozenset[str]) -> bool:
-    # HIP 5.2 builds the vector constructors by token pasting (`make_##type`).
+    # HIP 5.2 builds the vector constructors by token pasting (`make_##type`); a template with
+    # its argument written (`min<unsigned int>`) is declared when the template is.
+    name = name.split("<", 1)[0].strip()
     return name in words or (name.startswith("make_") and "make_" in words)
 
 
