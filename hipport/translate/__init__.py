@@ -6,12 +6,13 @@ from hipport.config import Config
 from hipport.model import Severity
 from hipport.rules import RuleSet
 from hipport.source import SourceFile
-from hipport.translate import includes, launches, names
+from hipport.translate import cgroups, includes, launches, names
 from hipport.translate.context import Context
 
 # Sub-passes, in order; each reads the tree and adds edits and findings to the context.
 SUBPASSES = (
     ("names", "rename CUDA identifiers, namespaces and macro bodies; rewrite arguments", names.run),
+    ("cgroups", "write cg::reduce (reduce.h) and meta_group_rank/size in HIP terms", cgroups.run),
     ("includes", "map #include lines; add the HIP runtime include where needed", includes.run),
     ("launches", "rewrite <<<...>>> launches as hipLaunchKernelGGL (--launch-syntax ggl)", launches.run),
 )
