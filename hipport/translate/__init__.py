@@ -6,7 +6,7 @@ from hipport.config import Config
 from hipport.model import Severity
 from hipport.rules import RuleSet
 from hipport.source import SourceFile
-from hipport.translate import cgroups, includes, launches, names, overloads
+from hipport.translate import cgroups, includes, launches, names, overloads, vectorops
 from hipport.translate.context import Context
 
 # Sub-passes, in order; each reads the tree and adds edits and findings to the context.
@@ -14,6 +14,7 @@ SUBPASSES = (
     ("names", "rename CUDA identifiers, namespaces and macro bodies; rewrite arguments", names.run),
     ("cgroups", "write cg::reduce (reduce.h) and meta_group_rank/size in HIP terms", cgroups.run),
     ("overloads", "keep overloads the renaming makes identical once, under a guard", overloads.run),
+    ("vectorops", "keep vector compound assignments HIP defines itself off AMD", vectorops.run),
     ("includes", "map #include lines; add the HIP runtime include where needed", includes.run),
     ("launches", "rewrite <<<...>>> launches as hipLaunchKernelGGL (--launch-syntax ggl)", launches.run),
 )
