@@ -60,6 +60,7 @@ class HeaderMap:
     family: str
     status: str = "supported"
     note: str | None = None
+    since: str = "5.2"  # first ROCm that ships the HIP header
 
 
 @dataclass(eq=False)  # hashed by identity: per-RuleSet caches key on it
@@ -109,7 +110,7 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
             raise _fail(path, f"[headers] {cuda!r}: expected a table with hip/flat/status/note")
         headers.append(HeaderMap(cuda, e.get("hip"), e.get("flat"), family,
                                  e.get("status", "supported" if e.get("hip") else "unsupported"),
-                                 e.get("note")))
+                                 e.get("note"), str(e.get("since", default_since))))
     spaces = [_entry(path, family, default_since, ns, {"kind": "namespace", **e})
               for ns, e in data.get("namespaces", {}).items()]
     meta = {"family": family, "title": data.get("title", family)}
@@ -161,7 +162,7 @@ def tables_digest(root: str | None = None) -> str:
 
 
 # Part of each cached file's name: bump it when what the pickles hold changes shape (2: the
-# table classes pickle as field tuples, model.fast_pickle; 3: Mapping.level).
+# table classes pickle as field tuples, model.fast_pickle; 3: Mapping.level, HeaderMap.since).
 PICKLE_FORMAT = 3
 
 

@@ -29,7 +29,8 @@ BUILD_NAMES = {"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"}
 ALWAYS_SKIP = {".git", ".hg", ".svn", ".hipport-cache", "__pycache__"}
 _CUDA_HINT = re.compile(rb"cuda[A-Z_]|\bcu[A-Z][a-z]|__global__|__device__|<<<|cublas|cufft|curand|"
                         rb"cusparse|cusolver|\bcub::|nccl[A-Z]|nvrtc|cooperative_groups|thrust::cuda|"
-                        rb"#\s*include\s*[<\"](?:cuda|cu[a-z]+|nv|thrust/system/cuda)")
+                        rb"#\s*include\s*[<\"](?:cuda|cu[a-z]+|nv|thrust/system/cuda|vector_(?:types|functions)|"
+                        rb"math_constants|(?:builtin|driver|texture|surface)_types|device_launch_parameters|mma\.h)")
 
 
 @dataclass(slots=True)  # not frozen: a frozen init costs a warm run of 6,500 files 5 ms
