@@ -16,6 +16,7 @@ SUBPASSES = (
     ("overloads", "keep overloads the renaming makes identical once, under a guard", overloads.run),
     ("vectorops", "keep vector compound assignments HIP defines itself off AMD", vectorops.run),
     ("includes", "map #include lines; add the HIP runtime include where needed", includes.run),
+    ("spaced-launches", "close up spaced launch chevrons (k << < g, b >> > (...))", launches.spaced),
     ("launches", "rewrite <<<...>>> launches as hipLaunchKernelGGL (--launch-syntax ggl)", launches.run),
 )
 
