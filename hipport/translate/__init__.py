@@ -6,7 +6,7 @@ from hipport.config import Config
 from hipport.model import Severity
 from hipport.rules import RuleSet
 from hipport.source import SourceFile
-from hipport.translate import cgroups, devicecalls, includes, launches, names, overloads, vectorops
+from hipport.translate import cgroups, devicecalls, includes, launches, minmax, names, overloads, vectorops
 from hipport.translate.context import Context
 
 # Sub-passes, in order; each reads the tree and adds edits and findings to the context.
@@ -16,6 +16,7 @@ SUBPASSES = (
     ("overloads", "keep overloads the renaming makes identical once, under a guard", overloads.run),
     ("vectorops", "keep vector compound assignments HIP defines itself off AMD", vectorops.run),
     ("devicecalls", "report kernels launched and runtime calls made from device code", devicecalls.run),
+    ("minmax", "min/max of a built-in coordinate: CUDA's unsigned overload, written", minmax.run),
     ("includes", "map #include lines; add the HIP runtime include where needed", includes.run),
     ("spaced-launches", "close up spaced launch chevrons (k << < g, b >> > (...))", launches.spaced),
     ("launches", "rewrite <<<...>>> launches as hipLaunchKernelGGL (--launch-syntax ggl)", launches.run),
