@@ -21,6 +21,7 @@ API_RULES: dict[str, tuple[str, str]] = {
     "HP008": ("unmapped-header", "a CUDA header with no HIP counterpart"),
     "HP009": ("device-system-macro", "a Thrust device-system macro or setting"),
     "HP010": ("unreadable-file", "a file hipport cannot read or decode"),
+    "HP011": ("written-for-hip", "code hipport wrote where HIP lacks a CUDA feature; check it"),
     "HP900": ("unused-suppression", "a `hipport: ignore` comment that silences nothing"),
     "HP901": ("unknown-suppression-rule", "a `hipport: ignore` comment naming a rule that does not exist"),
 }

@@ -22,8 +22,8 @@ from hipport.model import fast_pickle
 T = TypeVar("T")
 
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
-KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header")
-ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver"}
+KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
+ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver", "level"}
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas"}
@@ -45,6 +45,10 @@ class Mapping:
     # The hipSOLVER spelling of a cuBLAS enum or type, for where cuSOLVER takes it: hipSOLVER
     # had enums of its own until ROCm 6.0 made them aliases of hipBLAS's (translate/solver.py).
     hipsolver: str | None = None
+    # For a CUDA version macro (CUDART_VERSION): the CUDA version whose API HIP at the floor
+    # covers, in the macro's own numbering; `hip` is the HIP macro defined under the same
+    # meaning (translate/versions.py).
+    level: int | None = None
 
 
 @fast_pickle
@@ -56,6 +60,7 @@ class HeaderMap:
     family: str
     status: str = "supported"
     note: str | None = None
+    since: str = "5.2"  # first ROCm that ships the HIP header
 
 
 @dataclass(eq=False)  # hashed by identity: per-RuleSet caches key on it
@@ -105,7 +110,7 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
             raise _fail(path, f"[headers] {cuda!r}: expected a table with hip/flat/status/note")
         headers.append(HeaderMap(cuda, h.get("hip"), h.get("flat"), family,
                                  h.get("status", "supported" if h.get("hip") else "unsupported"),
-                                 h.get("note")))
+                                 h.get("note"), str(h.get("since", default_since))))
     spaces = [_entry(path, family, default_since, ns, {"kind": "namespace", **e})
               for ns, e in data.get("namespaces", {}).items()]
     meta = {"family": family, "title": data.get("title", family)}
@@ -126,13 +131,17 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     if kind not in KINDS:
         raise _fail(path, f"{where}: kind must be one of {', '.join(KINDS)}")
     hip = e.get("hip")
-    if status != "unsupported" and not hip:
+    if status != "unsupported" and (hip is None or hip == "" and kind != "macro" and not e.get("args")):
+        # "" removes the name: a macro HIP does without, or a call its `args` rewrite replaces
         raise _fail(path, f"{where}: a {status} entry needs a 'hip' name")
     solver = e.get("hipsolver")
     if solver is not None and (not isinstance(solver, str) or not solver.isidentifier() or not hip):
         raise _fail(path, f"{where}: 'hipsolver' must be an identifier, beside a 'hip' name")
+    level = e.get("level")
+    if level is not None and (not isinstance(level, int) or kind != "macro" or not hip):
+        raise _fail(path, f"{where}: 'level' must be an integer, on a macro with a 'hip' name")
     return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
-                   e.get("args"), e.get("note"), e.get("alt"), e.get("report"), solver)
+                   e.get("args"), e.get("note"), e.get("alt"), e.get("report"), solver, level)
 
 
 def _user_cache() -> Path:
@@ -172,8 +181,8 @@ def _ours(path: Path) -> bytes | None:
 
 
 # Part of each cached file's name: bump it when what the pickles hold changes shape (2: the
-# table classes pickle as field tuples, model.fast_pickle).
-PICKLE_FORMAT = 2
+# table classes pickle as field tuples, model.fast_pickle; 3: Mapping.level, HeaderMap.since).
+PICKLE_FORMAT = 3
 
 
 def cached(name: str, build: Callable[[], T], root: str | None = None) -> T:

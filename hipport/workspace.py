@@ -41,7 +41,8 @@ LINK = "link"  # a symbolic link to something inside the tree: kept as a link
 LINK_OUT = "link-out"  # a symbolic link out of the tree (or dangling): left alone
 _CUDA_HINT = re.compile(rb"cuda[A-Z_]|\bcu[A-Z][a-z]|__global__|__device__|<<<|cublas|cufft|curand|"
                         rb"cusparse|cusolver|\bcub::|nccl[A-Z]|nvrtc|cooperative_groups|thrust::cuda|"
-                        rb"#\s*include\s*[<\"](?:cuda|cu[a-z]+|nv|thrust/system/cuda)")
+                        rb"#\s*include\s*[<\"](?:cuda|cu[a-z]+|nv|thrust/system/cuda|vector_(?:types|functions)|"
+                        rb"math_constants|(?:builtin|driver|texture|surface)_types|device_launch_parameters|mma\.h)")
 
 
 @dataclass(slots=True)  # not frozen: a frozen init costs a warm run of 6,500 files 5 ms

@@ -61,7 +61,9 @@ def _hip_identifiers() -> frozenset[str]:
 
 
 def _declared(name: str, words: frozenset[str]) -> bool:
-    # HIP 5.2 builds the vector constructors by token pasting (`make_##type`).
+    # HIP 5.2 builds the vector constructors by token pasting (`make_##type`); a template with
+    # its argument written (`min<unsigned int>`) is declared when the template is.
+    name = name.split("<", 1)[0].strip()
     return name in words or (name.startswith("make_") and "make_" in words)
 
 
@@ -81,7 +83,8 @@ def test_supported_hip_names_are_declared_in_the_installed_headers() -> None:
 def test_headers_map_to_installed_hip_headers() -> None:
     rs = load()
     for h in rs.headers.values():
-        if h.family == "headers" and h.hip and HIP_INCLUDE.is_dir():
+        if h.family == "headers" and h.hip and HIP_INCLUDE.is_dir() \
+                and version_tuple(h.since) <= (5, 2):  # newer ones are reported below their floor
             assert (HIP_INCLUDE.parent / h.hip).is_file(), f"{h.cuda} -> {h.hip} is not installed"
 
 

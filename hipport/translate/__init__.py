@@ -6,13 +6,19 @@ from hipport.config import Config
 from hipport.model import Severity
 from hipport.rules import RuleSet
 from hipport.source import SourceFile
-from hipport.translate import includes, launches, names
+from hipport.translate import cgroups, devicecalls, includes, launches, minmax, names, overloads, vectorops
 from hipport.translate.context import Context
 
 # Sub-passes, in order; each reads the tree and adds edits and findings to the context.
 SUBPASSES = (
     ("names", "rename CUDA identifiers, namespaces and macro bodies; rewrite arguments", names.run),
+    ("cgroups", "write cg::reduce (reduce.h) and meta_group_rank/size in HIP terms", cgroups.run),
+    ("overloads", "keep overloads the renaming makes identical once, under a guard", overloads.run),
+    ("vectorops", "keep vector compound assignments HIP defines itself off AMD", vectorops.run),
+    ("devicecalls", "report kernels launched and runtime calls made from device code", devicecalls.run),
+    ("minmax", "min/max of a built-in coordinate: CUDA's unsigned overload, written", minmax.run),
     ("includes", "map #include lines; add the HIP runtime include where needed", includes.run),
+    ("spaced-launches", "close up spaced launch chevrons (k << < g, b >> > (...))", launches.spaced),
     ("launches", "rewrite <<<...>>> launches as hipLaunchKernelGGL (--launch-syntax ggl)", launches.run),
 )
 

@@ -62,10 +62,45 @@ def host_malloc_flags(c: Call, n: int) -> None:
         c.ctx.edit(close, close, ", hipHostMallocDefault", "HP-args")
 
 
+def void_pp(c: Call, n: int) -> None:
+    """`cudaHostGetDevicePointer(&typedPtr, ...)`: CUDA's C++ API takes any `T**`, HIP's C API
+    only `void**`."""
+    if n < len(c.args) and c.args[n].type != "cast_expression" \
+            and "_cast<" not in c.src.text(c.args[n]):
+        c.wrap(c.args[n], "reinterpret_cast<void**>(", ")")
+
+
+def default(c: Call, n: int, value: str) -> None:
+    """CUDA's C++ API defaults the last parameter; HIP's C API needs it written."""
+    if len(c.args) == n:
+        close = c.base + c.arglist.end_byte - 1
+        c.ctx.edit(close, close, f", {value}", "HP-args")
+
+
+def load(c: Call, n: int) -> None:
+    """`__ldcs(p)` with its name removed: `(*(p))`, a plain load (the cache hint is dropped)."""
+    if len(c.args) == n + 1:
+        c.wrap(c.args[n], "*(", ")")
+
+
+def store(c: Call, n: int) -> None:
+    """`__stcs(p, v)` with its name removed: `(*(p) = v)`, a plain store."""
+    if len(c.args) == n + 2:
+        c.wrap(c.args[n], "*(", ")")
+        between = c.src.data[c.args[n].end_byte:c.args[n + 1].start_byte]
+        comma = between.find(b",")
+        if comma != -1:
+            at = c.base + c.args[n].end_byte + comma
+            c.ctx.edit(at, at + 1, " =", "HP-args")
+
+
 TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
     "hip_symbol": hip_symbol,
     "fn_cast": fn_cast,
     "host_malloc_flags": host_malloc_flags,
+    "void_pp": void_pp,
+    "load": load,
+    "store": store,
 }
 
 
@@ -77,6 +112,10 @@ def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = No
     call = Call(ctx, src or ctx.src, base, *found)
     for spec in m.args.split(","):
         kind, _, param = spec.strip().partition(":")
+        if kind == "default":  # default:N=VALUE, the value written when the call has N arguments
+            count, _, value = param.partition("=")
+            default(call, int(count), value)
+            continue
         fn = TRANSFORMS.get(kind)
         if fn is None:
             ctx.report("HP006", Severity.ERROR, base + name_node.start_byte, base + name_node.end_byte,

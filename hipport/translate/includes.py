@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from itertools import islice
 
 from hipport.model import FamilyCount, Severity
 from hipport.source import Node, SourceFile
-from hipport.translate.context import Context
+from hipport.translate.context import Context, newer
 
 # Searched from the `#` (a fast literal search) rather than from `^`; `_include_lines` checks
 # that only blanks precede it on its line.
@@ -38,12 +39,18 @@ def run(ctx: Context) -> None:
         h = headers.get(path)
         if ctx.config.rename_extensions and m.group(1) == b'"' and path.endswith(".cu"):
             ctx.edit(end - 3, end, ".hip", "HP-include")
-        if h is None:
-            present.add(path)
+        if h is None or m.group(1) == b'"' and _beside(ctx, path):
+            present.add(path)  # not CUDA's, or a quoted name the project's own file shadows
             continue
         fam = ctx.families.setdefault(h.family, FamilyCount())
         fam.found += 1
         target = (h.flat or h.hip) if flat else h.hip
+        if h.status != "unsupported" and target and newer(h.since, ctx.config.rocm):
+            fam.unsupported += 1
+            ctx.report("HP008", Severity.WARNING, start, end,
+                       f"<{path}> has no HIP counterpart at ROCm {ctx.config.rocm}: <{target}> "
+                       f"needs ROCm {h.since} (raise it with --rocm {h.since})", h.family)
+            continue
         if h.status == "unsupported" or not target:
             fam.unsupported += 1
             note = f": {h.note}" if h.note else ""
@@ -70,6 +77,13 @@ def run(ctx: Context) -> None:
     if ctx.families.keys() & RUNTIME_FAMILIES or device or needs_runtime_at is not None:
         at = insertion_point(ctx.src)
         ctx.edit(at, at, f"#include <hip/hip_runtime.h>{nl}", "HP-include")
+
+
+def _beside(ctx: Context, path: str) -> bool:
+    """Does `#include "path"` find a file next to the including one (Rodinia's own "cuda.h")?
+    Quoted includes search there first, for nvcc as for hipcc."""
+    folder = os.path.dirname(ctx.src.path)
+    return bool(folder) and os.path.isfile(os.path.join(folder, path))
 
 
 def _include_lines(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:

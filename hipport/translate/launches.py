@@ -13,6 +13,25 @@ from hipport.translate.context import Context
 from hipport.translate.macros import macro_fragment
 
 _CHEVRON = re.compile(rb"<<<")
+# `k << < grid, block >> > (args)`: nvcc reads the spaced chevrons as a launch, clang does not.
+_SPACED_OPEN = re.compile(rb"(?<=[\w\]) \t])<<[ \t]+<(?!<)")
+_SPACED_CLOSE = re.compile(rb"[^;{}]{1,300}?(>>[ \t]+>)[ \t\r\n]*\(")
+_NOT_CODE = frozenset({"comment", "string_literal", "raw_string_literal", "char_literal",
+                       "string_content", "system_lib_string"})
+
+
+def spaced(ctx: Context) -> None:
+    """Close up spaced launch chevrons; the launch is then kept or rewritten on the next run."""
+    data = ctx.src.data
+    if b"<< <" not in data and b"<<\t<" not in data:
+        return
+    for m in _SPACED_OPEN.finditer(data):
+        node = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + 1)
+        close = _SPACED_CLOSE.match(data, m.end())
+        if close is None or node is None or node.type in _NOT_CODE or node.type == "preproc_arg":
+            continue
+        ctx.edit(m.start(), m.end(), "<<<", "HP-launch")
+        ctx.edit(close.start(1), close.end(1), ">>>", "HP-launch")
 
 
 def run(ctx: Context) -> None:

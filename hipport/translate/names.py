@@ -13,7 +13,7 @@ from hipport.model import Severity
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
 from hipport.translate import args as argrewrite
-from hipport.translate import solver
+from hipport.translate import solver, versions
 from hipport.translate.context import Context, newer
 from hipport.translate.lexer import code_ranges
 from hipport.translate.macros import macro_fragment
@@ -141,6 +141,8 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
             ctx.edit(start, end, ns.hip, "HP-rename")
         return
     m = rules.names.get(name)
+    if m is not None and m.kind == "field":
+        return  # a member name (`prop.deviceOverlap`), not this identifier of the file's own
     if m is None:
         # A table name is ported even where it is declared (below): `#define
         # THRUST_IGNORE_CUB_VERSION_CHECK` is how a configuration macro is used, and error
@@ -154,6 +156,11 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
             and not _after_scope(ctx.src.data, start):
         return  # a bare `BlockReduce` may be the project's own: count only `cub::BlockReduce`
     ctx.count(m, start, end)
+    if m.level is not None:
+        versions.port(ctx, node, m)
+        return
+    if m.hip == "":  # a macro HIP does without (CUDART_CB), or a call `args` rewrites
+        ctx.edit(start, _blanks_end(ctx.src.data, end) if not m.args else end, "", "HP-rename")
     hip = solver.spelling(ctx, node, m)
     if hip and hip != name:
         ctx.edit(start, end, hip, "HP-rename")
@@ -161,6 +168,12 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
         argrewrite.apply(ctx, node, m)
     if ctx.solver == "calls":
         solver.track(ctx, node, m)
+
+
+def _blanks_end(data: bytes, at: int) -> int:
+    while at < len(data) and data[at] in b" \t":
+        at += 1
+    return at
 
 
 def _parent_type(node: Node) -> str | None:
@@ -171,10 +184,16 @@ def _parent_type(node: Node) -> str | None:
 def _member(ctx: Context, node: Node, name: str) -> None:
     """`grid.num_blocks()`: a member of a namespaced library type that HIP lacks is reported.
 
-    Members are not renamed or counted (`.size()` is everyone's), only flagged when unsupported
-    or newer than the ROCm floor.
+    Such members are not renamed or counted (`.size()` is everyone's), only flagged when
+    unsupported or newer than the ROCm floor. Table entries of kind `field` (distinctive
+    `cudaDeviceProp` members) are counted and renamed.
     """
     m = ctx.rules.names.get(name)
+    if m is not None and m.kind == "field":  # a struct member HIP lacks or names differently
+        ctx.count(m, node.start_byte, node.end_byte)
+        if m.hip and m.hip != name and m.status != "unsupported":
+            ctx.edit(node.start_byte, node.end_byte, m.hip, "HP-rename")
+        return
     if m is None or m.family not in ctx.rules.namespace_families or m.kind == "macro":
         return
     if m.status == "unsupported" or newer(m.since, ctx.config.rocm):
@@ -283,6 +302,14 @@ def _macro_body(ctx: Context, arg: Node, scan: NameScanner) -> None:
                 and not _after_scope(body, s):
             continue
         ctx.count(mp, base + s, base + e)
+        if mp.level is not None:  # a value in a macro body, as in versions.port
+            ctx.edit(base + s, base + e, mp.hip or name, "HP-rename")
+            ctx.report("HP001", Severity.WARNING, base + s, base + e,
+                       f"{name} -> {mp.hip}, which numbers HIP releases, not CUDA ones: check "
+                       f"what this value is compared with or shown as", mp.family)
+            continue
+        if mp.hip == "":
+            ctx.edit(base + s, base + (_blanks_end(body, e) if not mp.args else e), "", "HP-rename")
         hip = solver.spelling(ctx, None, mp)
         if hip and hip != name:
             ctx.edit(base + s, base + e, hip, "HP-rename")

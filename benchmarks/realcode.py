@@ -1,0 +1,335 @@
+"""Do real code bases build after `hipport port`? Port a checkout, compile every unit alone.
+
+    python benchmarks/realcode.py PATH... [--hipify-perl PATH] [--units GLOB] [--limit N]
+
+For each checkout (cuda-samples, Rodinia, llm.c, or any tree of `.cu` files) this ports the
+whole tree into a temporary folder (`hipport port PATH -o OUT`), compiles every translation
+unit on its own with Debian's hipcc for gfx90a and prints one row:
+
+  units      translation units in scope
+  hipify     units that compile after hipify-perl (with --hipify-perl)
+  hipport    units that compile after hipport
+  env        failures whose first error is a header of a package this machine lacks
+             (hipBLAS, hipFFT, hipCUB, rocThrust, hipSOLVER, ...): not hipport's to fix
+  flagged    failures with a hipport finding (error or warning) within a line of the first
+             error, mapped back to the original file
+  unflagged  failures with neither: the port left code that does not build and said nothing
+
+`--failures` lists each failing unit with its class and first error, which is how the
+failure classes are bucketed. Nothing is written into the checkout; every output lies in a
+temporary folder (or `--keep DIR`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hipport.validate.linemap import LineMap  # noqa: E402
+
+SOURCES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".inl")
+# Folders beside a unit that its build puts on the include path, when they exist.
+BESIDE = ("inc", "../inc", "include", "util", "kernel", "../common")
+# Headers of packages Debian 12 lacks (or platforms this machine lacks): a unit that stops on
+# one of these is not hipport's failure.
+ABSENT = re.compile(
+    r"^(?:hipblas|hipblaslt|hipfft|hipsolver|hipcub|thrust|rocthrust|rccl|rocblas|rocfft|"
+    r"rocsolver|miopen|roctracer|roctx|rocwmma|hipblas-common|mpi|omp|GL/glut|GL/freeglut|"
+    r"GLFW|GL/glew|vulkan|d3d|dxgi|DirectX|npp|nvjpeg|nvml|cudnn|FreeImage|hipdnn|openacc)\w*(?:[./]|$)",
+    re.I)
+_DIAG = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error|note|warning): (?P<msg>.*)$")
+_INCLUDED = re.compile(r"^(?:In file included from |\s+from )(?P<file>[^:]+):(?P<line>\d+)")
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    marker: str  # a file whose presence names the corpus
+    scope: str  # glob of unit paths relative to the checkout
+    common: tuple[str, ...] = ()  # include folders relative to the checkout
+    not_included: bool = False  # units are only the .cu files no other file #includes
+
+
+PROFILES = (
+    Profile("cuda-samples", "Common/helper_cuda.h", "Samples/[0-6]_*/**/*.cu", ("Common",)),
+    Profile("rodinia", "cuda/backprop/backprop.h", "cuda/**/*.cu", (), True),
+    Profile("llm.c", "dev/cuda/common.h", "dev/cuda/*.cu", ("dev/cuda", ".")),
+)
+GENERIC = Profile("tree", "", "**/*.cu", (), True)
+
+
+@dataclass
+class Outcome:
+    unit: str
+    ok: bool
+    first: str = ""  # the first error line
+    where: tuple[str, int] | None = None  # (path relative to the tree, line) of the first error
+    cls: str = ""  # env | flagged | unflagged
+
+
+@dataclass
+class Row:
+    name: str
+    units: int
+    hipport: list[Outcome] = field(default_factory=list)
+    hipify: list[Outcome] | None = None
+    trees: dict[str, Path] = field(default_factory=dict)
+
+
+def profile_for(root: Path) -> Profile:
+    for p in PROFILES:
+        if (root / p.marker).is_file():
+            return p
+    return GENERIC
+
+
+def find_units(root: Path, prof: Profile, pattern: str | None, limit: int | None) -> list[str]:
+    cands = sorted(str(p.relative_to(root)) for p in root.glob(prof.scope) if p.is_file())
+    if prof.not_included:
+        included: set[str] = set()
+        for p in root.rglob("*"):
+            if p.suffix in SOURCES and p.is_file():
+                for m in re.finditer(rb'#\s*include\s*["<]([^">]+\.cu)[">]', p.read_bytes()):
+                    target = os.path.normpath(p.parent / m.group(1).decode("utf-8", "replace"))
+                    included.add(os.path.relpath(target, root))
+        cands = [c for c in cands if os.path.normpath(c) not in included]
+    if pattern:
+        cands = [c for c in cands if fnmatch.fnmatch(c, pattern)]
+    return cands[:limit] if limit else cands
+
+
+_MAKE_INCLUDE = re.compile(r"(?<![\w$(])-I\s*(\S+)")
+_MAKE_VAR = re.compile(r"^\s*(\w+)\s*[:?]?=\s*(.*?)\s*$", re.M)
+_MAKE_REF = re.compile(r"\$[({](\w+)[)}]")
+
+
+def makefile_includes(folder: Path) -> tuple[list[Path], bool]:
+    """The `-I` folders a Makefile beside the unit names (read as text, never run), with its
+    own simple variables expanded; and whether it also names folders outside the checkout
+    (an SDK path from the environment), whose headers are then not hipport's to find."""
+    out: list[Path] = []
+    external = False
+    for name in ("Makefile", "makefile"):
+        mk = folder / name
+        if not mk.is_file():
+            continue
+        text = mk.read_text("utf-8", "replace")
+        defs = {m[1]: m[2] for m in _MAKE_VAR.finditer(text)}
+        for m in _MAKE_INCLUDE.finditer(text):
+            value = m[1]
+            for _ in range(5):
+                value = _MAKE_REF.sub(lambda r, d=defs: d.get(r[1], "\0"), value)
+            if "\0" in value or "$" in value or value.startswith("/"):
+                external = True
+            else:
+                out.append(folder / value)
+    return out, external
+
+
+def include_flags(tree: Path, unit: str, prof: Profile) -> list[str]:
+    folder = (tree / unit).parent
+    dirs = [folder] + [folder / b for b in BESIDE] + makefile_includes(folder)[0] \
+        + [tree / c for c in prof.common]
+    seen: list[str] = []
+    for d in dirs:
+        if d.is_dir() and str(d.resolve()) not in seen:
+            seen.append(str(d.resolve()))
+    return [f"-I{d}" for d in seen]
+
+
+def compile_unit(tree: Path, unit: str, prof: Profile, timeout: int) -> tuple[bool, str]:
+    cmd = ["hipcc", "--offload-arch=gfx90a", "-std=c++17", "-w", *include_flags(tree, unit, prof),
+           "-c", str(tree / unit), "-o", os.devnull]
+    env = dict(os.environ, HIP_PLATFORM="amd")
+    try:
+        p = subprocess.run(cmd, cwd=(tree / unit).parent, env=env, capture_output=True,
+                           text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False, f"{unit}:1:1: error: timed out after {timeout} s"
+    return p.returncode == 0, p.stderr + p.stdout
+
+
+def first_error(tree: Path, log: str) -> tuple[str, tuple[str, int] | None, str | None]:
+    """The first error line, where it lies in the tree (or the nearest tree location in its
+    include stack or notes), and the missing header when it is a `file not found`."""
+    lines = log.splitlines()
+    stack: list[tuple[str, int]] = []
+    real = str(tree.resolve())
+    for i, line in enumerate(lines):
+        inc = _INCLUDED.match(line)
+        if inc:
+            stack.append((inc["file"], int(inc["line"])))
+            continue
+        m = _DIAG.match(line)
+        if not m or m["kind"] not in ("error", "fatal error"):
+            if m:
+                stack = []
+            continue
+        missing = re.match(r"'([^']+)' file not found", m["msg"])
+        cands = [(m["file"], int(m["line"]))]
+        for later in lines[i + 1:i + 40]:
+            n = _DIAG.match(later)
+            if n and n["kind"] in ("error", "fatal error"):
+                break
+            if n and n["kind"] == "note":
+                cands.append((n["file"], int(n["line"])))
+        cands += list(reversed(stack))
+        for f, ln in cands:
+            rp = os.path.realpath(f if os.path.isabs(f) else tree / f)
+            if rp.startswith(real + os.sep):
+                return line.strip(), (os.path.relpath(rp, real), ln), missing and missing[1]
+        return line.strip(), None, missing and missing[1]
+    tail = lines[-1].strip() if lines else "failed with no message"
+    return tail, None, None
+
+
+def classify(o: Outcome, missing: str | None, findings: dict[str, list[int]],
+             original: Path, tree: Path) -> str:
+    if missing and (ABSENT.match(missing) or not _cuda_header(missing) and
+                    makefile_includes((original / o.unit).parent)[1]):
+        return "env"  # an absent package, or a header the build takes from outside the checkout
+    if o.where is None:
+        return "unflagged"
+    rel, line = o.where
+    lines = findings.get(rel)
+    if not lines:
+        return "unflagged"
+    orig_file, ported_file = original / rel, tree / rel
+    if orig_file.is_file() and ported_file.is_file():
+        line = LineMap.from_texts(orig_file.read_bytes(), ported_file.read_bytes()).original_location(line).line
+    return "flagged" if any(abs(fl - line) <= 1 for fl in lines) else "unflagged"
+
+
+def _cuda_header(header: str) -> bool:
+    """A header of CUDA itself (which hipport is to port), by its name."""
+    return bool(re.match(r"(?:cuda|cu[A-Z]|cooperative_groups|nv|mma\.h|sm_\d|math_constants|"
+                         r"vector_types|vector_functions|device_|driver_|texture_|surface_|"
+                         r"channel_descriptor|builtin_types|host_defines|crt/|thrust|cub/)",
+                         header))
+
+
+def run_units(tree: Path, original: Path, units: list[str], prof: Profile, jobs: int,
+              timeout: int, findings: dict[str, list[int]]) -> list[Outcome]:
+    def one(unit: str) -> Outcome:
+        ok, log = compile_unit(tree, unit, prof, timeout)
+        o = Outcome(unit, ok)
+        if not ok:
+            o.first, o.where, missing = first_error(tree, log)
+            o.cls = classify(o, missing, findings, original, tree)
+        return o
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(one, units))
+
+
+def hipport_port(src: Path, out: Path, extra: list[str]) -> dict[str, list[int]]:
+    """Port the checkout; the findings (error or warning) by path relative to it."""
+    cmd = [sys.executable, "-m", "hipport", "port", str(src), "-o", str(out), "--format", "json",
+           "--no-cache", "-q", "-j2", *extra]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        sys.exit(f"hipport port {src} failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
+    doc = json.loads(p.stdout)
+    found: dict[str, list[int]] = {}
+    for f in doc["findings"]:
+        if f["severity"] in ("error", "warning"):
+            rel = os.path.relpath(f["path"], src) if os.path.isabs(f["path"]) else f["path"]
+            found.setdefault(rel, []).append(f["line"])
+    return found
+
+
+def hipify_perl(src: Path, out: Path, script: Path) -> None:
+    shutil.copytree(src, out, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    files = [str(p) for p in out.rglob("*") if p.suffix in SOURCES and p.is_file() and not p.is_symlink()]
+    for i in range(0, len(files), 200):
+        subprocess.run(["perl", str(script), "-inplace", "-quiet-warnings", *files[i:i + 200]],
+                       capture_output=True)
+
+
+def measure(src: Path, args: argparse.Namespace, work: Path) -> Row:
+    prof = profile_for(src)
+    units = find_units(src, prof, args.units, args.limit)
+    name = f"{prof.name} ({src.name})"
+    row = Row(name, len(units))
+    out = work / f"{src.name}-hipport"
+    row.trees["hipport"] = out
+    findings = hipport_port(src, out, args.hipport_arg or [])
+    row.hipport = run_units(out, src, units, prof, args.jobs, args.timeout, findings)
+    if args.hipify_perl:
+        hout = work / f"{src.name}-hipify"
+        hipify_perl(src, hout, Path(args.hipify_perl))
+        row.hipify = run_units(hout, src, units, prof, args.jobs, args.timeout, {})
+    return row
+
+
+def render(rows: list[Row], show_failures: bool) -> str:
+    out = []
+    if show_failures:
+        for r in rows:
+            for o in r.hipport:
+                if not o.ok:
+                    first = o.first.replace(str(r.trees.get("hipport", "")) + os.sep, "")
+                    out.append(f"{o.cls:9} {o.unit}: {first}")
+        out.append("")
+    out.append("| code base | units | hipify-perl | hipport | env | flagged | unflagged |")
+    out.append("|---|---|---|---|---|---|---|")
+    for r in rows:
+        ok = sum(o.ok for o in r.hipport)
+        cls = Counter(o.cls for o in r.hipport if not o.ok)
+        hip = "-" if r.hipify is None else str(sum(o.ok for o in r.hipify))
+        out.append(f"| {r.name} | {r.units} | {hip} | {ok} | {cls['env']} | {cls['flagged']} "
+                   f"| {cls['unflagged']} |")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("paths", nargs="+", type=Path, help="checkouts to port and build")
+    ap.add_argument("--hipify-perl", help="path to hipify-perl, for the baseline column")
+    ap.add_argument("--units", help="only units whose path (relative to the checkout) matches this glob")
+    ap.add_argument("--limit", type=int, help="at most this many units per checkout")
+    ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel compiles (default 2)")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per compile")
+    ap.add_argument("--failures", action="store_true", help="list each failure and its first error")
+    ap.add_argument("--keep", type=Path, help="keep the ported trees in this (new) folder")
+    ap.add_argument("--hipport-arg", action="append", help="an extra option for hipport port")
+    ap.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    args = ap.parse_args(argv)
+    if shutil.which("hipcc") is None:
+        ap.error("hipcc is not on PATH")
+    for p in args.paths:
+        if not p.is_dir():
+            ap.error(f"{p}: not a folder")
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=False)
+        work = args.keep
+        rows = [measure(p.resolve(), args, work) for p in args.paths]
+    else:
+        with tempfile.TemporaryDirectory(prefix="hipport-realcode-") as tmp:
+            rows = [measure(p.resolve(), args, Path(tmp)) for p in args.paths]
+    if args.json:
+        print(json.dumps([{"name": r.name, "units": r.units,
+                           "hipport": [vars(o) for o in r.hipport],
+                           "hipify": None if r.hipify is None else [vars(o) for o in r.hipify]}
+                          for r in rows], indent=1))
+    else:
+        print(render(rows, args.failures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
