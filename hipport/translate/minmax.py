@@ -41,7 +41,7 @@ def run(ctx: Context) -> None:
         coords = [bool(_COORD.match(t)) for t in texts]
         if not any(coords):
             continue
-        if all(c or _int32(ctx, call, a, t) for a, t, c in zip(items, texts, coords)):
+        if all(c or _int32(ctx, call, a, t) for a, t, c in zip(items, texts, coords, strict=True)):
             ctx.edit(callee.end_byte, callee.end_byte, "<unsigned int>", "HP-args")
 
 
