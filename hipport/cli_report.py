@@ -18,6 +18,7 @@ from hipport.cli import (
     Jobs,
     NoCache,
     Paths,
+    NoBuildFiles,
     Quiet,
     Rocm,
     Select,
@@ -71,6 +72,7 @@ def report(
     exclude: Exclude = None,
     select: Select = None,
     ignore: Ignore = None,
+    no_build_files: NoBuildFiles = False,
     jobs: Jobs = None,
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
@@ -82,7 +84,8 @@ def report(
     def go() -> int:
         cfg = _config(paths, config_file, include=include, exclude=exclude, select=select,
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas,
-                      jobs=jobs, cache=False if no_cache else None)
+                      jobs=jobs, cache=False if no_cache else None,
+                      build_files=False if no_build_files else None)
         from hipport.commands.port import default_cache_dir
         cd = (cache_dir or default_cache_dir(tuple(paths))) if cfg.cache else None
         return make_report(paths, output, cfg, cd, quiet)
