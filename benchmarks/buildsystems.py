@@ -60,10 +60,14 @@ def build_env() -> dict[str, str]:
 
 
 def first_error(log: str) -> str:
-    for line in log.splitlines():
-        if _ERROR.search(line) and "Warning" not in line[:12]:
-            return line.strip()[:200]
+    """The first line that says what failed (a compiler or CMake error before make's own)."""
     lines = [ln.strip() for ln in log.splitlines() if ln.strip()]
+    noise = ("FileNotFoundError", "Traceback", "rocm_agent_enumerator")  # hipcc probing for a GPU
+    for pattern in (r"error:|CMake Error|fatal error|undefined reference|No such file|"
+                    r"command not found|not found", _ERROR.pattern):
+        for line in lines:
+            if re.search(pattern, line, re.I) and not any(n in line for n in noise):
+                return line[:200]
     return lines[-1][:200] if lines else "(no output)"
 
 

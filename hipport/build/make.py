@@ -27,6 +27,8 @@ _CUDA_PATH_NAME = re.compile(r"CUDA\w*(DIR|PATH|HOME|ROOT|INCLUDE\w*|INC|LIB64)"
 _FLAGS_NAME = re.compile(r"(NVCC|CUDA)\w*(FLAGS?|OPTS|OPTIONS)")
 _REF_ONLY = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]")
 _SEPARATORS = {";", "&&", "||", "|"}
+_HOST_COMPILER = re.compile(r"(?:\S*/)?(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|icc|icpc)(-[\d.]+)?")
+PLATFORM = "-D__HIP_PLATFORM_AMD__"  # what hipcc defines itself, and HIP's headers need
 
 
 @dataclass
@@ -34,6 +36,7 @@ class Line:
     start: int  # offset of the logical line
     end: int  # before its newline
     recipe: bool
+    rule: str = ""  # a recipe line's rule (targets: prerequisites)
 
 
 @dataclass
@@ -46,6 +49,7 @@ def logical_lines(text: str) -> list[Line]:
     out: list[Line] = []
     pos, n = 0, len(text)
     in_rule = False
+    rule = ""
     while pos < n:
         end = pos
         while True:
@@ -64,7 +68,8 @@ def logical_lines(text: str) -> list[Line]:
         stripped = raw.strip()
         if not recipe and stripped and not stripped.startswith("#") and not _CONDITIONAL.match(raw):
             in_rule = _ASSIGN.match(raw) is None and _DIRECTIVE.match(raw) is None and ":" in raw
-        out.append(Line(pos, stop, recipe))
+            rule = raw if in_rule else ""
+        out.append(Line(pos, stop, recipe, rule if recipe else ""))
         pos = nl + 1
     return out
 
@@ -144,6 +149,22 @@ def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], li
     changes: list[Change] = []
     flag_vars: set[str] = {n for n in by_name if _FLAGS_NAME.fullmatch(n)}
     said_hipcc = False
+    said_host = False
+    cuda_build = bool(nvcc_vars) or any(
+        ws and _compiler_word(w.text) for _, ws in recipes for w in ws) or \
+        re.search(r"(?<!\S)-lcuda(rt)?\b", text) is not None
+
+    def host_compiler(w: Word) -> None:
+        """Host code that calls HIP is compiled by gcc/g++ here: HIP's headers need the
+        platform macro that hipcc defines itself (CMake's hip::host gives it the same way)."""
+        nonlocal said_host
+        changes.append(Change(w.end, w.end, " " + PLATFORM))
+        if not said_host:
+            said_host = True
+            notes.append(Note("HP012", "info", w.start, w.end,
+                              f"{w.text} gets {PLATFORM}: host code that calls HIP and is compiled "
+                              "without hipcc needs it for HIP's headers (on a full ROCm install "
+                              "also -I/opt/rocm/include)"))
     for ln, ws in recipes:
         linked: set[str] = set()
         for a, b in _command_start(ws):
@@ -155,6 +176,13 @@ def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], li
                 continue
             cmd = ws[k]
             is_nvcc = _compiler_word(cmd.text) or ref(cmd.text) in nvcc_vars
+            compiles_c = any(w.text.endswith(".c") for w in ws[k:b]) or \
+                re.match(r"\s*(\.c\.\w+\s*:|%\.\w+\s*:\s*%\.c\b)", ln.rule) is not None
+            if is_nvcc and compiles_c and text[cmd.end:ln.end].find(PLATFORM) < 0:
+                changes.append(Change(cmd.end, cmd.end, " " + PLATFORM))  # hipcc compiles C as C
+            if cuda_build and _HOST_COMPILER.fullmatch(cmd.text) and PLATFORM not in \
+                    text[ln.start:ln.end] and "--cuda-gpu-arch" not in text[ln.start:ln.end]:
+                host_compiler(cmd)
             if _compiler_word(cmd.text):
                 changes.append(Change(cmd.start, cmd.end, hipcc))
                 if not said_hipcc:
@@ -180,6 +208,11 @@ def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], li
                         if r in by_name and r not in flag_vars and r not in nvcc_vars:
                             flag_vars.add(r)
                             changed = True
+    omp = re.search(r"(?<!\S)-fopenmp\b", text)
+    if cuda_build and omp:
+        notes.append(Note("HP014", "info", omp.start(), omp.end(),
+                          "OpenMP: .cu files that use it are now compiled by hipcc's clang, which "
+                          "needs clang's OpenMP headers and runtime (Debian: libomp-15-dev)"))
     for ln, a in assigns:
         ws = a.value
         if a.name in nvcc_vars and ws and _compiler_word(ws[0].text):
@@ -190,6 +223,9 @@ def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], li
             ws = ws[1:]
         elif a.name in nvcc_vars and ws:
             ws = ws[1:]
+        elif cuda_build and ws and _HOST_COMPILER.fullmatch(ws[0].text) \
+                and PLATFORM not in text[ln.start:ln.end]:
+            host_compiler(ws[0])
         res = flags.translate(ws, t, nvcc=a.name in flag_vars or a.name in nvcc_vars,
                               cuda_path=cuda_path)
         changes.extend(res.changes)
