@@ -297,6 +297,10 @@ class _Porter:
         vals = [a.value for a in c.args]
         if not vals or any(v in _NON_BUILDING for v in vals[1:]):
             return
+        after = self.text[c.close:c.close + 200].lstrip()
+        if after.startswith(("set_source_files_properties(", "get_target_property(_hipport_sources")) \
+                and "-xhip" in self.text[c.close:c.close + 400]:
+            return  # ported already
         srcs = [v for v in vals[1:] if v.endswith(".cu")]
         dynamic = any("${" in v or "$<" in v for v in vals[1:])
         if srcs and not dynamic:
