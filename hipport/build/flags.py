@@ -133,6 +133,7 @@ def translate(ws: list[Word], t: Tables, *, nvcc: bool, cuda_path: Callable[[str
                 last = i + 1
                 value = ws[last].text
                 res.refs.extend(m.group(1) for m in _REF.finditer(value))
+            new: str | None
             if opt.hip is not None:
                 new = _fill(opt.hip, value or "")
             else:

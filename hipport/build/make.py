@@ -167,16 +167,16 @@ def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], li
                               "also -I/opt/rocm/include)"))
     for ln, ws in recipes:
         linked: set[str] = set()
-        for a, b in _command_start(ws):
-            cmd = ws[a]
-            k = a
-            while k < b and re.fullmatch(r"[A-Za-z_]\w*=\S*", ws[k].text):
+        for lo, hi in _command_start(ws):
+            cmd = ws[lo]
+            k = lo
+            while k < hi and re.fullmatch(r"[A-Za-z_]\w*=\S*", ws[k].text):
                 k += 1  # VAR=value before the command
-            if k >= b:
+            if k >= hi:
                 continue
             cmd = ws[k]
             is_nvcc = _compiler_word(cmd.text) or ref(cmd.text) in nvcc_vars
-            compiles_c = any(w.text.endswith(".c") for w in ws[k:b]) or \
+            compiles_c = any(w.text.endswith(".c") for w in ws[k:hi]) or \
                 re.match(r"\s*(\.c\.\w+\s*:|%\.\w+\s*:\s*%\.c\b)", ln.rule) is not None
             if is_nvcc and compiles_c and text[cmd.end:ln.end].find(PLATFORM) < 0:
                 changes.append(Change(cmd.end, cmd.end, " " + PLATFORM))  # hipcc compiles C as C
@@ -189,10 +189,10 @@ def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], li
                     notes.append(_hipcc_note(cmd, hipcc))
                     said_hipcc = True
             if "--cuda-gpu-arch" in text[ln.start:ln.end] and "clang" in cmd.text:
-                notes.append(Note("HP013", "warning", cmd.start, ws[b - 1].end,
+                notes.append(Note("HP013", "warning", cmd.start, ws[hi - 1].end,
                                   "clang++ compiling CUDA (--cuda-gpu-arch): not ported; "
                                   "use hipcc --offload-arch for AMD GPUs"))
-            res = flags.translate(ws[k + 1:b], t, nvcc=is_nvcc, cuda_path=cuda_path, linked=linked)
+            res = flags.translate(ws[k + 1:hi], t, nvcc=is_nvcc, cuda_path=cuda_path, linked=linked)
             changes.extend(res.changes)
             notes.extend(res.notes)
             if is_nvcc:

@@ -162,7 +162,7 @@ def test_json_summary_counts_families(tree: Path) -> None:
     r = hipport("port", tree, "--check", "--format", "json")
     doc = json.loads(r.stdout)
     s = doc["summary"]
-    assert s["files_scanned"] == 1 and s["files_changed"] == 1
+    assert s["files_scanned"] == 2 and s["files_changed"] == 2  # the .cu and its CMakeLists.txt
     assert s["families"]["runtime"] == {"found": 3, "ported": 3, "unsupported": 0}
     assert s["families"]["headers"]["ported"] == 1
     assert doc["version"] == 1
