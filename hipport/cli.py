@@ -93,6 +93,8 @@ CacheDir = Annotated[Path | None, typer.Option("--cache-dir", help="Cache folder
 BlasOpt = Annotated[Blas | None, typer.Option("--blas", help="Port cuBLAS to hipBLAS or rocBLAS.")]
 LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
+NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMakeLists.txt, *.cmake and Makefiles as they are (default: port them).")]
+OffloadArch = Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target the ported build files compile for (repeatable; default gfx90a).")]
 
 
 def _config(paths: list[Path], config_file: Path | None, **overrides: Any) -> configmod.Config:
@@ -148,6 +150,8 @@ def port(
     rocm: Rocm = None,
     apply_review_fixes: Annotated[bool, typer.Option("--apply-review-fixes", help="Also apply wave64 fixes that need review.")] = False,
     no_wave64: Annotated[bool, typer.Option("--no-wave64", help="Rename APIs only; skip the wave64 pass.")] = False,
+    no_build_files: NoBuildFiles = False,
+    offload_arch: OffloadArch = None,
     blas: BlasOpt = None,
     include_layout: LayoutOpt = None,
     include: Include = None,
@@ -176,6 +180,7 @@ def port(
                       rename_extensions=rename_extensions or None,
                       apply_review_fixes=apply_review_fixes or None,
                       wave64=False if no_wave64 else None, jobs=jobs,
+                      build_files=False if no_build_files else None, offload_arch=offload_arch,
                       cache=False if no_cache else None)
         opts = PortOptions(tuple(paths), output, in_place, diff, check, only_ported, fmt.value,
                            cache_dir, report)
@@ -199,6 +204,7 @@ def lint(
     force_exclude: ForceExclude = False,
     select: Select = None,
     ignore: Ignore = None,
+    no_build_files: NoBuildFiles = False,
     jobs: Jobs = None,
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
@@ -215,7 +221,8 @@ def lint(
         cfg = _config(paths, config_file, include=include, exclude=exclude,
                       force_exclude=force_exclude or None, select=select,
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas,
-                      fail_on=fail_on, jobs=jobs, cache=False if no_cache else None)
+                      fail_on=fail_on, jobs=jobs, cache=False if no_cache else None,
+                      build_files=False if no_build_files else None)
         from hipport.commands.port import default_cache_dir
         cd = (cache_dir or default_cache_dir(tuple(paths))) if cfg.cache else None
         return do_lint(paths, cfg, UI(quiet=quiet, fail_on=cfg.fail_on), fmt.value, diff_base, cd)
@@ -303,6 +310,7 @@ def report(
     force_exclude: ForceExclude = False,
     select: Select = None,
     ignore: Ignore = None,
+    no_build_files: NoBuildFiles = False,
     jobs: Jobs = None,
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
@@ -315,7 +323,8 @@ def report(
         cfg = _config(paths, config_file, include=include, exclude=exclude,
                       force_exclude=force_exclude or None, select=select,
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas,
-                      jobs=jobs, cache=False if no_cache else None)
+                      jobs=jobs, cache=False if no_cache else None,
+                      build_files=False if no_build_files else None)
         from hipport.commands.port import default_cache_dir
         cd = (cache_dir or default_cache_dir(tuple(paths))) if cfg.cache else None
         from hipport.commands.report import make_report

@@ -36,6 +36,7 @@ class Config:
     rename_extensions: bool = False
     apply_review_fixes: bool = False
     wave64: bool = True  # run the wave64 pass
+    build_files: bool = True  # port CMakeLists.txt, *.cmake, Makefiles, *.mk
     fail_on: str = "warning"
     jobs: int = 0  # 0 = all cores
     cache: bool = True
@@ -50,7 +51,8 @@ class Config:
     def fingerprint(self) -> str:
         """What the per-file results depend on (the cache key part that is not content)."""
         keep = ("select", "ignore", "severity", "wave_strategy", "rocm", "launch_syntax", "blas",
-                "include_layout", "rename_extensions", "apply_review_fixes", "wave64")
+                "include_layout", "rename_extensions", "apply_review_fixes", "wave64", "build_files",
+                "offload_arch")
         return repr(tuple(getattr(self, k) for k in keep))
 
 
@@ -122,7 +124,7 @@ _VERSION = re.compile(r"\d+\.\d+(\.\d+)?")
 _ARCH = re.compile(r"gfx[0-9a-f]{3,5}(:(xnack|sramecc)[+-])*")
 _SEVERITIES = ("error", "warning", "info")
 _LISTS = ("include", "exclude", "select", "ignore", "offload_arch")
-_BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache", "force_exclude")
+_BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache", "force_exclude", "build_files")
 
 
 def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:

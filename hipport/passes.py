@@ -16,6 +16,7 @@ from hipport.config import Config
 from hipport.edits import apply_edits, resolve
 from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, Severity, Span, evolve
 from hipport.source import SourceFile, UndecodableError, check_editable
+from hipport.workspace import BUILD
 
 BOM = b"\xef\xbb\xbf"
 
@@ -43,16 +44,25 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileRes
         # hide the first line from the parser); offsets stay those of the file.
         bom = len(BOM) if data.startswith(BOM) else 0
         src = SourceFile(display, b" " * bom + data[bom:] if bom else data)
-        rules = rulesmod.load(config.blas)
-        ctx = translate.run(src, config, rules)
-        findings = list(ctx.findings)
-        findings.extend(f for f in ctx.unknown if f.message.split(" ", 1)[0] not in ctx.defines)
-        if config.wave64:
-            findings.extend(wave64pass.run(src, config))
-        # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
-        findings = suppress.apply(src, findings)
-        findings = _filter(findings, config)
-        edits = list(ctx.edits)
+        if role == BUILD:  # CMake and Make: their own pass (suppressions are # comments)
+            from hipport import build
+
+            edits, findings = build.port(src, config)
+            findings = _filter(findings, config)
+            defines: set[str] = set()
+            families: dict = {}
+        else:
+            rules = rulesmod.load(config.blas)
+            ctx = translate.run(src, config, rules)
+            findings = list(ctx.findings)
+            findings.extend(f for f in ctx.unknown if f.message.split(" ", 1)[0] not in ctx.defines)
+            if config.wave64:
+                findings.extend(wave64pass.run(src, config))
+            # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
+            findings = suppress.apply(src, findings)
+            findings = _filter(findings, config)
+            edits = list(ctx.edits)
+            defines, families = ctx.defines, ctx.families
         for f in findings:
             if f.fix and f.rule.startswith("W") and (
                     f.fix.applicability == Applicability.SAFE
@@ -68,8 +78,8 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileRes
         findings = _drop_superseded(findings, kept)
         findings = [_locate_fix(src, f) for f in findings]
         res.findings = sorted(findings, key=lambda f: (f.span.start, f.rule))
-        res.families = ctx.families
-        res.defines = sorted(ctx.defines)
+        res.families = families
+        res.defines = sorted(defines)
         res.edits = kept
         out = apply_edits(data, kept)
         res.status = FileStatus.PORTED if out != data else FileStatus.UNCHANGED

@@ -23,6 +23,7 @@ from hipport.config import Config
 from hipport.edits import apply_edits
 from hipport.model import FileResult, FileStatus, RunResult
 from hipport.workspace import (
+    BUILD,
     HOST,
     LINK,
     OTHER,
@@ -100,7 +101,9 @@ class Worker:
     def __call__(self, job: Job) -> Outcome:
         role = role_by_name(job.path)
         data: bytes | None = None
-        if role is None or role in PORTED_ROLES:  # other files are copied, never read
+        if role == BUILD and not self.config.build_files:
+            data = None  # --no-build-files: copied as they are
+        elif role is None or role in PORTED_ROLES:  # other files are copied, never read
             try:
                 data, _ = read_regular(job.path)
             except OSError as e:

@@ -22,6 +22,10 @@ API_RULES: dict[str, tuple[str, str]] = {
     "HP009": ("device-system-macro", "a Thrust device-system macro or setting"),
     "HP010": ("unreadable-file", "a file hipport cannot read or decode"),
     "HP011": ("written-for-hip", "code hipport wrote where HIP lacks a CUDA feature; check it"),
+    "HP012": ("nvcc-option", "an nvcc option or CUDA build setting dropped or changed in meaning"),
+    "HP013": ("build-not-ported", "a CUDA part of a build file the port does not understand, left as it is"),
+    "HP014": ("build-library", "a CUDA library with no HIP counterpart, or one Debian does not package"),
+    "HP015": ("build-file-hip", "how a build file now compiles CUDA as HIP (the choice of compiler)"),
     "HP900": ("unused-suppression", "a `hipport: ignore` comment that silences nothing"),
     "HP901": ("unknown-suppression-rule", "a `hipport: ignore` comment naming a rule that does not exist"),
 }

@@ -152,14 +152,17 @@ def _user_cache() -> Path:
 def tables_digest(root: str | None = None) -> str:
     """Which version of the tables this is: a hash of their names and contents (an edit
     that keeps size and mtime, or a checkout, still changes it; 1.5 MB hash in ~2 ms)."""
-    base = os.path.join(root or rules_dir(), "api")
     h = blake2b(digest_size=16)
-    for e in sorted(os.scandir(base), key=lambda e: e.name):
-        if e.name.endswith(".toml"):
-            with open(e.path, "rb") as f:
-                data = f.read()
-            h.update(f"{e.name}\0{len(data)}\0".encode())
-            h.update(data)
+    for sub in ("api", "build"):  # the build tables port build files: they key results too
+        base = os.path.join(root or rules_dir(), sub)
+        if not os.path.isdir(base):
+            continue
+        for e in sorted(os.scandir(base), key=lambda e: e.name):
+            if e.name.endswith(".toml"):
+                with open(e.path, "rb") as f:
+                    data = f.read()
+                h.update(f"{sub}/{e.name}\0{len(data)}\0".encode())
+                h.update(data)
     return h.hexdigest()
 
 

@@ -25,12 +25,13 @@ CUDA_HEADER = "cuda-header"
 HOST = "host"  # C/C++ file that calls CUDA APIs
 BUILD = "build"
 OTHER = "other"
-PORTED_ROLES = (CUDA_SOURCE, CUDA_HEADER, HOST)
+PORTED_ROLES = (CUDA_SOURCE, CUDA_HEADER, HOST, BUILD)  # BUILD: unless --no-build-files
 
 SOURCE_EXT = {".cu"}
 HEADER_EXT = {".cuh"}
 CXX_EXT = {".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp"}
-BUILD_NAMES = {"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"}
+BUILD_NAMES = {"CMakeLists.txt", "Makefile", "makefile", "GNUmakefile", "make.config"}
+BUILD_EXT = {".cmake", ".mk", ".make"}
 ALWAYS_SKIP = {".git", ".hg", ".svn", ".hipport-cache", "__pycache__"}
 TMP_SUFFIX = ".hipport-tmp"  # hipport's own temporary files (see `_temporary`): never inputs
 
@@ -69,7 +70,7 @@ def role_by_name(path: str | Path) -> str | None:
         return CUDA_HEADER
     if ext in CXX_EXT:
         return None
-    if name in BUILD_NAMES or ext == ".cmake":
+    if name in BUILD_NAMES or ext in BUILD_EXT:
         return BUILD
     return OTHER
 

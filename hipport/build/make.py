@@ -1,0 +1,246 @@
+"""Makefiles (and make.config-style includes): nvcc becomes hipcc, its options and the CUDA
+libraries and paths on every command line and in every variable become HIP's.
+
+Read the simple way make does: logical lines (backslash continuations joined), each an
+assignment, a directive, a rule or a recipe line. What is nvcc is found, not guessed:
+a command word `nvcc` or `.../nvcc`, or a variable assigned one. Variables named on an nvcc
+command line hold nvcc options, and so do the variables those name. Variables defined in
+another file (an included make.config) are known by the conventional CUDA_* names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hipport.build import flags
+from hipport.build.flags import Change, Note, Word
+from hipport.build.tables import Tables
+
+_ASSIGN = re.compile(r"[ \t]*((?:override|export|private)[ \t]+)*([^\s:#=+?!$()]+|\$[({][^)}]*[)}])"
+                     r"[ \t]*(::?=|:::=|\+=|\?=|!=|=)")
+_DIRECTIVE = re.compile(r"[ \t]*(-?include|sinclude|ifn?eq|ifn?def|else|endif|define|endef|"
+                        r"export|unexport|vpath|override|undefine)\b")
+_CONDITIONAL = re.compile(r"[ \t]*(ifn?eq|ifn?def|else|endif)\b")
+_CUDA_ROOT = re.compile(r"/usr/local/cuda|/opt/cuda|/usr/lib/cuda|/usr/local/nvidia")
+_CUDA_PATH_NAME = re.compile(r"CUDA\w*(DIR|PATH|HOME|ROOT|INCLUDE\w*|INC|LIB64)")
+_FLAGS_NAME = re.compile(r"(NVCC|CUDA)\w*(FLAGS?|OPTS|OPTIONS)")
+_REF_ONLY = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]")
+_SEPARATORS = {";", "&&", "||", "|"}
+_HOST_COMPILER = re.compile(r"(?:\S*/)?(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|icc|icpc)(-[\d.]+)?")
+PLATFORM = "-D__HIP_PLATFORM_AMD__"  # what hipcc defines itself, and HIP's headers need
+
+
+@dataclass
+class Line:
+    start: int  # offset of the logical line
+    end: int  # before its newline
+    recipe: bool
+    rule: str = ""  # a recipe line's rule (targets: prerequisites)
+
+
+@dataclass
+class Assign:
+    name: str
+    value: list[Word]  # the value's words (a trailing comment left out)
+
+
+def logical_lines(text: str) -> list[Line]:
+    out: list[Line] = []
+    pos, n = 0, len(text)
+    in_rule = False
+    rule = ""
+    while pos < n:
+        end = pos
+        while True:
+            nl = text.find("\n", end)
+            if nl < 0:
+                nl = n
+            body = text[end:nl].rstrip("\r")
+            slashes = len(body) - len(body.rstrip("\\"))
+            if slashes % 2 == 1 and nl < n:
+                end = nl + 1
+                continue
+            break
+        stop = nl - 1 if nl > pos and text[nl - 1:nl] == "\r" else nl
+        raw = text[pos:stop]
+        recipe = in_rule and raw.startswith("\t")
+        stripped = raw.strip()
+        if not recipe and stripped and not stripped.startswith("#") and not _CONDITIONAL.match(raw):
+            in_rule = _ASSIGN.match(raw) is None and _DIRECTIVE.match(raw) is None and ":" in raw
+            rule = raw if in_rule else ""
+        out.append(Line(pos, stop, recipe, rule if recipe else ""))
+        pos = nl + 1
+    return out
+
+
+def _compiler_word(w: str) -> bool:
+    return w == "nvcc" or w.endswith("/nvcc")
+
+
+def _command_start(ws: list[Word]) -> list[tuple[int, int]]:
+    """(first, end) word indexes of each command of a recipe line."""
+    out, start = [], 0
+    for i, w in enumerate(ws):
+        if w.text in _SEPARATORS:
+            out.append((start, i))
+            start = i + 1
+        elif w.text.endswith(";") and len(w.text) > 1:
+            out.append((start, i + 1))
+            start = i + 1
+    out.append((start, len(ws)))
+    return [(a, b) for a, b in out if a < b]
+
+
+def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], list[Note]]:
+    lines = logical_lines(text)
+    hipcc = "hipcc " + " ".join(f"--offload-arch={a}" for a in archs)
+    assigns: list[tuple[Line, Assign]] = []
+    recipes: list[tuple[Line, list[Word]]] = []
+    notes: list[Note] = []
+    for ln in lines:
+        raw = text[ln.start:ln.end]
+        if ln.recipe:
+            body = raw.lstrip("\t")
+            ws = flags.words(body, ln.end - len(body))
+            if ws and ws[0].text.startswith(("@", "-", "+")):  # make's prefixes on the command
+                k = len(ws[0].text) - len(ws[0].text.lstrip("@-+"))
+                ws[0] = Word(ws[0].text[k:], ws[0].start + k, ws[0].end)
+            recipes.append((ln, ws))
+            continue
+        m = _ASSIGN.match(raw)
+        if m and not raw.lstrip().startswith("#"):
+            vstart = ln.start + m.end()
+            assigns.append((ln, Assign(m.group(2), flags.words(text[vstart:ln.end], vstart, "#"))))
+            continue
+        inc = re.match(r"[ \t]*(-?include|sinclude)[ \t]+(\S+)", raw)
+        if inc and (inc.group(2).startswith(("/", "~")) and not inc.group(1).startswith(("-", "s"))):
+            notes.append(Note("HP013", "warning", ln.start, ln.end,
+                              f"includes {inc.group(2)}, a path outside the tree: left as it is; "
+                              "make it relative to this Makefile"))
+    by_name: dict[str, list[Assign]] = {}
+    for _, a in assigns:
+        by_name.setdefault(a.name, []).append(a)
+
+    def ref(w: str) -> str | None:
+        m = _REF_ONLY.fullmatch(w)
+        return m.group(1) if m else None
+
+    # Variables that hold nvcc, and variables that hold CUDA install paths (to a fixed point).
+    nvcc_vars: set[str] = set()
+    path_vars: set[str] = {n for n in by_name if _CUDA_PATH_NAME.fullmatch(n)}
+    changed = True
+    while changed:
+        changed = False
+        for name, alist in by_name.items():
+            for a in alist:
+                first = a.value[0].text if a.value else ""
+                if name not in nvcc_vars and (_compiler_word(first) or ref(first) in nvcc_vars):
+                    nvcc_vars.add(name)
+                    changed = True
+                if name not in path_vars and first and is_cuda_path(first, path_vars) \
+                        and not first.startswith("-"):
+                    path_vars.add(name)
+                    changed = True
+
+    def cuda_path(p: str) -> bool:
+        return is_cuda_path(p, path_vars)
+
+    changes: list[Change] = []
+    flag_vars: set[str] = {n for n in by_name if _FLAGS_NAME.fullmatch(n)}
+    said_hipcc = False
+    said_host = False
+    cuda_build = bool(nvcc_vars) or any(
+        ws and _compiler_word(w.text) for _, ws in recipes for w in ws) or \
+        re.search(r"(?<!\S)-lcuda(rt)?\b", text) is not None
+
+    def host_compiler(w: Word) -> None:
+        """Host code that calls HIP is compiled by gcc/g++ here: HIP's headers need the
+        platform macro that hipcc defines itself (CMake's hip::host gives it the same way)."""
+        nonlocal said_host
+        changes.append(Change(w.end, w.end, " " + PLATFORM))
+        if not said_host:
+            said_host = True
+            notes.append(Note("HP012", "info", w.start, w.end,
+                              f"{w.text} gets {PLATFORM}: host code that calls HIP and is compiled "
+                              "without hipcc needs it for HIP's headers (on a full ROCm install "
+                              "also -I/opt/rocm/include)"))
+    for ln, ws in recipes:
+        linked: set[str] = set()
+        for lo, hi in _command_start(ws):
+            cmd = ws[lo]
+            k = lo
+            while k < hi and re.fullmatch(r"[A-Za-z_]\w*=\S*", ws[k].text):
+                k += 1  # VAR=value before the command
+            if k >= hi:
+                continue
+            cmd = ws[k]
+            is_nvcc = _compiler_word(cmd.text) or ref(cmd.text) in nvcc_vars
+            compiles_c = any(w.text.endswith(".c") for w in ws[k:hi]) or \
+                re.match(r"\s*(\.c\.\w+\s*:|%\.\w+\s*:\s*%\.c\b)", ln.rule) is not None
+            if is_nvcc and compiles_c and text[cmd.end:ln.end].find(PLATFORM) < 0:
+                changes.append(Change(cmd.end, cmd.end, " " + PLATFORM))  # hipcc compiles C as C
+            if cuda_build and _HOST_COMPILER.fullmatch(cmd.text) and PLATFORM not in \
+                    text[ln.start:ln.end] and "--cuda-gpu-arch" not in text[ln.start:ln.end]:
+                host_compiler(cmd)
+            if _compiler_word(cmd.text):
+                changes.append(Change(cmd.start, cmd.end, hipcc))
+                if not said_hipcc:
+                    notes.append(_hipcc_note(cmd, hipcc))
+                    said_hipcc = True
+            if "--cuda-gpu-arch" in text[ln.start:ln.end] and "clang" in cmd.text:
+                notes.append(Note("HP013", "warning", cmd.start, ws[hi - 1].end,
+                                  "clang++ compiling CUDA (--cuda-gpu-arch): not ported; "
+                                  "use hipcc --offload-arch for AMD GPUs"))
+            res = flags.translate(ws[k + 1:hi], t, nvcc=is_nvcc, cuda_path=cuda_path, linked=linked)
+            changes.extend(res.changes)
+            notes.extend(res.notes)
+            if is_nvcc:
+                flag_vars.update(res.refs)
+    # Variables named by nvcc-option variables hold nvcc options too.
+    changed = True
+    while changed:
+        changed = False
+        for name in list(flag_vars):
+            for a in by_name.get(name, []):
+                for w in a.value:
+                    for r in _REF_ONLY.findall(w.text):
+                        if r in by_name and r not in flag_vars and r not in nvcc_vars:
+                            flag_vars.add(r)
+                            changed = True
+    omp = re.search(r"(?<!\S)-fopenmp\b", text)
+    if cuda_build and omp:
+        notes.append(Note("HP014", "info", omp.start(), omp.end(),
+                          "OpenMP: .cu files that use it are now compiled by hipcc's clang, which "
+                          "needs clang's OpenMP headers and runtime (Debian: libomp-15-dev)"))
+    for ln, a in assigns:
+        ws = a.value
+        if a.name in nvcc_vars and ws and _compiler_word(ws[0].text):
+            changes.append(Change(ws[0].start, ws[0].end, hipcc))
+            if not said_hipcc:
+                notes.append(_hipcc_note(ws[0], hipcc))
+                said_hipcc = True
+            ws = ws[1:]
+        elif a.name in nvcc_vars and ws:
+            ws = ws[1:]
+        elif cuda_build and ws and _HOST_COMPILER.fullmatch(ws[0].text) \
+                and PLATFORM not in text[ln.start:ln.end]:
+            host_compiler(ws[0])
+        res = flags.translate(ws, t, nvcc=a.name in flag_vars or a.name in nvcc_vars,
+                              cuda_path=cuda_path)
+        changes.extend(res.changes)
+        notes.extend(res.notes)
+    return changes, notes
+
+
+def is_cuda_path(p: str, path_vars: set[str]) -> bool:
+    if _CUDA_ROOT.match(p):
+        return True
+    m = re.match(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]", p)
+    return bool(m and (m.group(1) in path_vars or _CUDA_PATH_NAME.fullmatch(m.group(1))))
+
+
+def _hipcc_note(w: Word, hipcc: str) -> Note:
+    return Note("HP015", "info", w.start, w.end,
+                f"nvcc became {hipcc}: hipcc compiles .cu files as HIP; where nvcc is also "
+                "installed, set HIP_PLATFORM=amd (hipcc picks NVIDIA when it finds nvcc)")
