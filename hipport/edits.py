@@ -23,18 +23,46 @@ def resolve(edits: list[Edit]) -> tuple[list[Edit], list[tuple[Edit, Edit]]]:
     overlap is a conflict: the loser is dropped and returned so the caller can report it.
     """
     unique = list(dict.fromkeys(edits))
-    order = sorted(range(len(unique)), key=lambda i: (-unique[i].priority, i))
-    accepted: list[Edit] = []  # kept sorted by (start, end)
-    keys: list[tuple[int, int]] = []
-    conflicts: list[tuple[Edit, Edit]] = []
-    for i in order:
+    # Edits can only clash within a run of edits that overlap one another, so settle each run
+    # on its own: runs are a few edits long, where one sorted list of a whole file's accepted
+    # edits would cost a shift of that list per edit.
+    by_pos = sorted(range(len(unique)), key=lambda i: (unique[i].start, unique[i].end,
+                                                       -unique[i].priority, i))
+    accepted: list[Edit] = []
+    conflicts: list[tuple[int, Edit, Edit]] = []  # (the loser's index, winner, loser)
+    run: list[int] = []
+    reach = -1
+    for i in by_pos:
         e = unique[i]
-        # Accepted edits never overlap, so their ends are sorted too: scan back from the
+        if run and e.start >= reach:
+            _settle(unique, run, accepted, conflicts)
+            run = []
+        run.append(i)
+        reach = max(reach, e.end) if len(run) > 1 else e.end
+    if run:
+        _settle(unique, run, accepted, conflicts)
+    # Report conflicts in the order edits are weighed: by priority, then as given.
+    conflicts.sort(key=lambda c: (-unique[c[0]].priority, c[0]))
+    return accepted, [(a, b) for _, a, b in conflicts]
+
+
+def _settle(unique: list[Edit], run: list[int], accepted: list[Edit],
+            conflicts: list[tuple[int, Edit, Edit]]) -> None:
+    """Weigh one run of edits (indexes into `unique`, in file order) by priority, then as
+    given; append the winners to `accepted` in file order and the losers to `conflicts`."""
+    if len(run) == 1:
+        accepted.append(unique[run[0]])
+        return
+    kept: list[Edit] = []  # kept sorted by (start, end)
+    keys: list[tuple[int, int]] = []
+    for i in sorted(run, key=lambda i: (-unique[i].priority, i)):
+        e = unique[i]
+        # Kept edits never overlap, so their ends are sorted too: scan back from the
         # last one that starts before e ends, and stop at the first that ends before e.
         j = bisect.bisect_right(keys, (e.end, 1 << 62)) - 1
         clash = None
         while j >= 0:
-            a = accepted[j]
+            a = kept[j]
             j -= 1
             if a.end < e.start:
                 break
@@ -44,12 +72,12 @@ def resolve(edits: list[Edit]) -> tuple[list[Edit], list[tuple[Edit, Edit]]]:
         if clash is None:
             pos = bisect.bisect_right(keys, (e.start, e.end))
             keys.insert(pos, (e.start, e.end))
-            accepted.insert(pos, e)
+            kept.insert(pos, e)
             continue
         superseded = clash.priority > e.priority and clash.start <= e.start and e.end <= clash.end
         if not superseded and clash.replacement != e.replacement:
-            conflicts.append((clash, e))
-    return accepted, conflicts
+            conflicts.append((i, clash, e))
+    accepted.extend(kept)
 
 
 def apply_edits(data: bytes, edits: list[Edit]) -> bytes:

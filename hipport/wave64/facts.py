@@ -435,6 +435,7 @@ class Facts:
         self.empty = not might_hold_hazards(self.data)
         if self.empty:
             return
+        self._has_gfx = b"__GFX" in self.data  # once: a search per #define grows with the file
         self._scan_top(src.root)
         for fn in self.funcs:
             self.by_name.setdefault(fn.name, []).append(fn)
@@ -659,7 +660,7 @@ class Facts:
         text = _COMMENT.sub(" ", self.src.text(value)).strip()
         amd = bool(self.amd_only) and self.is_amd_only(node.start_byte)
         self.macros.setdefault(name, []).append((node, text, amd))
-        p = node.parent if b"__GFX" in self.data else None  # .parent walks down from the root
+        p = node.parent if self._has_gfx else None  # .parent walks down from the root
         while p is not None and p.type != "translation_unit":
             if p.type in ("preproc_if", "preproc_elif"):
                 cond = p.child_by_field_id(sx.F_CONDITION)
