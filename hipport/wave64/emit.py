@@ -166,8 +166,8 @@ class Emitter:
     def mask64(self, wc: WarpCall, strategy: str, rule: str) -> list[Edit]:
         """Keep a *_sync call (ROCm >= 7.0) and give it a 64-bit mask."""
         m = wc.mask
-        if m is None:
-            return []
+        if m is None or self.facts.is_half_mask(m):
+            return []  # (the caller's half is a 64-bit mask already: what logical32 writes)
         f = self.facts
         cv = f.cval(m, wc.fn)
         full = cv is not None and cv[0] in (0xFFFFFFFF, (1 << 64) - 1)
