@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 
 from hipport.model import Edit
 
@@ -78,6 +79,82 @@ def _settle(unique: list[Edit], run: list[int], accepted: list[Edit],
         if not superseded and clash.replacement != e.replacement:
             conflicts.append((i, clash, e))
     accepted.extend(kept)
+
+
+def keep_comments(edits: Sequence[Edit], data: bytes) -> list[Edit]:
+    """The same edits, with every comment inside a replaced range left in place.
+
+    A rewrite replaces code by byte span (a deleted mask, a rewritten call), and a comment
+    written in that code is the author's, not the rewrite's: the edit is split around it, its
+    replacement going where the range starts. A `//` comment keeps the line break that ends it
+    (and the indentation after), or the code after it would become comment. A comment the
+    replacement already holds (copied with an argument) is not kept twice."""
+    out: list[Edit] = []
+    for e in edits:
+        if e.start == e.end or data.find(b"/", e.start, e.end) < 0:
+            out.append(e)
+            continue
+        spans = [c for c in _comments(data, e.start, e.end)
+                 if data[c[0]:c[1]].decode("utf-8", "surrogateescape") not in e.replacement]
+        if not spans:
+            out.append(e)
+            continue
+        pos, text = e.start, e.replacement
+        for k, (cs, ce) in enumerate(spans):
+            if pos < cs or text:
+                out.append(Edit(pos, cs, text, e.rule, e.priority))
+            text, pos = "", ce
+            if data.startswith(b"//", cs):
+                nl = data.find(b"\n", ce, e.end)
+                if nl >= 0:  # keep the line break, and the indentation of the next line
+                    pos = nl + 1
+                    while pos < e.end and data[pos] in b" \t":
+                        pos += 1
+                continue
+            gap = data[ce:spans[k + 1][0] if k + 1 < len(spans) else e.end]
+            if not gap.strip():
+                pos += len(gap)  # only blanks before the next comment or the end: keep them
+            elif any(b in b" \t\r\n" for b in gap):
+                text = " "  # `/* all */, v` -> `/* all */ v`
+        if pos < e.end or text:
+            out.append(Edit(pos, e.end, text, e.rule, e.priority))
+    return out
+
+
+def _comments(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """The comments wholly inside data[start:end], which starts at a token (an edit's range):
+    string and character literals are skipped; a raw string gives up (no comments kept)."""
+    out: list[tuple[int, int]] = []
+    i = start
+    while i < end:
+        c = data[i]
+        if c == 0x2F and i + 1 < end:  # /
+            nxt = data[i + 1]
+            if nxt == 0x2A:  # /* ... */
+                close = data.find(b"*/", i + 2, end)
+                if close < 0:
+                    break
+                out.append((i, close + 2))
+                i = close + 2
+                continue
+            if nxt == 0x2F:  # // ... up to the line break
+                nl = data.find(b"\n", i, end)
+                stop = end if nl < 0 else nl
+                if data[stop - 1:stop] == b"\r":
+                    stop -= 1
+                out.append((i, stop))
+                i = stop
+                continue
+        elif c in (0x22, 0x27):  # " or '
+            if c == 0x22 and i > start and data[i - 1] == 0x52:  # R"(...)"
+                return []
+            j = i + 1
+            while j < end and data[j] != c:
+                j += 2 if data[j] == 0x5C else 1  # a backslash escapes the next byte
+            i = j + 1
+            continue
+        i += 1
+    return out
 
 
 def apply_edits(data: bytes, edits: list[Edit]) -> bytes:

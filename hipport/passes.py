@@ -13,7 +13,7 @@ from hipport import rules as rulesmod
 from hipport import suppress, translate
 from hipport import wave64 as wave64pass
 from hipport.config import Config
-from hipport.edits import apply_edits, resolve
+from hipport.edits import apply_edits, keep_comments, resolve
 from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, Severity, Span, evolve
 from hipport.source import SourceFile, UndecodableError, check_editable
 from hipport.workspace import BUILD
@@ -61,7 +61,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileRes
             # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
             findings = suppress.apply(src, findings)
             findings = _filter(findings, config)
-            edits = list(ctx.edits)
+            edits = keep_comments(ctx.edits, data)
             defines, families = ctx.defines, ctx.families
         for f in findings:
             if f.fix and f.rule.startswith("W") and (

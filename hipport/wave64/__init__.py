@@ -13,6 +13,7 @@ from functools import cache
 from types import ModuleType
 
 from hipport.config import Config
+from hipport.edits import keep_comments
 from hipport.model import Edit, Finding, evolve
 from hipport.source import SourceFile
 from hipport.wave64.emit import Emitter
@@ -31,7 +32,7 @@ def run(src: SourceFile, config: Config) -> list[Finding]:
     findings: list[Finding] = []
     for mod in _rule_modules():
         findings.extend(mod.check(facts, em))
-    return _canonical(findings)
+    return _canonical(findings, src.data)
 
 
 @cache
@@ -39,15 +40,16 @@ def _rule_modules() -> tuple[ModuleType, ...]:
     return tuple(info.load() for info in RULES.values())
 
 
-def _canonical(findings: list[Finding]) -> list[Finding]:
-    """Make equal edits (same span and text) one object, so they merge when fixes are combined,
-    and order findings by position."""
+def _canonical(findings: list[Finding], data: bytes) -> list[Finding]:
+    """Keep the comments inside rewritten code, make equal edits (same span and text) one
+    object, so they merge when fixes are combined, and order findings by position."""
     seen: dict[tuple[int, int, str], Edit] = {}
     out = []
     for f in findings:
         if f.fix is not None:
             old = f.fix.edits
-            edits = tuple(seen.setdefault((e.start, e.end, e.replacement), e) for e in old)
+            edits = tuple(seen.setdefault((e.start, e.end, e.replacement), e)
+                          for e in keep_comments(old, data))
             if type(old) is not tuple or any(a is not b for a, b in zip(edits, old, strict=True)):
                 f = evolve(f, fix=evolve(f.fix, edits=edits))
         out.append(f)

@@ -132,19 +132,24 @@ class Emitter:
                 self._insert_pos = line_start
         return self._insert_pos
 
-    def _block(self, text: str) -> Edit:
-        return sx.insert(self.insert_pos(), text.replace("\n", self.nl), PRELUDE_RULE)
+    def _block(self, text: str) -> list[Edit]:
+        """Insert `text` once per file; nothing when the file already holds it (an earlier port
+        wrote it: a second port changes nothing)."""
+        text = text.replace("\n", self.nl)
+        if text.encode("utf-8") in self.facts.data:
+            return []
+        return [sx.insert(self.insert_pos(), text, PRELUDE_RULE)]
 
-    def prelude(self) -> Edit:
+    def prelude(self) -> list[Edit]:
         return self._block(PRELUDE)
 
-    def host_helper(self) -> Edit:
+    def host_helper(self) -> list[Edit]:
         return self._block(HOST_WARP_SIZE)
 
-    def match_helper(self) -> Edit:
+    def match_helper(self) -> list[Edit]:
         return self._block(MATCH_ANY)
 
-    def reduce_helper(self, op: str) -> Edit:
+    def reduce_helper(self, op: str) -> list[Edit]:
         return self._block(reduce_helper(op))
 
     # ---- call rewrites ---------------------------------------------------------------------
@@ -166,8 +171,8 @@ class Emitter:
     def mask64(self, wc: WarpCall, strategy: str, rule: str) -> list[Edit]:
         """Keep a *_sync call (ROCm >= 7.0) and give it a 64-bit mask."""
         m = wc.mask
-        if m is None:
-            return []
+        if m is None or self.facts.is_half_mask(m):
+            return []  # (the caller's half is a 64-bit mask already: what logical32 writes)
         f = self.facts
         cv = f.cval(m, wc.fn)
         full = cv is not None and cv[0] in (0xFFFFFFFF, (1 << 64) - 1)

@@ -140,6 +140,8 @@ _CONST_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": oper
 
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _WORD = re.compile(rb"\w+")
+_WORD_STR = re.compile(r"[A-Za-z_]\w*")
+_OWN_HELPER = re.compile(r"hipport_(?:warp_size|match_any|reduce_(?:add|min|max|and|or|xor))")
 _SEEDS = re.compile(SEEDS)
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -609,6 +611,8 @@ class Facts:
                   tparams=dict(tparams), ret_type=node.child_by_field_id(sx.F_TYPE))
         if self.is_inactive(node.start_byte) if self.inactive else False:
             return
+        if _OWN_HELPER.fullmatch(name):
+            return  # a helper hipport wrote (emit.py) on an earlier run: already wave64 code
         fn.param_list = pl
         self.funcs.append(fn)
 
@@ -728,6 +732,7 @@ class Facts:
     # ---- constants -------------------------------------------------------------------------
 
     def _find_consts(self) -> None:
+        self._arch_aliases()
         for name, defs in self.macros.items():
             if name in self.arch_macros:
                 continue
@@ -756,6 +761,18 @@ class Facts:
                         self.consts.setdefault(name, []).append(WarpConst(
                             name=name, value=lit[0], kind="template", node=v.parent, value_node=v,
                             value_span=(v.start_byte, v.end_byte), func=fn))
+
+    def _arch_aliases(self) -> None:
+        """A macro defined as a per-architecture wave size (`#define WARP_SIZE HIPPORT_WAVE_SIZE`,
+        which hipport writes) is one too, however the chain evaluates on one architecture."""
+        if not self.arch_macros:
+            return
+        for _ in range(8):
+            more = {name for name, defs in self.macros.items() if name not in self.arch_macros
+                    and _WORD_STR.fullmatch(defs[0][1]) and defs[0][1] in self.arch_macros}
+            if not more:
+                return
+            self.arch_macros |= more
 
     def _consts_in_decl(self, item: Node, fn: Func | None) -> None:
         if item.type == "enum_specifier":
@@ -909,7 +926,12 @@ class Facts:
                 return (-a[0]) & mask, a[1], a[2]
             return a
         if t == "cast_expression":
-            return self.cval(node.child_by_field_id(sx.F_VALUE), fn)
+            v = self.cval(node.child_by_field_id(sx.F_VALUE), fn)
+            tn = node.child_by_field_id(sx.F_TYPE)
+            bits = type_bits(self.src.text(tn)) if v is not None and tn is not None else None
+            if v is None or bits is None:
+                return v
+            return v[0] & ((1 << bits) - 1), bits, v[2]  # `(unsigned long long)(1)` is 64-bit
         if t == "binary_expression":
             o, left, right = self.binop(node)
             a = self.cval(left, fn)
@@ -1214,6 +1236,61 @@ class Facts:
         if op == "*":
             return (lk | rk) & (TID | BDIM) if (lk | rk) & TID else 0
         return 0
+
+    def lane_idiom(self, node: Node | None) -> int | None:
+        """31 for `__lane_id() & 31` (the lane of a 32-lane logical warp), 32 for
+        `__lane_id() & 32` (the first lane of the caller's 32-lane half of a wave64): the
+        logical-32 forms hipport writes, which say the code runs as 32-lane warps."""
+        if node is None:
+            return None
+        node = sx.unparen(node)
+        if node.type != "binary_expression":
+            return None
+        op, left, right = self.binop(node)
+        if op != "&" or left is None or right is None:
+            return None
+        left = sx.unparen(left)
+        if left.type != "call_expression" or self.call_name(left) != "__lane_id" or sx.call_args(left):
+            return None
+        right = sx.unparen(right)
+        if right.type != "number_literal":
+            return None
+        lit = sx.int_literal(self.src.text(right))
+        return lit[0] if lit is not None and lit[0] in (31, 32) else None
+
+    def in_half(self, node: Node) -> bool:
+        """Is `node` (or a mask it is ANDed into) shifted by `>> (__lane_id() & 32)`: the
+        caller's 32-lane half that hipport writes under logical32?"""
+        child, p = node, node.parent
+        while p is not None:
+            if p.type == "parenthesized_expression":
+                child, p = p, p.parent
+                continue
+            if p.type != "binary_expression":
+                return False
+            op, left, right = self.binop(p)
+            if op == ">>":
+                return left is not None and left.id == child.id and self.lane_idiom(right) == 32
+            if op != "&":
+                return False
+            child, p = p, p.parent
+        return False
+
+    def is_half_mask(self, node: Node | None) -> bool:
+        """`(M << (__lane_id() & 32))`: a 32-lane mask placed on the caller's half of the wave,
+        the 64-bit *_sync mask hipport writes under logical32 (`0xffffffffull << ...`)."""
+        if node is None:
+            return False
+        node = sx.unparen(node)
+        if node.type != "binary_expression":
+            return False
+        op, _left, right = self.binop(node)
+        return op == "<<" and self.lane_idiom(right) == 32
+
+    def in_lane_idiom(self, call: Node) -> bool:
+        """Is this `__lane_id()` call the left side of a `lane_idiom`?"""
+        p = sx.parent_skipping_parens(call)
+        return p is not None and self.lane_idiom(p) is not None
 
     def classify_binary(self, node: Node, fn: Func, lk: int | None = None,
                         rk: int | None = None) -> str | None:
@@ -1719,11 +1796,21 @@ class Facts:
             cv = self.cval(probe, fn)
             if cv is not None and cv[0] == (16 if down else 32):
                 warp = "32"
-            elif cv is None and self.kinds(probe, fn) & WSRT:
+            elif cv is None and (self.kinds(probe, fn) & WSRT or self._rt_half(probe, fn)):
                 warp = "rt"
             elif cv is not None and cv[0] == (32 if down else 64) and cv[2]:
                 warp = "64"
         return Loop(fs, var, start, bound, down, warp)
+
+    def _rt_half(self, node: Node, fn: Func) -> bool:
+        """`warpSize / 2` or `warpSize >> 1`: the first delta of a wave-wide reduction."""
+        node = sx.unparen(node)
+        if node.type != "binary_expression":
+            return False
+        op, left, right = self.binop(node)
+        cv = self.cval(right, fn)
+        return op in ("/", ">>") and cv is not None and cv[0] == (2 if op == "/" else 1) \
+            and bool(self.kinds(left, fn) & WSRT)
 
     def _scan_evidence(self, fn: Func) -> None:
         """Sort the function's warp-size sites into 32-lane, wave-agnostic and weak 32 evidence."""
@@ -1752,7 +1839,7 @@ class Facts:
                 fn.agnostic.append(node)
         for wc in fn.calls:
             if wc.family == "lane_id":
-                fn.agnostic.append(wc.node)
+                (fn.strong32 if self.in_lane_idiom(wc.node) else fn.agnostic).append(wc.node)
             elif wc.family == "shfl" and wc.width is None and wc.lane is not None:
                 cv = self.cval(wc.lane, fn)
                 if cv is not None and cv[0] in (16, 31) and not cv[2] and not self._in_warp_loop(wc):

@@ -101,8 +101,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
         elif wc.family not in ("ballot", "activemask", "match") or (wc.family == "match" and wc.base == "all"):
             continue
-        if em.removed(wc.node):
-            continue
+        if em.removed(wc.node) or facts.in_half(wc.node):
+            continue  # (already the caller's 32-lane half: hipport's own logical-32 form)
         fn = wc.fn
         model, strategy = em.model(fn), em.strategy(fn)
         kind, target = sink_of(facts, fn, wc.node)

@@ -53,7 +53,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                     "use the 32-lane logical lane", edits, fn, False)))
         if model == "mixed":
             for wc in fn.calls:
-                if wc.family != "lane_id" or em.removed(wc.node):
+                if wc.family != "lane_id" or em.removed(wc.node) or facts.in_lane_idiom(wc.node):
                     continue
                 msg = "`__lane_id()` is the wave lane (0..63) while other sites of this kernel assume 32 lanes"
                 if strategy == "native":

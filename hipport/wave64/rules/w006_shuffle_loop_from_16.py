@@ -60,7 +60,7 @@ def _statement(node: Node) -> Node | None:
 def _extra_step(facts: Facts, em: Emitter, wc: WarpCall) -> list[Edit]:
     """Native, unrolled: before the delta-16 step add `if (warpSize > 32) <the same step at 32>`."""
     stmt = _statement(wc.node)
-    if stmt is None or wc.lane is None:
+    if stmt is None or wc.lane is None or _guarded_step_before(facts, stmt):
         return []
     local: list[Edit] = []
     if wc.sync and wc.mask is not None and em.mask_is_all(wc) and wc.wrapper is None:
@@ -77,6 +77,17 @@ def _extra_step(facts: Facts, em: Emitter, wc: WarpCall) -> list[Edit]:
         indent = b""
     nl = facts.src.newline
     return [sx.insert(stmt.start_byte, f"if (warpSize > 32) {text}{nl}{indent.decode()}", RULE)]
+
+
+def _guarded_step_before(facts: Facts, stmt: Node) -> bool:
+    """Is `stmt` preceded by the `if (warpSize > 32) ...` step that _extra_step writes?"""
+    prev = stmt.prev_named_sibling
+    while prev is not None and prev.type == "comment":
+        prev = prev.prev_named_sibling
+    if prev is None or prev.type != "if_statement":
+        return False
+    cond = prev.child_by_field_id(sx.F_CONDITION)
+    return cond is not None and "".join(facts.src.text(cond).split()) == "(warpSize>32)"
 
 
 def _width_is_32(facts: Facts, wc: WarpCall) -> bool:

@@ -56,7 +56,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 out.append(finding(facts, RULE, c.node, msg + "; kept as the logical warp size (32 lanes)",
                                    fn, kept=True, model=model))
                 continue
-            edits = [sx.replace_span(c.value_span[0], c.value_span[1], WAVE, RULE), em.prelude()]
+            edits = [sx.replace_span(c.value_span[0], c.value_span[1], WAVE, RULE), *em.prelude()]
             out.append(finding(facts, RULE, c.node, msg + "; a wave64 has 64 lanes", fn, em.fix(
                 f"use the per-architecture wave size `{WAVE}`", edits, None, False, model, strategy),
                 model=model))
@@ -84,11 +84,11 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 raw = facts.data[value.start_byte:value.end_byte]
                 i = raw.find(b"warpSize")
                 edits = [sx.replace_span(value.start_byte + i, value.start_byte + i + 8, WAVE, RULE),
-                         em.prelude()]
+                         *em.prelude()]
                 title = f"define `{name}` as the per-architecture constant `{WAVE}`"
                 alias_fixed.add(name)
             else:
-                edits = [sx.replace(node, WAVE, RULE), em.prelude()]
+                edits = [sx.replace(node, WAVE, RULE), *em.prelude()]
                 title = f"use the per-architecture constant `{WAVE}`"
             out.append(finding(facts, RULE, node, msg, fn, em.fix(title, edits, fn, True)))
             continue

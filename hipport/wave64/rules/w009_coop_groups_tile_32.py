@@ -63,7 +63,7 @@ def _member_edits(facts: Facts, em: Emitter, wc: WarpCall, strategy: str, n: int
                     "vote over the caller's 32-lane half", True)
         if wc.name == "match_any":
             return ([sx.replace(fnode, "(unsigned)(hipport_match_any", RULE),
-                     sx.insert(end, f" >> {HALF_SHIFT})", RULE), em.match_helper()],
+                     sx.insert(end, f" >> {HALF_SHIFT})", RULE), *em.match_helper()],
                     "match within the caller's 32-lane half", True)
         if wc.name == "meta_group_rank":
             return [sx.replace(wc.node, "(threadIdx.x / 32)", RULE)], "the 32-lane warp index (1-D block)", False
@@ -75,7 +75,7 @@ def _member_edits(facts: Facts, em: Emitter, wc: WarpCall, strategy: str, n: int
     if wc.name in ("ballot", "any", "all"):
         return [sx.replace(fnode, f"__{wc.name}", RULE)], f"use the wave-wide `__{wc.name}`", True
     if wc.name == "match_any":
-        return [sx.replace(fnode, "hipport_match_any", RULE), em.match_helper()], "use a wave-wide match", True
+        return [sx.replace(fnode, "hipport_match_any", RULE), *em.match_helper()], "use a wave-wide match", True
     if wc.name == "meta_group_rank":
         return [sx.replace(wc.node, "(threadIdx.x / warpSize)", RULE)], "the wave index (1-D block)", False
     if wc.name == "meta_group_size":
@@ -100,7 +100,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                                    fn, kept=True))
                 continue
             out.append(finding(facts, RULE, n, msg + "; natively the tile is the whole wave", fn, em.fix(
-                f"tile the wave: `{WAVE}`", [sx.replace(arg, WAVE, RULE), em.prelude()], fn, False)))
+                f"tile the wave: `{WAVE}`", [sx.replace(arg, WAVE, RULE), *em.prelude()], fn, False)))
         for c in fn.node_list("call_expression"):
             if facts.call_name(c) != "tiled_partition":
                 continue

@@ -63,14 +63,14 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 out.append(finding(facts, RULE, wc.node, msg + " (rewrite it by hand: compare every lane's"
                                    " value with the first active lane's)", fn))
                 continue
-            edits = [sx.replace(callee, "hipport_match_any", RULE), em.match_helper()]
+            edits = [sx.replace(callee, "hipport_match_any", RULE), *em.match_helper()]
             d = sx.delete_arg(wc.node, 0, RULE)
             if d is not None:
                 edits.append(d)
             title = "use the inline `hipport_match_any` helper (64-bit peer mask)"
         elif wc.family == "reduce":
             width = "32" if strategy == "logical32" else "warpSize"
-            edits = [sx.replace(callee, f"hipport_reduce_{wc.base}", RULE), em.reduce_helper(wc.base)]
+            edits = [sx.replace(callee, f"hipport_reduce_{wc.base}", RULE), *em.reduce_helper(wc.base)]
             d = sx.delete_arg(wc.node, 0, RULE)
             if d is not None:
                 edits.append(d)

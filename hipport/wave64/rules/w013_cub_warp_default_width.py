@@ -56,7 +56,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             title = "pin the logical warp to 32 lanes"
             mechanical = True
         else:
-            edits = [sx.insert(given[-1].end_byte, f", {WAVE}", RULE), em.prelude()]
+            edits = [sx.insert(given[-1].end_byte, f", {WAVE}", RULE), *em.prelude()]
             title = f"pin the logical warp to the wave, `{WAVE}`"
             mechanical = False
         out.append(finding(facts, RULE, tt, msg, fn, em.fix(title, edits, fn, mechanical, model, strategy),

@@ -103,7 +103,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                                    model=model))
                 continue
             # dim3(32, N) -> dim3(ws, N): each row keeps its own wave, the grid stays the same
-            edits: list[Edit] = [sx.replace(x, QUERY, RULE), em.host_helper()]
+            edits: list[Edit] = [sx.replace(x, QUERY, RULE), *em.host_helper()]
             out.append(finding(facts, RULE, call, msg + "; the kernel is wave-agnostic, so a block must be the"
                                " wave size queried at run time", fn, em.fix(
                                    "launch blocks of the device's wave size", edits, None, False, model, strategy),
@@ -114,6 +114,6 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         msg = ("`warpSize` in host code: 64 for every AMD target on ROCm <= 6 (wrong on RDNA), a compile"
                " error on ROCm 7; host code must query the device")
         out.append(finding(facts, RULE, node, msg, fn, em.fix(
-            "query the wave size at run time", [sx.replace(node, QUERY, RULE), em.host_helper()], None, False,
+            "query the wave size at run time", [sx.replace(node, QUERY, RULE), *em.host_helper()], None, False,
             "agnostic", "native"), model="agnostic"))
     return out

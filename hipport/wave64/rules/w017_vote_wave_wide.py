@@ -26,8 +26,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             continue
         fn = wc.fn
         model, strategy = em.model(fn), em.strategy(fn)
-        if model == "agnostic":
-            continue
+        if model == "agnostic" and wc.base != "uni":
+            continue  # W001 (HIP has no __uni, so `__uni_sync` is rewritten here in any kernel)
         callee = sx.call_function(wc.node)
         if callee is None:
             continue
@@ -37,6 +37,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         p_text = facts.src.text(wc.value)
         simple = sx.unparen(wc.value).type in SIMPLE
         msg = f"vote `{text}` covers the whole 64-lane wave, not one 32-lane warp"
+        if model == "agnostic":
+            msg = f"vote `{text}`"
         if base == "uni":
             msg += "; HIP has no __uni_sync"
         edits: list[Edit] = []

@@ -27,7 +27,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             repl = "32" if strategy == "logical32" and model != "agnostic" else WAVE
             edits = [sx.replace_span(c.value_span[0], c.value_span[1], repl, RULE)]
             if repl == WAVE:
-                edits.append(em.prelude())
+                edits += em.prelude()
             msg = f"`{name}` = 64 hard-codes the CDNA wave size; RDNA GPUs (gfx10+) run 32-lane waves under HIP"
             out.append(finding(facts, RULE, c.node, msg, c.func, em.fix(
                 f"use the per-architecture wave size `{repl}`", edits, None, True, model, strategy), model=model))
@@ -43,7 +43,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             repl = "32" if logical else WAVE
             msg = f"`{name}<{facts.src.text(arg)}>` is a compile error on wave32 GPUs (RDNA) with HIP <= 6.2"
             out.append(finding(facts, RULE, n, msg, fn, em.fix(
-                f"tile the wave: `{repl}`", [sx.replace(arg, repl, RULE)] + ([em.prelude()] if repl == WAVE else []),
+                f"tile the wave: `{repl}`", [sx.replace(arg, repl, RULE)] + (em.prelude() if repl == WAVE else []),
                 fn, True)))
         for wc in fn.calls:
             if wc.family != "shfl" or wc.width is None or em.removed(wc.node):

@@ -40,7 +40,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                                " by hand with an arch test (`__GFX8__`/`__GFX9__` -> 64, else 32)", fn, model=model))
             continue
         else:
-            edits = [sx.replace_span(start, end, WAVE, RULE), em.prelude()]
+            edits = [sx.replace_span(start, end, WAVE, RULE), *em.prelude()]
             title = f"use the per-architecture constant `{WAVE}` (same value in every pass)"
         out.append(finding(facts, RULE, (start, end), msg, fn, em.fix(title, edits, fn, True, model, strategy),
                            model=model))
