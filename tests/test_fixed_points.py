@@ -269,6 +269,21 @@ __global__ void k(float* d) {
   d[threadIdx.x] = v;
 }
 """, "HIPPORT_WAVE_SIZE / 2"),
+    Idiom("wave_size_test_in_amd_branch", {}, """#if defined(__HIP_PLATFORM_AMD__)
+#if __AMDGCN_WAVEFRONT_SIZE == 32u
+constexpr int kWarpSize = 32;
+#else
+constexpr int kWarpSize = 64;
+#endif
+#else
+constexpr int kWarpSize = 32;
+#endif
+__global__ void k(float* d) {
+  float v = d[threadIdx.x];
+  for (int o = kWarpSize / 2; o > 0; o /= 2) v += __shfl_xor(v, o);
+  d[threadIdx.x] = v;
+}
+""", "#if HIPPORT_WAVE_SIZE == 32u\nconstexpr int kWarpSize = 32;\n#else\nconstexpr int kWarpSize = 64;"),
     # ---- W009: cooperative-groups tiles (their votes before HIP 7.0) ----
     Idiom("tile_votes_logical32", dict(apply_review_fixes=True), """__global__ void k(const float* d, unsigned* out) {
   cg::thread_block block = cg::this_thread_block();
@@ -293,6 +308,21 @@ __global__ void k(float* d) {
 }
 """, "cg::thread_block_tile<HIPPORT_WAVE_SIZE> tile = cg::tiled_partition<HIPPORT_WAVE_SIZE>(block);",
           head=HEAD + CG),
+    Idiom("tile_parameter_native", NATIVE, """__device__ float row_max(cg::thread_block_tile<32>& warp, const float* x) {
+  __shared__ float part[32];
+  int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+  float m = cg::reduce(warp, x[threadIdx.x], cg::greater<float>{});
+  if (lane == 0) part[w] = m;
+  __syncthreads();
+  return part[0];
+}
+__global__ void k(const float* x, float* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+  out[threadIdx.x] = row_max(warp, x);
+}
+""", "int lane = threadIdx.x % warpSize, w = threadIdx.x / warpSize;",
+          head=HEAD + "#include <cooperative_groups/reduce.h>\n" + CG),
     Idiom("dynamic_tile_native", NATIVE, """__global__ void k(const float* d, float* out) {
   cg::thread_block block = cg::this_thread_block();
   cg::thread_group tile = cg::tiled_partition(block, 32);
