@@ -311,8 +311,8 @@ __global__ void k(float* d) {
     Idiom("tile_parameter_native", NATIVE, """__device__ float row_max(cg::thread_block_tile<32>& warp, const float* x) {
   __shared__ float part[32];
   int lane = threadIdx.x % 32, w = threadIdx.x / 32;
-  float m = cg::reduce(warp, x[threadIdx.x], cg::greater<float>{});
-  if (lane == 0) part[w] = m;
+  warp.sync();
+  if (lane == 0) part[w] = x[threadIdx.x];
   __syncthreads();
   return part[0];
 }
@@ -322,7 +322,7 @@ __global__ void k(const float* x, float* out) {
   out[threadIdx.x] = row_max(warp, x);
 }
 """, "int lane = threadIdx.x % warpSize, w = threadIdx.x / warpSize;",
-          head=HEAD + "#include <cooperative_groups/reduce.h>\n" + CG),
+          head=HEAD + CG),
     Idiom("dynamic_tile_native", NATIVE, """__global__ void k(const float* d, float* out) {
   cg::thread_block block = cg::this_thread_block();
   cg::thread_group tile = cg::tiled_partition(block, 32);
