@@ -3,7 +3,8 @@
 Generates, in a temporary folder, one .cu file of N small kernels for each N of --sizes.
 Each kernel has one warp hazard, cycling over a few kinds (a lane from `threadIdx.x % 32`, a
 `__shfl_down_sync(0xffffffff, v, 16)` reduction step, a lane mask `1u << (threadIdx.x & 31)`,
-a `__ballot_sync` stored to `unsigned`, a `>> 5` warp id indexing a per-warp shared array),
+a `__ballot_sync` stored to `unsigned`, `warpSize` sizing a shared array, a `>> 5` warp id
+indexing a per-warp shared array),
 and a host function that launches it. Runs `hipport port FILE -o OUT --no-cache` as a real process on each file and
 prints its CPU and wall seconds and the CPU microseconds per kernel (CPU time: other work on a
 shared machine moves wall time far more). The process's fixed cost (start-up, rule tables)
@@ -43,11 +44,12 @@ KINDS = (
   if (i < n) d[i] = v + lane;
 }}
 """,
-    # W001/W006: a 32-bit full mask and an unrolled half-warp shuffle step
+    # W001/W006: a 32-bit full mask (with a comment the rewrite keeps) and an unrolled half-warp
+    # shuffle step
     """__global__ void k{i}(float* d, int n) {{
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   float v = i < n ? d[i] : 0.0f;
-  v += __shfl_down_sync(0xffffffff, v, 16);
+  v += __shfl_down_sync(0xffffffff /* all lanes */, v, 16);
   if (i < n) d[i] = v;
 }}
 """,
@@ -64,6 +66,15 @@ KINDS = (
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned b = __ballot_sync(0xffffffff, i < n && d[i] > 0.0f);
   if (i < n) out[i] = (int)(b != 0u);
+}}
+""",
+    # W008: warpSize sizing a shared array (not a constant from ROCm 7): HIPPORT_WAVE_SIZE and
+    # its block, written once for the whole file
+    """__global__ void k{i}(float* d, int n) {{
+  __shared__ float s[warpSize];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x % warpSize] = i < n ? __shfl_xor(d[i], 1) : 0.0f;
+  if (i < n) d[i] = s[threadIdx.x % warpSize];
 }}
 """,
     # W005/W007: a warp id from >> 5 indexing a per-warp shared array

@@ -86,6 +86,7 @@ class Emitter:
         self.tile_votes = facts.config.rocm_at_least("7.0")  # thread_block_tile::ballot/any/all
         self._insert_pos: int | None = None
         self._removed: list[tuple[int, int]] | None = None
+        self._blocks: dict[str, bool] = {}  # block text -> the file holds it already
 
     # ---- strategy, applicability -----------------------------------------------------------
 
@@ -135,10 +136,12 @@ class Emitter:
     def _block(self, text: str) -> list[Edit]:
         """Insert `text` once per file; nothing when the file already holds it (an earlier port
         wrote it: a second port changes nothing)."""
-        text = text.replace("\n", self.nl)
-        if text.encode("utf-8") in self.facts.data:
+        have = self._blocks.get(text)
+        if have is None:  # once per block and file: a search of the whole file
+            have = self._blocks[text] = text.replace("\n", self.nl).encode("utf-8") in self.facts.data
+        if have:
             return []
-        return [sx.insert(self.insert_pos(), text, PRELUDE_RULE)]
+        return [sx.insert(self.insert_pos(), text.replace("\n", self.nl), PRELUDE_RULE)]
 
     def prelude(self) -> list[Edit]:
         return self._block(PRELUDE)

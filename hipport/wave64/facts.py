@@ -546,6 +546,8 @@ class Facts:
             if c.type == "unary_expression" and self.src.text(c).lstrip().startswith("!"):
                 negate = True
                 text = self.src.text(c.child_by_field_id(sx.F_ARGUMENT) or c)
+            # W020 writes HIPPORT_WAVE_SIZE for __AMDGCN_WAVEFRONT_SIZE: a test of it is the same test
+            text = text.replace("HIPPORT_WAVE_SIZE", "__AMDGCN_WAVEFRONT_SIZE")
         if "&&" in text or "||" in text:
             return
         if _NV_MACROS.search(text) and not _HIP_MACROS.search(text):
@@ -750,8 +752,8 @@ class Facts:
                     amd_only=amd))
         for item in self.top_items:
             self._consts_in_decl(item, None)
-            if item.type == "declaration":
-                for v in self.declared_vars(item):
+            if item.type == "declaration" and not (self.inactive and self.is_inactive(item.start_byte)):
+                for v in self.declared_vars(item):  # (a declaration AMD never compiles does not count)
                     self.gvars[v.name] = v
         for fn in self.funcs:
             for name, v in fn.tparams.items():
@@ -1607,10 +1609,12 @@ class Facts:
         for fn in self.funcs:
             if not fn.device or not fn.nodes:
                 continue
+            pl = fn.param_list
             fn.collective = bool(fn.calls) or bool(fn.idents) or bool(fn.nodes.get("gnu_asm_expression")) or any(
                 b"tiled_partition" in self.data[n.start_byte:n.end_byte] or
                 b"Warp" in self.data[n.start_byte:n.end_byte]
-                for n in fn.nodes.get("template_function", []) + fn.nodes.get("template_type", []))
+                for n in fn.nodes.get("template_function", []) + fn.nodes.get("template_type", [])) or (
+                pl is not None and b"thread_block_tile" in self.data[pl.start_byte:pl.end_byte])  # takes a tile
             if not fn.collective:
                 fn.collective = bool(_WARP_FN.search(fn.name)) or any(
                     name not in self.by_name and _WARP_FN.search(name) for name in self._called_names(fn))
