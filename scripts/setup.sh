@@ -7,7 +7,7 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends \
-    g++ git hipcc libamdhip64-dev rocm-device-libs \
+    g++ git make cmake patch hipcc libamdhip64-dev rocm-device-libs \
     libhipsparse-dev libhiprand-dev librocprim-dev librocsparse-dev librocrand-dev \
     chromium >/dev/null
 fi
