@@ -26,7 +26,8 @@ def test_prints_a_row_per_size_and_the_ratio() -> None:
     assert sorted(rows) == [20, 40], out
     for n, m in rows.items():
         assert int(m.group(2)) > n * 5, out  # a file of n kernels has several lines each
-        assert float(m.group(3)) > 0 and float(m.group(6)) > 0, out
+        # Small sizes can sit inside the fixed cost's noise, so only the signs are checked.
+        assert float(m.group(3)) > 0 and float(m.group(6)) >= 0, out
     assert re.search(r"largest / smallest us per kernel \(net CPU\): [\d.]+x \(target <= 1\.5x\)", out), out
     assert "fixed cost" in out  # the process's start-up, measured in the same run and taken off
 
