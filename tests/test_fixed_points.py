@@ -584,21 +584,8 @@ def fixture_inputs() -> list[Path]:
 def test_fixture_inputs_are_fixed_points_under(opts: dict[str, object]) -> None:
     files = fixture_inputs()
     assert len(files) > 100
-    gaps = []
     for p in files:
-        rel = str(p.relative_to(ROOT))
-        if opts.get("launch_syntax") == "ggl" and "launch_spaced_chevrons" in rel:
-            gaps.append(rel)  # a known gap, checked below
-            continue
-        assert_fixed_point(p.read_bytes(), opts, rel)
-    for rel in gaps:
-        # Known gap: under --launch-syntax ggl a spaced launch (`k << < g, b >> > (...)`) is
-        # closed up by the first port and made a GGL launch only by the second. When this
-        # is fixed the check below fails: remove the gap then.
-        with pytest.raises(pytest.fail.Exception):
-            assert_fixed_point((ROOT / rel).read_bytes(), opts, rel)
-    if gaps:
-        pytest.xfail("--launch-syntax ggl needs two ports for spaced launch chevrons")
+        assert_fixed_point(p.read_bytes(), opts, str(p.relative_to(ROOT)))
 
 
 def test_a_real_second_run_finds_nothing_to_change(tmp_path: Path) -> None:

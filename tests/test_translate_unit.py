@@ -288,6 +288,14 @@ GGL_FIXES = [
                  id="arguments-start-on-the-next-line"),
     pytest.param(b"k<<<1, 1>>>(cudaStream_t(0));", b"hipLaunchKernelGGL(k, dim3(1), dim3(1), 0, 0, hipStream_t(0));",
                  id="renames-inside-the-arguments"),
+    # nvcc reads spaced chevrons as a launch; one port makes them GGL (not `<<<` first, GGL next)
+    pytest.param(b"k << < 1, 2 >> > (cudaStream_t(0));", b"hipLaunchKernelGGL(k, dim3(1), dim3(2 ), 0, 0, hipStream_t(0));",
+                 id="spaced-chevrons"),
+    pytest.param(b"k<<\t<g, b, 0, s>>\t\t>(x);", b"hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, s, x);",
+                 id="spaced-chevrons-with-tabs-and-a-stream"),
+    pytest.param(b"k << < 1, 2 >> > (x); q<<<3, 4>>>(y);",
+                 b"hipLaunchKernelGGL(k, dim3(1), dim3(2 ), 0, 0, x); hipLaunchKernelGGL(q, dim3(3), dim3(4), 0, 0, y);",
+                 id="spaced-and-plain-launches-together"),
 ]
 
 

@@ -21,17 +21,46 @@ _NOT_CODE = frozenset({"comment", "string_literal", "raw_string_literal", "char_
 
 
 def spaced(ctx: Context) -> None:
-    """Close up spaced launch chevrons; the launch is then kept or rewritten on the next run."""
+    """Close up spaced launch chevrons, or under `--launch-syntax ggl` rewrite those launches.
+
+    tree-sitter does not read `<< <` as a launch either, so for GGL the file is parsed again
+    with each spaced chevron closed up and padded to its own length: offsets stay those of the
+    file, and the launch is rewritten in one port (a second port then has nothing to do).
+    """
     data = ctx.src.data
     if b"<< <" not in data and b"<<\t<" not in data:
         return
+    found: list[tuple[int, int, int, int]] = []
     for m in _SPACED_OPEN.finditer(data):
         node = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + 1)
         close = _SPACED_CLOSE.match(data, m.end())
         if close is None or node is None or node.type in _NOT_CODE or node.type == "preproc_arg":
             continue
-        ctx.edit(m.start(), m.end(), "<<<", "HP-launch")
-        ctx.edit(close.start(1), close.end(1), ">>>", "HP-launch")
+        found.append((m.start(), m.end(), close.start(1), close.end(1)))
+    closed = _closed_up(ctx, data, found) if ctx.config.launch_syntax == "ggl" and found else None
+    for o0, o1, c0, c1 in found:
+        syntax = _launch_at(closed, o0) if closed is not None else None
+        if syntax is not None:
+            rewrite(ctx, syntax, 0, closed)
+        else:
+            ctx.edit(o0, o1, "<<<", "HP-launch")
+            ctx.edit(c0, c1, ">>>", "HP-launch")
+
+
+def _closed_up(ctx: Context, data: bytes, found: list[tuple[int, int, int, int]]) -> SourceFile:
+    buf = bytearray(data)
+    for o0, o1, c0, c1 in found:
+        buf[o0:o1] = b"<<<".ljust(o1 - o0)
+        buf[c0:c1] = b">>>".ljust(c1 - c0)
+    return SourceFile(ctx.src.path, bytes(buf))
+
+
+def _launch_at(src: SourceFile, at: int) -> Node | None:
+    node = src.root.descendant_for_byte_range(at, at + 3)
+    if node is not None and node.type == "<<<" and node.parent is not None \
+            and node.parent.type == "kernel_call_syntax":
+        return node.parent
+    return None
 
 
 def run(ctx: Context) -> None:
