@@ -101,3 +101,56 @@ def test_diff_base_takes_only_a_revision(tmp_path: Path) -> None:
     found = {(f["path"], f["line"]) for f in json.loads(p.stdout)["findings"]}
     assert any(path.endswith('new file "q".cu') for path, _ in found)
     assert {line for path, line in found if path.endswith("crlf.cu")} == {4}
+
+
+def test_opcodes_rebuild_the_new_lines_from_random_edits() -> None:
+    """The patience diff behind --diff: every edit script it gives turns a into b exactly,
+    on inputs full of repeated lines (`}`, blanks), where anchors are scarce."""
+    import random
+
+    from hipport.patch import opcodes
+
+    rng = random.Random(7)
+    pool = [b"}\n", b"\n", b"{\n", b"x;\n"] + [b"a%d\n" % i for i in range(12)]
+    for _ in range(2000):
+        a = [rng.choice(pool) for _ in range(rng.randint(0, 40))]
+        b = list(a)
+        for _ in range(rng.randint(0, 6)):
+            k = rng.randint(0, len(b))
+            what = rng.random()
+            if what < 0.4 or not b:
+                b.insert(k, rng.choice(pool + [b"new\n"]))
+            elif what < 0.7:
+                b[min(k, len(b) - 1)] = b"changed\n"
+            else:
+                del b[min(k, len(b) - 1)]
+        ops, out, at = opcodes(a, b), [], (0, 0)
+        for tag, i1, i2, j1, j2 in ops:
+            assert (i1, j1) == at
+            if tag == "equal":
+                assert a[i1:i2] == b[j1:j2]
+            out += b[j1:j2]
+            at = (i2, j2)
+        assert at == (len(a), len(b)) and out == b
+
+
+def test_the_diff_of_a_file_of_many_kernels_applies(tmp_path: Path) -> None:
+    """A generated file of 3,000 kernels (the scaling benchmark's): its --diff applies with
+    git apply and gives port -o's bytes (difflib took seconds here; the patience diff does not)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import kernel_scaling
+    finally:
+        sys.path.pop(0)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "k.cu").write_bytes(kernel_scaling.kernels_file(3000))
+    _git(repo, "init", "-q")
+    assert hipport("port", "k.cu", "-o", tmp_path / "out", "--no-cache", cwd=repo).returncode in (0, 1)
+    diff = hipport("port", "k.cu", "--diff", "--no-cache", cwd=repo)
+    assert diff.returncode in (0, 1) and diff.stdout.startswith(b"diff --git "), diff.stderr
+    (tmp_path / "p.diff").write_bytes(diff.stdout)
+    _git(repo, "apply", str(tmp_path / "p.diff"))
+    assert (repo / "k.cu").read_bytes() == (tmp_path / "out" / "k.cu").read_bytes()
