@@ -12,7 +12,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -340,7 +340,8 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
                          and not _current(targets[i], written.get(targets[i]), k or sigs[i])):
             todo.append(i)  # the cached result is gone, or its output is missing or edited
             continue
-        r.path, r.output_path, r.digest = wf.display, out_rel, k
+        # Files of equal content share one cached result: each gets its own copy to name it.
+        r = replace(r, path=wf.display, output_path=out_rel, digest=k)
         results[i] = r
     jobs = [Job(i, paths[i], files[i].display, files[i].rel, sigs[i], modes[i],
                 written.get(targets[i]) if targets else None) for i in sorted(todo)]
@@ -513,7 +514,7 @@ def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
             if got is None:  # the cache lost it meanwhile (another run, a damaged file)
                 run.fail(r, "its cached results were lost during the run; run again")
                 continue
-            r.edits, r.findings, r.pending = got[0], got[1], None
+            r.edits, r.findings, r.pending = list(got[0]), list(got[1]), None
             _settle_unknown(r, run.defined)
         needs_bytes = original or (r.edits and r.ported is None)
         wf = paths.get(r.path)

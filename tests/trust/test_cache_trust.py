@@ -147,3 +147,25 @@ def test_the_key_holds_the_version(tmp_path: Path, monkeypatch: object) -> None:
     finally:
         pipeline.__version__ = old  # type: ignore[attr-defined]
     assert pipeline.salt_of(Config(rocm="6.0")) != a
+
+
+def test_files_of_equal_content_keep_their_own_results_when_cached(tmp_path: Path) -> None:
+    """Two files with the same bytes share a cached result: each must still be itself (the
+    second run once gave both the same path, so a ported mirror lost one of them)."""
+    from hipport.config import Config
+    from hipport.pipeline import run
+    from hipport.workspace import discover
+
+    kernel = b'extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n'
+    for name in ("a", "b", "c"):
+        (tmp_path / "src" / name).mkdir(parents=True)
+        (tmp_path / "src" / name / "k.cu").write_bytes(kernel)
+    files = discover([tmp_path / "src"], (), ())
+    for attempt in ("cold", "warm", "warm again"):
+        r = run(files, Config(), cache_dir=tmp_path / "cache", keep_original=True)
+        assert sorted(x.path for x in r.files) == sorted(wf.display for wf in files), attempt
+        assert all(x.ported is not None and b"hip/hip_runtime.h" in x.ported for x in r.files), attempt
+        assert len({id(x) for x in r.files}) == 3 and len({id(x.findings) for x in r.files}) == 3
+    out = tmp_path / "out"
+    assert hipport("port", tmp_path / "src", "-o", out, "--cache-dir", tmp_path / "cache").returncode in (0, 1)
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.cu")) == ["a/k.cu", "b/k.cu", "c/k.cu"]
