@@ -131,6 +131,9 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
     if cache_dir is None and config.cache and opts.paths:
         from hipport.commands.port import default_cache_dir
         cache_dir = default_cache_dir(tuple(opts.paths))
+    if cache_dir is None and config.cache and opts.ported is not None:
+        from hipport.commands.port import default_cache_dir
+        cache_dir = default_cache_dir((opts.ported,))
     if not config.cache:
         cache_dir = None
 
@@ -175,7 +178,7 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
             with progress("compiling") as bar:
                 unit_results = compilemod.compile_units(product, units, plan.archs, flags_for=unit_flags,
                                                         jobs=opts.jobs, explain=explain, skipped=plan.skipped,
-                                                        progress=bar)
+                                                        progress=bar, cache_dir=cache_dir)
 
         # --- run check
         program_results: list[runs.ProgramResult] = []
@@ -292,6 +295,7 @@ def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.Un
         "compile_pass": comp.count(compilemod.PASS),
         "compile_fail": comp.count(compilemod.FAIL),
         "compile_not_run": comp.count(compilemod.NOT_RUN),
+        "compile_cached": sum(1 for u in units for a in u.archs.values() if a.cached),
         "emulator_pass": emu.count(runs.PASS),
         "emulator_fail": bad(emu),
         "emulator_not_run": emu.count(runs.NOT_RUN),

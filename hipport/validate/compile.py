@@ -7,8 +7,10 @@ Include paths and defines come from compile_commands.json (`-p DIR`) and from -I
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import shlex
 import subprocess
 import tempfile
@@ -21,6 +23,7 @@ from typing import Any
 
 from hipport.errors import HipportError
 from hipport.validate import errors_map, toolchains
+from hipport.validate.compilecache import Answer, CompileCache, read_depfile
 from hipport.validate.errors_map import Diagnostic
 from hipport.validate.tree import Entry, PortedTree
 
@@ -144,10 +147,12 @@ class ArchResult:
     reason: str = ""  # not-run: why; fail without parsed errors: the tool's last words
     diagnostics: list[Diagnostic] = field(default_factory=list)
     command: list[str] = field(default_factory=list)
+    cached: bool = False  # the answer of an earlier run whose files all hash the same
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "seconds": round(self.seconds, 3), "reason": self.reason or None,
-                "errors": [d.to_dict() for d in self.diagnostics], "command": self.command}
+                "errors": [d.to_dict() for d in self.diagnostics], "command": self.command,
+                "cached": self.cached}
 
 
 @dataclass
@@ -222,41 +227,152 @@ def _line_of(path: Path, line: int) -> str:
     return ""
 
 
+# Inline assembly is checked by the backend only: a unit that has some is compiled in full.
+_ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
+
+
 def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: PortedTree,
-                objdir: Path, explain: Explain | None, timeout: float = 900.0) -> ArchResult:
-    obj = objdir / f"{abs(hash((str(entry.copy), arch)))}-{entry.copy.stem}.{arch}.o"
-    cmd = [hipcc, "-x", "hip", f"--offload-arch={arch}", *flags, "-c", str(entry.copy), "-o", str(obj)]
-    t0 = time.perf_counter()
-    try:
-        p = subprocess.run(cmd, cwd=entry.copy.parent, env=toolchains.amd_env(), stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout)
-        rc, out = p.returncode, p.stdout.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        rc, out = 124, f"hipcc: error: timed out after {timeout:.0f}s"
-    except OSError as e:
-        return ArchResult(NOT_RUN, 0.0, f"cannot run hipcc: {e}", [], cmd)
-    secs = time.perf_counter() - t0
-    try:
-        obj.unlink()
-    except OSError:
-        pass
+                objdir: Path, explain: Explain | None, timeout: float = 900.0,
+                cache: CompileCache | None = None, version: str = "") -> ArchResult:
+    """hipcc on one unit for one arch. `-fsyntax-only` gives the diagnostics without code
+    generation, unless the unit or a header of the tree holds inline assembly; an answer
+    whose files all hash as before comes from `cache`."""
+    stem = f"{abs(hash((str(entry.copy), arch)))}-{entry.copy.stem}.{arch}"
+    obj, depfile = objdir / f"{stem}.o", objdir / f"{stem}.d"
+    base = [hipcc, "-x", "hip", f"--offload-arch={arch}", *flags]
+    syntax = [*base, "-fsyntax-only", str(entry.copy)]
+    full = [*base, "-c", str(entry.copy), "-o", str(obj)]
+    key = cache.key(hipcc, version, arch, flags, entry.copy) if cache is not None else ""
+    hit = cache.get(key) if cache is not None else None
+    if hit is not None:
+        rc, out, secs, cmd = hit.rc, hit.output, hit.seconds, full if hit.backend else syntax
+    else:
+        t0 = time.perf_counter()
+        got, out = _hipcc([*syntax, "-MD", "-MF", str(depfile)], entry, timeout)
+        deps = _deps(depfile, entry)
+        cmd = syntax
+        if got == 0 and _has_asm(deps, tree):
+            cmd = full
+            got, out = _hipcc(full, entry, timeout)
+        secs = time.perf_counter() - t0
+        if got is None:
+            return ArchResult(NOT_RUN, 0.0, f"cannot run hipcc: {out}", [], cmd)
+        rc = got
+        absent: list[str] = []
+        dirs: list[str] = []
+        if cache is not None and rc not in (0, 124) and not deps:
+            # A missing header stops the compile before it writes its dependencies: the
+            # preprocessor alone lists them, the missing ones by the name they were asked by.
+            deps, absent = _listed_deps(base, entry, timeout)
+            dirs = _search_dirs(hipcc, flags, deps, entry) if absent else []
+        if cache is not None and rc != 124 and deps:
+            cache.put(key, Answer(rc, out, secs, cmd is full), deps, absent, dirs)
+        for p in (obj, depfile):
+            try:
+                p.unlink()
+            except OSError:
+                pass
     if rc == 0:
-        return ArchResult(PASS, secs, "", [], cmd)
+        return ArchResult(PASS, secs, "", [], cmd, cached=hit is not None)
     diags = errors_map.parse(out)
     map_diagnostics(diags, tree, entry.copy.parent, explain, f"hipcc {arch}")
     reason = ""
     if not diags:
         tail = [x for x in out.splitlines() if x.strip()][-3:]
         reason = " | ".join(tail) or f"hipcc exited {rc}"
-    return ArchResult(FAIL, secs, reason, diags[:MAX_ERRORS], cmd)
+    return ArchResult(FAIL, secs, reason, diags[:MAX_ERRORS], cmd, cached=hit is not None)
+
+
+def _hipcc(cmd: list[str], entry: Entry, timeout: float) -> tuple[int | None, str]:
+    """(exit code, output); (None, why) when hipcc cannot be started."""
+    try:
+        p = subprocess.run(cmd, cwd=entry.copy.parent, env=toolchains.amd_env(), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, f"hipcc: error: timed out after {timeout:.0f}s"
+    except OSError as e:
+        return None, str(e)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def _deps(depfile: Path, entry: Entry) -> list[str]:
+    try:
+        text = depfile.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return []
+    return read_depfile(text, entry.copy.parent)
+
+
+def _listed_deps(base: list[str], entry: Entry, timeout: float) -> tuple[list[str], list[str]]:
+    """(files found, names not found) of the unit, from `-M -MG` (preprocessing only)."""
+    try:
+        p = subprocess.run([*base, "-M", "-MG", str(entry.copy)], cwd=entry.copy.parent, env=toolchains.amd_env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                           timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return [], []
+    if p.returncode != 0:
+        return [], []
+    named = read_depfile(p.stdout.decode("utf-8", "surrogateescape"), entry.copy.parent, keep_relative=True)
+    here = entry.copy.parent
+    found = [os.path.normpath(str(here / d)) for d in named if os.path.exists(here / d)]
+    return found, [d for d in named if not os.path.isabs(d) and not os.path.exists(here / d)]
+
+
+def _search_dirs(hipcc: str, flags: list[str], deps: list[str], entry: Entry) -> list[str]:
+    """Every folder a missing header could appear in: the -I and -isystem folders, the
+    folders of the files it read (quoted includes) and the compiler's own list."""
+    dirs = [entry.copy.parent.as_posix()]
+    it = iter(flags)
+    for f in it:
+        if f == "-isystem":
+            dirs.append(next(it, ""))
+        elif f.startswith("-I"):
+            dirs.append(f[2:])
+    dirs += [os.path.dirname(d) for d in deps]
+    dirs += _system_dirs(hipcc)
+    return list(dict.fromkeys(os.path.normpath(d) for d in dirs if d))
+
+
+@functools.cache
+def _system_dirs(hipcc: str) -> tuple[str, ...]:
+    got, out = _hipcc_in([hipcc, "-x", "hip", "-E", "-v", os.devnull, "-o", os.devnull])
+    if got != 0 or "search starts here" not in out:
+        return ()
+    block = out.split("#include <...> search starts here:", 1)[-1].split("End of search list.", 1)[0]
+    return tuple(x.strip() for x in block.splitlines() if x.strip())
+
+
+def _hipcc_in(cmd: list[str]) -> tuple[int | None, str]:
+    try:
+        p = subprocess.run(cmd, env=toolchains.amd_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, str(e)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def _has_asm(deps: list[str], tree: PortedTree) -> bool:
+    root = os.path.normpath(str(tree.root)) + os.sep
+    for d in deps:
+        if d.startswith(root):
+            try:
+                with open(d, "rb") as f:
+                    if _ASM.search(f.read()):
+                        return True
+            except OSError:
+                continue
+    return False
 
 
 def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
                   flags_for: Callable[[Entry], list[str]], jobs: int = 0,
                   explain: Explain | None = None, hipcc: str | None = None,
                   skipped: Sequence[tuple[str, str]] = (),
-                  progress: Callable[[int, int], None] | None = None) -> list[UnitResult]:
-    """Compile every unit for every arch; archs in `skipped` are recorded as not run."""
+                  progress: Callable[[int, int], None] | None = None,
+                  cache_dir: Path | None = None) -> list[UnitResult]:
+    """Compile every unit for every arch; archs in `skipped` are recorded as not run.
+    With `cache_dir`, answers of units whose files are unchanged are reused."""
     results = [UnitResult(u.display, str(u.copy)) for u in units]
     info = toolchains.hipcc_info() if hipcc is None else toolchains.Hipcc(hipcc, "")
     if info is None or not info.ok:
@@ -274,8 +390,9 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
     workers = jobs or os.cpu_count() or 1
     with tempfile.TemporaryDirectory(prefix="hipport-objs-") as objdir, \
             ThreadPoolExecutor(max_workers=max(1, min(workers, len(tasks) or 1))) as ex:
+        cache = CompileCache(cache_dir, tree.root) if cache_dir is not None else None
         futs = {ex.submit(compile_one, info.path, units[i], a, flags_for(units[i]), tree,
-                          Path(objdir), explain): (i, a) for i, a in tasks}
+                          Path(objdir), explain, cache=cache, version=info.version): (i, a) for i, a in tasks}
         per: dict[tuple[int, str], ArchResult] = {}
         from concurrent.futures import as_completed
         for fut in as_completed(futs):

@@ -193,8 +193,9 @@ def _summary(con: Console, doc: dict[str, Any]) -> None:
         con.print(Text(f"not run ({n}x): {why}", style="dim"))
     parts = []
     if det["compile"]:
+        reused = f", {s['compile_cached']} answers reused" if s.get("compile_cached") else ""
         parts.append(f"compile: {s['compile_pass']} pass, {s['compile_fail']} fail, "
-                     f"{s['compile_not_run']} not run ({s['units']} units)")
+                     f"{s['compile_not_run']} not run ({s['units']} units{reused})")
     if det["runs"]:
         parts.append(f"emulator: {s['emulator_pass']} pass, {s['emulator_fail']} fail, "
                      f"{s['emulator_not_run']} not run ({s['programs']} programs; "
