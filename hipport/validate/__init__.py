@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,7 +24,7 @@ from hipport.config import Config
 from hipport.errors import HipportError
 from hipport.model import RunResult
 from hipport.validate import compile as compilemod
-from hipport.validate import errors_map, project, runs, toolchains
+from hipport.validate import errors_map, project, runs, toolchains, unitclass
 from hipport.validate.errors_map import Diagnostic, Explainer
 from hipport.validate.tree import Entry, PortedTree
 from hipport.workspace import WorkFile, discover
@@ -143,7 +143,10 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
             if opts.ported is not None:
                 product = PortedTree.existing(opts.ported, originals or None, label="product")
             else:
-                product = PortedTree.port(originals, config, work / "ported", cache_dir=cache_dir,
+                headers = include_headers(opts.paths, opts.includes, config)
+                for d in sorted({str(h.root) for h in headers}):
+                    say(f"note: the headers of include folder {d} are ported with the units (it is outside the inputs)")
+                product = PortedTree.port(originals + headers, config, work / "ported", cache_dir=cache_dir,
                                           label="product", progress=bar)
         trees = [product]
         explain = _explainer(trees, config)
@@ -218,6 +221,31 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
             say(f"ported trees and binaries kept in {work}")
         doc = document(opts, plan, unit_results, program_results, product, stop)
         return Validation(doc, unit_results, program_results, product.run)
+
+
+HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".inl", ".cuh", ".ipp", ".tpp"})
+
+
+def include_headers(paths: Sequence[Path], includes: Sequence[Path], config: Config) -> list[WorkFile]:
+    """The headers of -I folders outside the inputs that belong to the project (a sibling
+    `Common/` of helper headers): a unit reads them, so they must be the ported headers; a
+    CUDA helper header compiled as it is fails every unit on its CUDA guards. A toolkit's or
+    the system's include folder (under /usr or /opt, CUDA_HOME, or one holding CUDA's own
+    runtime headers) is left as it is. Nothing from these folders is compiled as a unit."""
+    inputs = [p.resolve() for p in paths]
+    toolkit = [Path(x).resolve() for x in ("/usr", "/opt", os.environ.get("CUDA_HOME", ""),
+                                             os.environ.get("CUDA_PATH", "")) if x]
+    dirs = []
+    for d in dict.fromkeys(p.resolve() for p in includes):
+        if not d.is_dir() or any(d == i or i in d.parents for i in inputs):
+            continue
+        if any(d == t or t in d.parents for t in toolkit) or (d / "cuda_runtime_api.h").exists():
+            continue
+        dirs.append(d)
+    if not dirs:
+        return []
+    return [wf for wf in discover(dirs, config.include, config.exclude)
+            if os.path.splitext(wf.rel)[1].lower() in HEADER_SUFFIXES]
 
 
 def _ggl_copy(tree: PortedTree, out: Path, cache_dir: Path | None) -> PortedTree:
@@ -296,6 +324,8 @@ def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.Un
         "compile_fail": comp.count(compilemod.FAIL),
         "compile_not_run": comp.count(compilemod.NOT_RUN),
         "compile_cached": sum(1 for u in units for a in u.archs.values() if a.cached),
+        **{f"units_{k.replace('-', '_')}": sum(1 for u in compile_d if u["class"] == k)
+           for k in (unitclass.MISSING_PACKAGE, unitclass.FLAGGED, unitclass.UNEXPECTED)},
         "emulator_pass": emu.count(runs.PASS),
         "emulator_fail": bad(emu),
         "emulator_not_run": emu.count(runs.NOT_RUN),

@@ -26,6 +26,7 @@ from hipport.validate import errors_map, toolchains
 from hipport.validate.compilecache import Answer, CompileCache, read_depfile
 from hipport.validate.errors_map import Diagnostic
 from hipport.validate.tree import Entry, PortedTree
+from hipport.validate.unitclass import UnitClass, classify_unit
 
 PASS, FAIL, NOT_RUN = "pass", "fail", "not-run"
 MAX_ERRORS = 25  # per unit and arch: the first ones are the ones that matter
@@ -169,9 +170,15 @@ class UnitResult:
         """Each distinct error once, with the archs that reported it."""
         return errors_map.merge_archs({k: v.diagnostics for k, v in self.archs.items()})
 
+    def verdict(self) -> UnitClass | None:
+        """Why it failed (None when it did not): missing package, flagged or unexpected."""
+        return classify_unit(self.errors()) if self.failed else None
+
     def to_dict(self) -> dict[str, Any]:
+        v = self.verdict()
         return {"file": self.file, "ported": self.ported,
-                "archs": {k: v.to_dict() for k, v in self.archs.items()}}
+                "archs": {k: v.to_dict() for k, v in self.archs.items()},
+                "class": v.kind if v else None, "why": v.why if v else None}
 
 
 # --- running -------------------------------------------------------------------------------------

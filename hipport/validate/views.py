@@ -201,6 +201,13 @@ def _summary(con: Console, doc: dict[str, Any]) -> None:
                      f"{s['emulator_not_run']} not run ({s['programs']} programs; "
                      f"wave64 pass fixed {s['fixed_by_wave64']})")
         parts.append(f"GPU: {s['gpu_pass']} pass, {s['gpu_fail']} fail, {s['gpu_not_run']} not run")
+    classes = [(u["file"], u.get("class"), u.get("why")) for u in det["compile"] if u.get("class")]
+    if classes:
+        count = {k: sum(1 for _, c, _ in classes if c == k) for k in ("missing-package", "flagged", "unexpected")}
+        con.print(Text(f"failed units: {count['missing-package']} missing a package, {count['flagged']} flagged "
+                       f"by hipport, {count['unexpected']} unexpected"))
+        for file, c, why in classes:
+            con.print(Text(f"  {c}: {file}: {why}", style="red" if c == "unexpected" else "dim"))
     if not parts:
         parts.append("nothing was checked")
     verdict = Text("FAILED" if s["failed"] else "OK", style="bold red" if s["failed"] else "bold green")

@@ -76,7 +76,7 @@ def test_json_shape(result: tuple[subprocess.CompletedProcess[bytes], dict]) -> 
     assert doc["archs"] == ["gfx90a"]
     assert set(doc["details"]) >= {"toolchain", "archs_skipped", "compile", "runs"}
     unit = doc["details"]["compile"][0]
-    assert set(unit) == {"file", "ported", "archs"}
+    assert set(unit) == {"file", "ported", "archs", "class", "why"}
     assert set(unit["archs"]["gfx90a"]) >= {"status", "seconds", "reason", "errors", "command"}
     row = doc["table"][0]
     assert set(row) == {"file", "compile gfx90a"}
@@ -110,6 +110,11 @@ def test_error_maps_back_to_the_original_cuda_line(result, project: Path) -> Non
     assert err["rule"] == "HP001"
     assert err["source"].startswith("cudaDeviceGetNvSciSyncAttributes(")
     assert doc["summary"]["compile_fail"] == 1 and doc["summary"]["compile_pass"] == 1
+    # the unit's failure is one hipport reported when porting: "flagged", with the rule
+    assert (bad["class"], doc["summary"]["units_flagged"], doc["summary"]["units_unexpected"]) == ("flagged", 1, 0)
+    assert "HP001" in bad["why"] and bad["why"].startswith(err["file"])
+    good = next(u for u in doc["details"]["compile"] if u["file"].endswith("good.cu"))
+    assert (good["class"], good["why"]) == (None, None)
     assert doc["failed"] is True
 
 

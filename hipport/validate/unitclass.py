@@ -1,0 +1,75 @@
+"""Why a unit failed to compile, in one word a porting team can act on.
+
+- `missing-package`: its first error is a header that a package provides (named, with the
+  package, from `rules/validate/packages.toml`): install it; not hipport's failure.
+- `flagged`: its first error lies on a line where hipport reported a finding (the rule is
+  given): hipport said so when porting, the fix is the finding's.
+- `unexpected`: anything else: a gap in hipport, to report.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+
+from hipport.errors import HipportError
+from hipport.rules import rules_dir
+from hipport.validate.errors_map import MISSING, Diagnostic
+
+MISSING_PACKAGE, FLAGGED, UNEXPECTED = "missing-package", "flagged", "unexpected"
+_NOT_FOUND = re.compile(r"'([^']+)' file not found")
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    debian: bool
+
+
+@dataclass(frozen=True)
+class UnitClass:
+    kind: str  # MISSING_PACKAGE, FLAGGED, UNEXPECTED
+    why: str  # one line: the header and its package, the finding, or the first error
+
+    def to_dict(self) -> dict[str, str]:
+        return {"class": self.kind, "why": self.why}
+
+
+@cache
+def packages() -> dict[str, Package]:
+    path = rules_dir() / "validate" / "packages.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise HipportError(f"cannot read the package table: {e}", path) from None
+    out: dict[str, Package] = {}
+    for prefix, entry in data.get("headers", {}).items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("package"), str) \
+                or set(entry) - {"package", "debian"} or not isinstance(entry.get("debian", True), bool):
+            raise HipportError(f"headers.{prefix}: needs `package` (text) and may have `debian` (true/false)", path)
+        out[prefix] = Package(entry["package"], entry.get("debian", True))
+    return out
+
+
+def package_of(header: str) -> Package | None:
+    """The package providing an #include path: the whole path, else its first folder."""
+    table = packages()
+    return table.get(header) or table.get(header.split("/", 1)[0])
+
+
+def classify_unit(errors: list[Diagnostic]) -> UnitClass:
+    if not errors:
+        return UnitClass(UNEXPECTED, "the compiler failed without an error hipport could read")
+    first = errors[0]
+    where = f"{first.file}:{first.line}" if first.file else (first.ported_file or "?")
+    m = _NOT_FOUND.search(first.message)
+    if first.category == MISSING and m is not None:
+        pkg = package_of(m.group(1))
+        if pkg is not None:
+            note = "" if pkg.debian else ", which Debian 12 does not package"
+            return UnitClass(MISSING_PACKAGE, f"{m.group(1)}: install {pkg.name}{note}")
+    if first.rule is not None:
+        return UnitClass(FLAGGED, f"{where}: {first.rule} ({first.message})")
+    return UnitClass(UNEXPECTED, f"{where}: {first.message}")
