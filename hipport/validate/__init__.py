@@ -141,7 +141,8 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
         # The product: what `hipport port` writes (or the tree given with --ported).
         with progress("porting") as bar:
             if opts.ported is not None:
-                product = PortedTree.existing(opts.ported, originals or None, label="product")
+                product = PortedTree.existing(opts.ported, originals or None, label="product",
+                                              include=config.include, exclude=config.exclude)
             else:
                 headers = include_headers(opts.paths, opts.includes, config)
                 for d in sorted({str(h.root) for h in headers}):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,13 +106,15 @@ class PortedTree:
         return cls(out, base, entries, result, label)
 
     @classmethod
-    def existing(cls, ported: Path, originals: list[WorkFile] | None = None, label: str = "") -> PortedTree:
+    def existing(cls, ported: Path, originals: list[WorkFile] | None = None, label: str = "",
+                 include: Sequence[str] = (), exclude: Sequence[str] = ()) -> PortedTree:
         """A tree already ported. With the originals, files are paired by path (a .hip copy
-        pairs with its .cu original) and mapped back through a line diff."""
+        pairs with its .cu original) and mapped back through a line diff. `include` and
+        `exclude` (globs, as for the inputs) choose which of its files are checked."""
         from hipport.workspace import discover
 
         root = ported.resolve()
-        copies = discover([root]) if root.is_dir() else discover([root])
+        copies = discover([root], tuple(include), tuple(exclude))
         base = common_base(originals) if originals else None
         by_rel: dict[str, WorkFile] = {}
         for o in originals or []:

@@ -144,3 +144,16 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     (tmp_path / "compile_commands.json").write_text("{not json")
     (tmp_path / "a.cu").write_text("int main() { return 0; }\n")
     assert hipport("validate", tmp_path / "a.cu", "-p", tmp_path).returncode == 2
+
+
+def test_ported_tree_honours_include_and_exclude(project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ported"
+    assert hipport("port", project / "src", "-o", out, "--no-cache", "-q").returncode in (0, 1)
+    base = ("validate", "--ported", out, "-I", project / "include", "-D", "SCALE=2", "--offload-arch", "gfx90a",
+            "--format", "json", "--no-cache")
+    for opts, names, rc in ((("--exclude", "bad.cu"), ["good.cu"], 0), (("--include", "bad.cu"), ["bad.cu"], 1),
+                            ((), ["bad.cu", "good.cu"], 1)):
+        p = hipport(*base, *opts)
+        doc = json.loads(p.stdout)
+        assert sorted(Path(u["file"]).name for u in doc["details"]["compile"]) == names, opts
+        assert p.returncode == rc, (opts, doc["errors"])
