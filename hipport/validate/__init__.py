@@ -366,6 +366,8 @@ def table_rows(archs: list[str], compile_d: list[dict[str, Any]], runs_d: list[d
         for a in archs:
             r = u["archs"].get(a)
             row[f"compile {a}"] = _WORD.get(r["status"], r["status"]) if r else ""
+        if u.get("class"):  # why it failed, so the report's table says it beside the unit
+            row["failure"] = f"{u['class']}: {u['why']}"
     for r in runs_d:
         row = rows.setdefault(r["program"], {"file": r["program"]})
         for a in archs:

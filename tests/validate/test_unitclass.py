@@ -70,8 +70,10 @@ def test_classes_in_json_and_text_and_an_include_folder_outside_the_inputs(tmp_p
     assert blas["why"].startswith("hipblas/hipblas.h: install hipblas (ROCm)")
     s = doc["summary"]
     assert (s["units_missing_package"], s["units_flagged"], s["units_unexpected"]) == (1, 0, 1)
-    text = hipport(*args)
+    text = hipport(*args, "--report", tmp_path / "report")
     out = text.stdout.decode()
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "missing-package: hipblas/hipblas.h: install hipblas (ROCm)" in page  # the report's table says why
     assert text.returncode == 1
     assert "failed units: 1 missing a package, 0 flagged by hipport, 1 unexpected" in out
     assert "ported with the units" in text.stderr.decode() + out
