@@ -24,7 +24,7 @@ from hipport.model import (
     Span,
 )
 
-FORMAT = 1  # bump when the shape of any array below changes
+FORMAT = 2  # bump when the shape of any array below changes
 
 _SEVERITY = {s.value: s for s in Severity}
 _APPLICABILITY = {a.value: a for a in Applicability}
@@ -70,7 +70,7 @@ def _edit(e: Edit) -> list[Any]:
 def _finding(f: Finding) -> list[Any]:
     fix = None if f.fix is None else [f.fix.title, f.fix.applicability.value,
                                       [_edit(e) for e in f.fix.edits]]
-    return [f.rule, f.severity.value, _span(f.span), f.message, fix, f.kernel, f.model, f.family]
+    return [f.rule, f.severity.value, _span(f.span), f.message, fix, f.kernel, f.model, f.family, f.subject]
 
 
 def meta_obj(r: FileResult) -> list[Any]:
@@ -117,14 +117,15 @@ def _load_edit(v: Any) -> Edit:
 
 
 def _load_finding(v: Any) -> Finding:
-    if type(v) is not list or len(v) != 8:
+    if type(v) is not list or len(v) != 9:
         raise Invalid("expected a finding")
-    rule, severity, span, message, fix, kernel, model, family = v
+    rule, severity, span, message, fix, kernel, model, family, subject = v
     sev = _SEVERITY.get(severity) if type(severity) is str else None
     if sev is None:
         raise Invalid(f"unknown severity {severity!r:.20}")
     if not (type(rule) is str and type(message) is str and (kernel is None or type(kernel) is str)
-            and (model is None or type(model) is str) and (family is None or type(family) is str)):
+            and (model is None or type(model) is str) and (family is None or type(family) is str)
+            and (subject is None or type(subject) is str)):
         raise Invalid("a malformed finding")
     f = None
     if fix is not None:
@@ -135,7 +136,7 @@ def _load_finding(v: Any) -> Finding:
         if app is None or type(title) is not str or type(edits) is not list:
             raise Invalid(f"a malformed fix {applicability!r:.20}")
         f = Fix(title, app, tuple([_load_edit(e) for e in edits]))
-    return Finding(rule, sev, _load_span(span), message, f, kernel, model, family)
+    return Finding(rule, sev, _load_span(span), message, f, kernel, model, family, subject)
 
 
 def load_meta_obj(v: Any) -> FileResult:

@@ -105,6 +105,7 @@ class Finding:
     kernel: str | None = None
     model: str | None = None  # wave model of the kernel: "warp32", "agnostic", "mixed"
     family: str | None = None  # API family for API findings
+    subject: str | None = None  # the name it is about (`cudaFoo` of HP001/HP002/HP003), as data
 
 
 class FileStatus(str, Enum):

@@ -55,7 +55,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileRes
             rules = rulesmod.load(config.blas)
             ctx = translate.run(src, config, rules)
             findings = list(ctx.findings)
-            findings.extend(f for f in ctx.unknown if f.message.split(" ", 1)[0] not in ctx.defines)
+            findings.extend(f for f in ctx.unknown if f.subject not in ctx.defines)
             if config.wave64:
                 findings.extend(wave64pass.run(src, config))
             # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.

@@ -539,4 +539,4 @@ def _settle_unknown(r: FileResult, defined: frozenset[str]) -> None:
     """Drop 'unknown CUDA name' findings for names some file of the project defines itself."""
     if defined and any(f.rule == "HP002" for f in r.findings):
         r.findings = [f for f in r.findings
-                      if not (f.rule == "HP002" and f.message.split(" ", 1)[0] in defined)]
+                      if not (f.rule == "HP002" and f.subject in defined)]

@@ -23,7 +23,7 @@ from hipport.model import (
 SPAN = Span(3, 9, 1, 4, 1, 10)
 EDIT = Edit(3, 9, "hipMalloc", "HP-rename", 0, SPAN)
 FIX = Fix("use a 64-bit mask", Applicability.REVIEW, (EDIT, Edit(0, 0, "x", "W001", 10)))
-FINDING = Finding("W001", Severity.WARNING, SPAN, "a message", FIX, "kern", "warp32", "runtime")
+FINDING = Finding("W001", Severity.WARNING, SPAN, "a message", FIX, "kern", "warp32", "runtime", "cudaFoo")
 RESULT = FileResult("a.cu", "cuda-source", FileStatus.PORTED, "a.cu", [EDIT], [FINDING],
                     {"runtime": FamilyCount(2, 1, 1)}, b"new", b"old", ["helper"], None, 0.5, "k", None)
 

@@ -106,10 +106,12 @@ def port(rules: rulesmod.RuleSet, body: bytes, **config) -> bytes:
 
 
 def reported(ctx, rule: str) -> list[str]:
-    """Names (first word of the message) of the findings of `rule`, as port_bytes keeps them."""
+    """Names the findings of `rule` are about (their `subject`, which the message starts with),
+    as port_bytes keeps them."""
     found = [f for f in ctx.findings if f.rule == rule]
     if rule == "HP002":
-        found = [f for f in ctx.unknown if f.message.split(" ", 1)[0] not in ctx.defines]
+        found = [f for f in ctx.unknown if f.subject not in ctx.defines]
+    assert all(f.subject == f.message.split(" ", 1)[0] for f in found if f.rule in ("HP001", "HP002"))
     return [f.message.split(" ", 1)[0] for f in found]
 
 

@@ -418,7 +418,7 @@ def prepare_effort(pages: list[FileData], anchors: dict[str, dict[int, int]]) ->
         applied = set(r.edits)
         for i, f in enumerate(r.findings):
             if f.rule in PERSON_RULES:
-                name = f.message.split(" ", 1)[0] or f.rule
+                name = f.subject or f.rule
                 key = (f.rule, name)
                 title = name
             elif f.rule.startswith("W"):

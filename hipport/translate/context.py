@@ -38,9 +38,9 @@ class Context:
         self.edits.append(Edit(start, end, text, rule, priority))
 
     def report(self, rule: str, severity: Severity, start: int, end: int, message: str,
-               family: str | None = None) -> None:
+               family: str | None = None, subject: str | None = None) -> None:
         self.findings.append(Finding(rule, severity, self.src.span(start, end), message,
-                                     family=family))
+                                     family=family, subject=subject))
 
     def count(self, m: Mapping, start: int, end: int) -> None:
         """Count one reference to a mapped name and report what a person must know."""
@@ -53,20 +53,20 @@ class Context:
             alt = f"; consider {m.alt}" if m.alt else ""
             note = f" ({m.note})" if m.note else ""
             self.report("HP001", Severity.WARNING, start, end,
-                        f"{m.cuda} has no HIP equivalent{alt}{note}", m.family)
+                        f"{m.cuda} has no HIP equivalent{alt}{note}", m.family, m.cuda)
             return
         c.ported += 1
         if m.report:
             self.report(m.report, Severity.INFO, start, end,
-                        f"{m.cuda} -> {m.hip}: {m.note or 'check this site by hand'}", m.family)
+                        f"{m.cuda} -> {m.hip}: {m.note or 'check this site by hand'}", m.family, m.cuda)
         if newer(m.since, self.config.rocm):
             self.report("HP003", Severity.WARNING, start, end,
                         f"{m.hip} needs ROCm {m.since}; the ROCm floor is {self.config.rocm} "
-                        f"(raise it with --rocm {m.since})", m.family)
+                        f"(raise it with --rocm {m.since})", m.family, m.cuda)
         if m.status == "deprecated":
             note = f": {m.note}" if m.note else ""
             self.report("HP004", Severity.INFO, start, end,
-                        f"{m.cuda} is deprecated; ported to {m.hip}{note}", m.family)
+                        f"{m.cuda} is deprecated; ported to {m.hip}{note}", m.family, m.cuda)
         elif m.status == "experimental":
             self.report("HP007", Severity.INFO, start, end,
-                        f"{m.hip} is experimental in HIP; check its behaviour", m.family)
+                        f"{m.hip} is experimental in HIP; check its behaviour", m.family, m.cuda)

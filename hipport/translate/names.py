@@ -276,7 +276,7 @@ def _unknown(ctx: Context, start: int, end: int, name: str):  # -> Finding
 
     return Finding("HP002", Severity.WARNING, ctx.src.span(start, end),
                    f"{name} looks like a CUDA API but no mapping table knows it; port it by hand "
-                   f"or add it to rules/api/", family="unknown")
+                   f"or add it to rules/api/", family="unknown", subject=name)
 
 
 def _macro_body(ctx: Context, arg: Node, scan: NameScanner) -> None:

@@ -276,7 +276,7 @@ def explain(d: Diagnostic, ex: Explainer, known_rules: Iterable[str] | None = No
 def _mentioning(findings: list[Any], name: str | None) -> Any:
     if name:
         for f in findings:
-            if name in f.message:
+            if f.subject == name or f.subject is None and name in f.message:
                 return f
     return findings[0]
 

@@ -46,7 +46,8 @@ def file_result(path: str, text: str, edits: list[tuple[str, str, str]] = (),  #
     for needle, rule, message in findings:
         s = text.index(needle)
         fs.append(Finding(rule, Severity.WARNING, src.span(s, s + len(needle)), message,
-                          fix=(fix or {}).get(needle)))
+                          fix=(fix or {}).get(needle),
+                          subject=needle if rule in ("HP001", "HP002", "HP003") else None))
     ported = apply_edits(data, es)
     return FileResult(path=path, role="cuda-source",
                       status=FileStatus.PORTED if ported != data else FileStatus.UNCHANGED,

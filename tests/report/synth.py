@@ -99,7 +99,8 @@ def make_file(path: str, *, blocks: int = 6, seed: int = 0, probe: bool = False,
         if 0 <= u < block_end:
             findings.append(Finding("HP001", Severity.WARNING, src.span(u, u + 26),
                                     "cudaGraphExecNodeSetParams has no HIP equivalent; consider "
-                                    "hipGraphExecKernelNodeSetParams", family="graph"))
+                                    "hipGraphExecKernelNodeSetParams", family="graph",
+                                    subject="cudaGraphExecNodeSetParams"))
             fg = fam.setdefault("graph", FamilyCount())
             fg.found += 1
             fg.unsupported += 1
@@ -108,7 +109,7 @@ def make_file(path: str, *, blocks: int = 6, seed: int = 0, probe: bool = False,
             name = text[q:text.index("(", q)]
             findings.append(Finding("HP002", Severity.WARNING, src.span(q, q + len(name)),
                                     f"{name} looks like a CUDA API but no mapping table knows it",
-                                    family="unknown"))
+                                    family="unknown", subject=name))
         pos = block_end
     edits.sort(key=lambda e: (e.start, e.end))
     ported = apply_edits(data, edits)
