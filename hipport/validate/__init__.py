@@ -182,7 +182,8 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
             with progress("compiling") as bar:
                 unit_results = compilemod.compile_units(product, units, plan.archs, flags_for=unit_flags,
                                                         jobs=opts.jobs, explain=explain, skipped=plan.skipped,
-                                                        progress=bar, cache_dir=cache_dir)
+                                                        progress=bar, cache_dir=cache_dir,
+                                                        use_pch=os.environ.get("HIPPORT_VALIDATE_PCH") != "0")
 
         # --- run check
         program_results: list[runs.ProgramResult] = []

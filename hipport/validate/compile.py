@@ -25,6 +25,8 @@ from hipport.errors import HipportError
 from hipport.validate import errors_map, toolchains
 from hipport.validate.compilecache import Answer, CompileCache, read_depfile
 from hipport.validate.errors_map import Diagnostic
+from hipport.validate.pch import Precompiled
+from hipport.validate.pch import eligible as pch_eligible
 from hipport.validate.tree import Entry, PortedTree
 from hipport.validate.unitclass import UnitClass, classify_unit
 
@@ -234,16 +236,20 @@ def _line_of(path: Path, line: int) -> str:
     return ""
 
 
+# The precompiled header itself was refused: check the plain way.
+_PCH_TROUBLE = re.compile(r"PCH file|precompiled header|pch", re.I)
 # Inline assembly is checked by the backend only: a unit that has some is compiled in full.
 _ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
 
 
 def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: PortedTree,
                 objdir: Path, explain: Explain | None, timeout: float = 900.0,
-                cache: CompileCache | None = None, version: str = "") -> ArchResult:
+                cache: CompileCache | None = None, version: str = "",
+                pch: Precompiled | None = None) -> ArchResult:
     """hipcc on one unit for one arch. `-fsyntax-only` gives the diagnostics without code
     generation, unless the unit or a header of the tree holds inline assembly; an answer
-    whose files all hash as before comes from `cache`."""
+    whose files all hash as before comes from `cache`; `pch` checks an eligible unit with a
+    precompiled runtime header (a failure is checked again without it)."""
     stem = f"{abs(hash((str(entry.copy), arch)))}-{entry.copy.stem}.{arch}"
     obj, depfile = objdir / f"{stem}.o", objdir / f"{stem}.d"
     base = [hipcc, "-x", "hip", f"--offload-arch={arch}", *flags]
@@ -255,8 +261,11 @@ def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: Por
         rc, out, secs, cmd = hit.rc, hit.output, hit.seconds, full if hit.backend else syntax
     else:
         t0 = time.perf_counter()
-        got, out = _hipcc([*syntax, "-MD", "-MF", str(depfile)], entry, timeout)
-        deps = _deps(depfile, entry)
+        got, out = _with_pch(pch, base, arch, flags, entry, depfile, timeout)
+        if got is None or got != 0 and _PCH_TROUBLE.search(out):
+            got, out = _hipcc([*syntax, "-MD", "-MF", str(depfile)], entry, timeout)
+        scratch = os.path.normpath(str(objdir)) + os.sep  # the precompiled header and its source
+        deps = [d for d in _deps(depfile, entry) if not d.startswith(scratch)]
         cmd = syntax
         if got == 0 and _has_asm(deps, tree):
             cmd = full
@@ -288,6 +297,32 @@ def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: Por
         tail = [x for x in out.splitlines() if x.strip()][-3:]
         reason = " | ".join(tail) or f"hipcc exited {rc}"
     return ArchResult(FAIL, secs, reason, diags[:MAX_ERRORS], cmd, cached=hit is not None)
+
+
+def _with_pch(pch: Precompiled | None, base: list[str], arch: str, flags: list[str], entry: Entry,
+              depfile: Path, timeout: float) -> tuple[int | None, str]:
+    """The check with the precompiled runtime header, host and device apart; (None, "") when
+    the unit cannot use one."""
+    if pch is None:
+        return None, ""
+    try:
+        data = entry.copy.read_bytes()
+    except OSError:
+        return None, ""
+    pair = pch.pair(arch, flags) if pch_eligible(data, flags) else None
+    if pair is None:
+        return None, ""
+    host, dev = pair
+    unit = str(entry.copy)
+    rc1, out1 = _hipcc([*base, "--cuda-host-only", "-include-pch", str(host), "-fsyntax-only",
+                        "-MD", "-MF", str(depfile), unit], entry, timeout)
+    if rc1 is None or rc1 == 124:
+        return rc1, out1
+    rc2, out2 = _hipcc([*base, "--cuda-device-only", "-include-pch", str(dev), "-fsyntax-only", unit],
+                       entry, timeout)
+    if rc2 is None:
+        return None, out2
+    return (rc1 or rc2), out1 + out2
 
 
 def _hipcc(cmd: list[str], entry: Entry, timeout: float) -> tuple[int | None, str]:
@@ -377,7 +412,7 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
                   explain: Explain | None = None, hipcc: str | None = None,
                   skipped: Sequence[tuple[str, str]] = (),
                   progress: Callable[[int, int], None] | None = None,
-                  cache_dir: Path | None = None) -> list[UnitResult]:
+                  cache_dir: Path | None = None, use_pch: bool = True) -> list[UnitResult]:
     """Compile every unit for every arch; archs in `skipped` are recorded as not run.
     With `cache_dir`, answers of units whose files are unchanged are reused."""
     results = [UnitResult(u.display, str(u.copy)) for u in units]
@@ -398,8 +433,10 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
     with tempfile.TemporaryDirectory(prefix="hipport-objs-") as objdir, \
             ThreadPoolExecutor(max_workers=max(1, min(workers, len(tasks) or 1))) as ex:
         cache = CompileCache(cache_dir, tree.root) if cache_dir is not None else None
+        pch = Precompiled(info.path, Path(objdir)) if use_pch else None
         futs = {ex.submit(compile_one, info.path, units[i], a, flags_for(units[i]), tree,
-                          Path(objdir), explain, cache=cache, version=info.version): (i, a) for i, a in tasks}
+                          Path(objdir), explain, cache=cache, version=info.version, pch=pch): (i, a)
+                for i, a in tasks}
         per: dict[tuple[int, str], ArchResult] = {}
         from concurrent.futures import as_completed
         for fut in as_completed(futs):

@@ -79,7 +79,9 @@ def test_classify(message: str, source: str, category: str) -> None:
 
 
 def finding(rule: str, message: str = "") -> SimpleNamespace:
-    return SimpleNamespace(rule=rule, message=message)
+    """A finding as the translator makes it: API findings name their subject as data."""
+    subject = message.split(" ", 1)[0] if rule in ("HP001", "HP002", "HP003") else None
+    return SimpleNamespace(rule=rule, message=message, subject=subject)
 
 
 def test_explain_prefers_the_ports_own_finding_on_that_line() -> None:

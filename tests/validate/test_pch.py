@@ -1,0 +1,64 @@
+"""The precompiled runtime header speeds the compile check and never changes its answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hipport.validate.pch import eligible
+from tests.conftest import hipport, needs_hipcc
+
+
+@pytest.mark.parametrize(("head", "ok"), [
+    (b"", True),
+    (b"// a comment\n/* and\n   another */\n#pragma once\n#include <stdio.h>\n", True),
+    (b"#define HIP_ENABLE_WARP_SYNC_BUILTINS\n", False),  # changes what the header declares
+    (b'#include "defs.h"\n', False),  # a project header may define anything
+    (b"#ifdef _WIN32\n#include <windows.h>\n#endif\n", False),
+    (b"#undef NDEBUG\n", False),
+])
+def test_eligible_only_when_nothing_before_the_runtime_include_can_change_it(head: bytes, ok: bool) -> None:
+    unit = head + b"#include <hip/hip_runtime.h>\n__global__ void k() {}\n"
+    assert eligible(unit, ["-I/nowhere"]) is ok
+    assert eligible(unit, ["-include", "forced.h"]) is False
+    assert eligible(b"__global__ void k() {}\n", []) is False  # no runtime include of its own
+
+
+def test_a_project_folder_with_its_own_runtime_header_is_not_eligible(tmp_path: Path) -> None:
+    (tmp_path / "hip").mkdir()
+    (tmp_path / "hip" / "hip_runtime.h").write_text("#pragma once\n")
+    assert eligible(b"#include <hip/hip_runtime.h>\n", [f"-I{tmp_path}"]) is False
+
+
+UNITS = {
+    "good.cu": b"#include <stdio.h>\n#include <cuda_runtime.h>\n__global__ void k(float* a) { a[threadIdx.x] = 1; }\n"
+               b"int main() { float* d; cudaMalloc(&d, 64); k<<<1, 64>>>(d); printf(\"ok\\n\"); return 0; }\n",
+    "bad.cu": b"#include <cuda_runtime.h>\n__global__ void k(float* a) { a[threadIdx.x] = undeclared_thing; }\n"
+              b"__device__ int f() { return also_missing; }\n",
+    "defines.cu": b"#define MY_SCALE 3\n#include <cuda_runtime.h>\n__global__ void k(int* a) { a[0] = MY_SCALE; }\n",
+}
+
+
+@pytest.mark.hipcc
+@needs_hipcc
+def test_the_answer_is_the_same_with_and_without_it(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, data in UNITS.items():
+        (src / name).write_bytes(data)
+    docs = []
+    for flag in ("1", "0"):
+        p = hipport("validate", src, "--offload-arch", "gfx90a", "--format", "json", "--no-cache", "-D", "X=1",
+                    env={"HIPPORT_VALIDATE_PCH": flag})
+        assert p.returncode == 1, p.stderr.decode()
+        docs.append(json.loads(p.stdout))
+    with_pch, plain = docs
+    assert with_pch["table"] == plain["table"]
+    assert {Path(r["file"]).name: r["compile gfx90a"] for r in plain["table"]} == \
+        {"good.cu": "pass", "bad.cu": "fail", "defines.cu": "pass"}
+    key = [(e["file"], e["line"], e["message"]) for e in plain["errors"]]
+    assert [(e["file"], e["line"], e["message"]) for e in with_pch["errors"]] == key
+    assert {m for _, _, m in key} >= {"use of undeclared identifier 'undeclared_thing'",
+                                      "use of undeclared identifier 'also_missing'"}
