@@ -254,9 +254,10 @@ def settings_of(config: Config) -> dict[str, str]:
 
 
 def salt_of(config: Config) -> str:
-    """What every cache key holds besides content: hipport's version, the configuration and
-    the rule tables."""
-    return cachemod.key(f"{__version__}:{config.fingerprint()}:{rulesmod.tables_digest()}".encode(),
+    """What every cache key holds besides content: hipport's version, the shape of cached
+    results (an entry of another shape would not decode: its file would be lost, not
+    re-ported), the configuration and the rule tables."""
+    return cachemod.key(f"{__version__}:{codec.FORMAT}:{config.fingerprint()}:{rulesmod.tables_digest()}".encode(),
                         "", "")[:16]
 
 
@@ -394,8 +395,12 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             sum(1 for r in final if r.pending is not None), sorted(defined), statuses,
             body.encode("utf-8", "surrogateescape")))
     if keep_original:
+        lost: list[FileResult] = []
         hydrate(run_result, files, cache_dir if config.cache else None, original=True, store=store,
-                ported=not findings_only)
+                ported=not findings_only, lost=lost)
+        if lost:  # cached details that no longer decode (dropped already): port those files again
+            _port_again(run_result, lost, files, Worker(config, salt, None, sink), sigs, modes, store,
+                        findings_only)
         if findings_only and store is not None and not any(r.status == FileStatus.FAILED for r in final):
             cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
                 paths, ids, [None] * len(final), [None] * len(final), len(final), sorted(defined),
@@ -407,6 +412,28 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     run_result.notes[:0] = notes
     run_result.seconds = time.perf_counter() - t0
     return run_result
+
+
+def _port_again(run: RunResult, lost: list[FileResult], files: list[WorkFile], worker: Worker,
+                sigs: list[str], modes: list[int], store: cachemod.Cache | None, findings_only: bool) -> None:
+    where = {wf.display: i for i, wf in enumerate(files)}
+    at = {id(r): n for n, r in enumerate(run.files)}
+    fresh: list[FileResult] = []
+    for r in lost:
+        i = where[r.path]
+        wf = files[i]
+        o = worker(Job(i, wf.file, wf.display, wf.rel, sigs[i], modes[i]))
+        new = codec.load_meta(o.meta)
+        if o.detail is not None:
+            if new.pending:
+                run.details[new.pending] = o.detail
+            else:
+                new.edits, new.findings = codec.load_detail(o.detail)
+        if store is not None and o.key and o.detail is not None and new.status != FileStatus.FAILED:
+            store.put_many([(o.key, o.meta, o.detail)])
+        run.files[at[id(r)]] = new
+        fresh.append(new)
+    hydrate(run, files, None, which=lambda r: any(r is f for f in fresh), ported=not findings_only)
 
 
 def _open_store(cache_dir: Path | None, notes: list[str]) -> cachemod.Cache | None:
@@ -488,8 +515,8 @@ def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress
 
 def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
             which: Callable[[FileResult], bool] = lambda r: True, original: bool = True,
-            store: cachemod.Cache | None = None,
-            ported: bool = True) -> dict[str, tuple[int, int, int, int]]:
+            store: cachemod.Cache | None = None, ported: bool = True,
+            lost: list[FileResult] | None = None) -> dict[str, tuple[int, int, int, int]]:
     """Load what a command needs of the chosen results: cached edits and findings, the
     original bytes, and the ported bytes (re-applying the edits: the one apply function).
 
@@ -511,8 +538,11 @@ def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
     for r in chosen:
         if r.pending:
             got = details.get(r.pending)
-            if got is None:  # the cache lost it meanwhile (another run, a damaged file)
-                run.fail(r, "its cached results were lost during the run; run again")
+            if got is None:  # the cache lost it meanwhile (another run, a damaged row: dropped)
+                if lost is not None:
+                    lost.append(r)  # the caller ports it again
+                else:
+                    run.fail(r, "its cached results were lost during the run; run again")
                 continue
             r.edits, r.findings, r.pending = list(got[0]), list(got[1]), None
             _settle_unknown(r, run.defined)

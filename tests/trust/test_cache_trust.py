@@ -169,3 +169,35 @@ def test_files_of_equal_content_keep_their_own_results_when_cached(tmp_path: Pat
     out = tmp_path / "out"
     assert hipport("port", tmp_path / "src", "-o", out, "--cache-dir", tmp_path / "cache").returncode in (0, 1)
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.cu")) == ["a/k.cu", "b/k.cu", "c/k.cu"]
+
+
+def test_a_damaged_detail_row_is_ported_again_not_lost(tmp_path: Path) -> None:
+    """Results whose metadata decodes but whose edits and findings do not (another codec
+    shape, a damaged row): the file is ported again. It once came back failed and a mirror
+    (validate's) silently held the unported file."""
+    from hipport.config import Config
+    from hipport.model import FileStatus
+    from hipport.pipeline import run
+    from hipport.workspace import discover
+
+    tree = cuda_tree(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    files = discover([tree], (), ())
+    first = run(files, Config(), cache_dir=cache, keep_original=True)
+    con = sqlite3.connect(cache / cachemod.DB_NAME)
+    con.execute("UPDATE r SET detail = '[[], [[\"HP001\", \"warning\"]]]'")
+    con.commit()
+    con.close()
+    again = run(files, Config(), cache_dir=cache, keep_original=True)
+    assert [(r.path, r.status, r.ported) for r in again.files] == [(r.path, r.status, r.ported) for r in first.files]
+    assert not any(r.status == FileStatus.FAILED for r in again.files)
+    assert [[f.message for f in r.findings] for r in again.files] == [[f.message for f in r.findings] for r in first.files]
+
+
+def test_the_key_holds_the_shape_of_cached_results(monkeypatch: object) -> None:
+    from hipport import codec, pipeline
+    from hipport.config import Config
+
+    a = pipeline.salt_of(Config())
+    monkeypatch.setattr(codec, "FORMAT", codec.FORMAT + 1)  # type: ignore[attr-defined]
+    assert pipeline.salt_of(Config()) != a
