@@ -17,6 +17,12 @@ WAVE_STRATEGIES = ("auto", "logical32", "native")
 LAUNCH_SYNTAXES = ("chevron", "ggl")
 BLAS_TARGETS = ("hipblas", "rocblas")
 INCLUDE_LAYOUTS = ("current", "flat")
+# The library each CUDA library family ports to (the first is the default); `roc` (HIPIFY's
+# --roc) picks the roc* one of every family that has one and was not chosen explicitly.
+LIBRARY_TARGETS = {"blas": BLAS_TARGETS, "sparse": ("hipsparse", "rocsparse"),
+                   "rand": ("hiprand", "rocrand"), "solver": ("hipsolver", "rocsolver"),
+                   "fft": ("hipfft",), "dnn": ("miopen",)}
+ROC_TARGETS = {k: v[-1] for k, v in LIBRARY_TARGETS.items() if v[-1].startswith("roc")}
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,12 @@ class Config:
     offload_arch: tuple[str, ...] = ("gfx90a",)
     launch_syntax: str = "chevron"
     blas: str = "hipblas"
+    sparse: str = "hipsparse"
+    rand: str = "hiprand"
+    solver: str = "hipsolver"
+    fft: str = "hipfft"
+    dnn: str = "miopen"
+    roc: bool = False  # every family to its roc* library, unless chosen explicitly
     include_layout: str = "current"
     rename_extensions: bool = False
     apply_review_fixes: bool = False
@@ -51,7 +63,7 @@ class Config:
     def fingerprint(self) -> str:
         """What the per-file results depend on (the cache key part that is not content)."""
         keep = ("select", "ignore", "severity", "wave_strategy", "rocm", "launch_syntax", "blas",
-                "include_layout", "rename_extensions", "apply_review_fixes", "wave64", "build_files",
+                "sparse", "rand", "solver", "fft", "dnn", "include_layout", "rename_extensions", "apply_review_fixes", "wave64", "build_files",
                 "offload_arch")
         return repr(tuple(getattr(self, k) for k in keep))
 
@@ -63,7 +75,7 @@ def version_tuple(v: str) -> tuple[int, ...]:
 
 KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name != "sources"}
 CHOICES = {"wave_strategy": WAVE_STRATEGIES, "launch_syntax": LAUNCH_SYNTAXES,
-           "blas": BLAS_TARGETS, "include_layout": INCLUDE_LAYOUTS,
+           **LIBRARY_TARGETS, "include_layout": INCLUDE_LAYOUTS,
            "fail_on": ("error", "warning", "info", "never")}
 
 
@@ -124,7 +136,8 @@ _VERSION = re.compile(r"\d+\.\d+(\.\d+)?")
 _ARCH = re.compile(r"gfx[0-9a-f]{3,5}(:(xnack|sramecc)[+-])*")
 _SEVERITIES = ("error", "warning", "info")
 _LISTS = ("include", "exclude", "select", "ignore", "offload_arch")
-_BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache", "force_exclude", "build_files")
+_BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache", "force_exclude", "build_files",
+          "roc")
 
 
 def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
@@ -233,4 +246,14 @@ def build(start: Path | None, overrides: dict[str, Any], config_file: Path | Non
             continue
         values[name] = _coerce(name, value, "command line")
         sources[name] = "command line"
+    if values.get("roc"):
+        for name, target in ROC_TARGETS.items():
+            if name not in values:
+                values[name] = target
+                sources[name] = f"roc ({sources['roc']})"
+    if values.get("solver") == "rocsolver" and "blas" not in values:
+        # rocSOLVER takes rocBLAS's handle and enums (rocblas_fill, rocblas_operation, ...):
+        # cuBLAS names beside cuSOLVER calls must be rocBLAS's too.
+        values["blas"] = "rocblas"
+        sources["blas"] = f"solver = rocsolver ({sources['solver']})"
     return replace(Config(), **values, sources=tuple(sorted(sources.items())))
