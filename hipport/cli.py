@@ -253,6 +253,21 @@ def lint(
     _run(go)
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                                "help_option_names": []}, add_help_option=False)
+def hipify(ctx: typer.Context) -> None:
+    """Port CUDA files taking hipify-perl's and hipify-clang's options (-o, -inplace, -print-stats, -roc, ...)."""
+    from hipport.commands.hipify import run as do_hipify
+
+    argv = list(ctx.args)
+    raw = sys.argv[1:]
+    if "--" in raw and "--" not in argv:  # the parser takes `--` away; where it stood matters
+        tail = raw[raw.index("--") + 1:]
+        if tail and argv[len(argv) - len(tail):] == tail:
+            argv.insert(len(argv) - len(tail), "--")
+    _run(lambda: do_hipify(argv))
+
+
 @app.command()
 def explain(rule: Annotated[str, typer.Argument(help="A rule id (W006, HP001) or name.")]) -> None:
     """Print a rule's documentation."""
