@@ -47,8 +47,10 @@ MAPPED: dict[str, tuple[str, ...]] = {
     "-roc": ("--roc",),
     "--miopen": ("--dnn", "miopen"),
 }
-# What every run gets: HIPIFY writes for the newest ROCm, and (like hipify-clang) renames only.
-BASE = ("--rocm", "6.4", "--include-layout", "flat")
+# What every run gets, the options that match what HIPIFY writes (docs/hipify.md): spellings
+# for ROCm 6.x (its tables' hipBLAS `_v2` forms), the flat include layout (`"hipblas.h"`), and
+# quoted includes kept quoted. `--no-wave64` is added unless `--wave64` is given.
+BASE = ("--rocm", "6.4", "--include-layout", "flat", "--include-quotes", "keep")
 
 
 @dataclass

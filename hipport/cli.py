@@ -60,6 +60,9 @@ Fft = Enum("Fft", {v: v for v in configmod.LIBRARY_TARGETS["fft"]}, type=str)  #
 Dnn = Enum("Dnn", {v: v for v in configmod.LIBRARY_TARGETS["dnn"]}, type=str)  # type: ignore[misc]
 
 
+Quotes = Enum("Quotes", {v: v for v in configmod.INCLUDE_QUOTES}, type=str)  # type: ignore[misc]
+
+
 class Layout(str, Enum):
     current = "current"
     flat = "flat"
@@ -104,6 +107,7 @@ SolverOpt = Annotated[Solver | None, typer.Option("--solver", help="Port cuSOLVE
 FftOpt = Annotated[Fft | None, typer.Option("--fft", help="Port cuFFT to hipFFT (the only target so far).")]
 DnnOpt = Annotated[Dnn | None, typer.Option("--dnn", help="Port cuDNN to MIOpen (the only target).")]
 RocOpt = Annotated[bool, typer.Option("--roc", help="Port every library to its roc* library (rocBLAS, rocSPARSE, rocRAND, rocSOLVER) unless chosen by its own option.")]
+QuotesOpt = Annotated[Quotes | None, typer.Option("--include-quotes", help='angle: a quoted CUDA library include becomes <...>; keep: stays "..." (as HIPIFY writes it).')]
 LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
 NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMakeLists.txt, *.cmake and Makefiles as they are (default: port them).")]
@@ -175,6 +179,7 @@ def port(
     sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, fft: FftOpt = None,
     dnn: DnnOpt = None, roc: RocOpt = False,
     include_layout: LayoutOpt = None,
+    include_quotes: QuotesOpt = None,
     include: Include = None,
     exclude: Exclude = None,
     force_exclude: ForceExclude = False,
@@ -197,7 +202,8 @@ def port(
         cfg = _config(paths, config_file, include=include, exclude=exclude,
                       force_exclude=force_exclude or None, select=select,
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm,
-                      launch_syntax=launch_syntax, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc), include_layout=include_layout,
+                      launch_syntax=launch_syntax, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
+                      include_layout=include_layout, include_quotes=include_quotes,
                       rename_extensions=rename_extensions or None,
                       apply_review_fixes=apply_review_fixes or None,
                       wave64=False if no_wave64 else None, jobs=jobs,

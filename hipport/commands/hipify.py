@@ -294,7 +294,8 @@ def run(argv: list[str]) -> int:
     from hipport.rules import for_config
     from hipport.workspace import CUDA_SOURCE, PORTED_ROLES, role_of
 
-    overrides = dict(o.overrides)
+    # HIPIFY keeps a quoted include quoted: so does its front door (`port` writes <...>).
+    overrides = {"include_quotes": "keep", **o.overrides}
     config_file = overrides.pop("_config", None)
     config = configmod.build(o.inputs[0], overrides, config_file)
     titles = for_config(config).families
