@@ -45,7 +45,7 @@ MAPPED: dict[str, tuple[str, ...]] = {
     "--cuda-kernel-execution-syntax": (),
     "--roc": ("--roc",),
     "-roc": ("--roc",),
-    "--miopen": ("--dnn", "miopen"),
+    "--miopen": ("--dnn", "miopen-hipify"),
 }
 # What every run gets, the options that match what HIPIFY writes (docs/hipify.md): spellings
 # for ROCm 6.x (its tables' hipBLAS `_v2` forms), the flat include layout (`"hipblas.h"`), and

@@ -105,7 +105,7 @@ SparseOpt = Annotated[Sparse | None, typer.Option("--sparse", help="Port cuSPARS
 RandOpt = Annotated[Rand | None, typer.Option("--rand", help="Port cuRAND to hipRAND or rocRAND.")]
 SolverOpt = Annotated[Solver | None, typer.Option("--solver", help="Port cuSOLVER to hipSOLVER or rocSOLVER.")]
 FftOpt = Annotated[Fft | None, typer.Option("--fft", help="Port cuFFT to hipFFT (the only target so far).")]
-DnnOpt = Annotated[Dnn | None, typer.Option("--dnn", help="Port cuDNN to MIOpen (the only target).")]
+DnnOpt = Annotated[Dnn | None, typer.Option("--dnn", help="cuDNN to MIOpen: miopen renames what is the same; miopen-hipify also what HIPIFY renames, with notes.")]
 RocOpt = Annotated[bool, typer.Option("--roc", help="Port every library to its roc* library (rocBLAS, rocSPARSE, rocRAND, rocSOLVER) unless chosen by its own option.")]
 QuotesOpt = Annotated[Quotes | None, typer.Option("--include-quotes", help='angle: a quoted CUDA library include becomes <...>; keep: stays "..." (as HIPIFY writes it).')]
 LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>.")]

@@ -22,8 +22,10 @@ INCLUDE_QUOTES = ("angle", "keep")  # a quoted CUDA library include: to <...>, o
 # --roc) picks the roc* one of every family that has one and was not chosen explicitly.
 LIBRARY_TARGETS = {"blas": BLAS_TARGETS, "sparse": ("hipsparse", "rocsparse"),
                    "rand": ("hiprand", "rocrand"), "solver": ("hipsolver", "rocsolver"),
-                   "fft": ("hipfft",), "dnn": ("miopen",)}
+                   "fft": ("hipfft",), "dnn": ("miopen", "miopen-hipify")}
 ROC_TARGETS = {k: v[-1] for k, v in LIBRARY_TARGETS.items() if v[-1].startswith("roc")}
+# dnn: "miopen" renames what is the same in MIOpen; "miopen-hipify" also what HIPIFY's --miopen
+# renames, each with an HP016 note (rules/api/miopen_hipify.toml)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report",
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand",
-                "rocsolver": "cusolver"}
+                "rocsolver": "cusolver", "miopen_hipify": "cudnn"}
 
 
 @fast_pickle  # thousands load in every worker; see model.fast_pickle
@@ -258,7 +258,8 @@ def for_config(config: Any) -> RuleSet:
 
 def libraries_key(config: Any) -> str:
     """The alternative families `config` selects, as `load` takes them ("hipblas" for none)."""
-    chosen = sorted({config.blas, config.sparse, config.rand, config.solver} & set(ALTERNATIVES))
+    values = {config.blas, config.sparse, config.rand, config.solver, config.dnn.replace("-", "_")}
+    chosen = sorted(values & set(ALTERNATIVES))
     return ",".join(chosen) or "hipblas"
 
 

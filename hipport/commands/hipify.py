@@ -46,7 +46,6 @@ IGNORED = {
     "skip-excluded-preprocessor-conditional-blocks": "hipport ports every preprocessor branch",
     "default-preprocessor": "hipport ports every preprocessor branch",
     "use-hip-data-types": "hipport writes hipDataType where the ROCm floor has it",
-    "miopen": "cuDNN always ports to MIOpen",
     "save-temps": "hipport writes no temporary files",
     "temp-dir": "hipport writes no temporary files",
     "o-hipify-perl-dir": "hipport generates no hipify-perl script",
@@ -76,6 +75,7 @@ Ports CUDA sources to HIP with hipport, taking hipify-perl's and hipify-clang's 
   -print-stats-csv              Write statistics to <input>.csv (or -o-stats=<file>)
   -examine                      -no-output and -print-stats
   -roc                          Port to roc* libraries where possible (rocBLAS, rocSPARSE, ...)
+  -miopen                       Rename cuDNN calls to MIOpen as HIPIFY does (--dnn miopen-hipify)
   -hip-kernel-execution-syntax  Write hipLaunchKernelGGL(...) for <<<...>>> launches
   -cuda-kernel-execution-syntax Keep <<<...>>> launches (the default)
   -quiet-warnings               Print no findings
@@ -184,6 +184,8 @@ def _flag(o: HipifyOptions, name: str, ignored: dict[str, str]) -> None:
         o.stats_csv = True
     elif name == "examine":
         o.write, o.stats = False, True
+    elif name == "miopen":
+        o.overrides["dnn"] = "miopen-hipify"
     elif name == "roc":
         o.overrides["roc"] = True
     elif name == "hip-kernel-execution-syntax":
