@@ -8,7 +8,8 @@ line is ported by hipport with the options its RUN line gives hipify-clang, mapp
 change nothing). The output goes through the same filter the test harness applies (`//` and the
 rest of a line become `// `), then each expected `CHECK:` / `CHECK-NEXT:` line is looked for, in
 order, as a whole output line (horizontal whitespace runs count as one space, as FileCheck
-counts them; `{{regex}}` parts are regular expressions). A `CHECK-NOT:` line is reported when
+counts them; a trailing comment or line-continuation backslash is not part of the line;
+`{{regex}}` parts are regular expressions). A `CHECK-NOT:` line is reported when
 it appears between its neighbouring matches, but is not part of the figure.
 
 Printed: the whole-line agreement overall and per file (worst first), and with `-v` each missed
@@ -158,10 +159,20 @@ def output_lines(text: str) -> list[str]:
     return [_uncommented(norm(_COMMENT.sub("// ", line))) for line in text.splitlines()]
 
 
+_TRAILING = re.compile(r"(?:\s*/\*(?:(?!\*/).)*\*/)+\s*$|\s*\\$")
+
+
 def _uncommented(line: str) -> str:
-    """A line less the `//` the harness leaves of a trailing comment: CHECK lines leave the
-    comment out, and FileCheck (matching a part of a line) does not see it."""
-    return line[:-2].rstrip() if line.endswith("//") else line
+    """A line less what follows its code: the `//` the harness leaves of a trailing comment,
+    a trailing `/* ... */` comment and a macro's line-continuation backslash. CHECK lines
+    leave those out, and FileCheck (matching a part of a line) does not see them."""
+    if line.endswith("//"):
+        line = line[:-2].rstrip()
+    while True:
+        cut = _TRAILING.sub("", line)
+        if cut == line:
+            return line
+        line = cut.rstrip()
 
 
 def score(test: Test, out_text: str) -> Score:

@@ -84,6 +84,11 @@ def test_a_whole_line_is_needed(tmp_path: Path) -> None:
     assert (s.hits, s.total) == (1, 2)  # `// gone` becomes `// `, as the harness's sed does
     s = hipify_tests.score(test, "hipFree(p);\nhipFree(q);\n")
     assert (s.hits, s.total) == (2, 2)
+    # What follows the code is not part of the line: a block comment, a continuation.
+    s = hipify_tests.score(test, "hipFree(p); /* a */ /* b */\nhipFree(q);   \\\n")
+    assert (s.hits, s.total) == (2, 2)
+    s = hipify_tests.score(test, "hipFree(p); /* a */ x\nhipFree(q);\n")
+    assert (s.hits, s.total) == (1, 2)  # code after the comment: not p's line
 
 
 def test_not_a_checkout(tmp_path: Path) -> None:
