@@ -53,6 +53,16 @@ class Blas(str, Enum):
     rocblas = "rocblas"
 
 
+Sparse = Enum("Sparse", {v: v for v in configmod.LIBRARY_TARGETS["sparse"]}, type=str)  # type: ignore[misc]
+Rand = Enum("Rand", {v: v for v in configmod.LIBRARY_TARGETS["rand"]}, type=str)  # type: ignore[misc]
+Solver = Enum("Solver", {v: v for v in configmod.LIBRARY_TARGETS["solver"]}, type=str)  # type: ignore[misc]
+Fft = Enum("Fft", {v: v for v in configmod.LIBRARY_TARGETS["fft"]}, type=str)  # type: ignore[misc]
+Dnn = Enum("Dnn", {v: v for v in configmod.LIBRARY_TARGETS["dnn"]}, type=str)  # type: ignore[misc]
+
+
+Quotes = Enum("Quotes", {v: v for v in configmod.INCLUDE_QUOTES}, type=str)  # type: ignore[misc]
+
+
 class Layout(str, Enum):
     current = "current"
     flat = "flat"
@@ -91,6 +101,13 @@ Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the result cache.")]
 CacheDir = Annotated[Path | None, typer.Option("--cache-dir", help="Cache folder (default: one per input tree in the user cache, never in the tree).")]
 BlasOpt = Annotated[Blas | None, typer.Option("--blas", help="Port cuBLAS to hipBLAS or rocBLAS.")]
+SparseOpt = Annotated[Sparse | None, typer.Option("--sparse", help="Port cuSPARSE to hipSPARSE or rocSPARSE.")]
+RandOpt = Annotated[Rand | None, typer.Option("--rand", help="Port cuRAND to hipRAND or rocRAND.")]
+SolverOpt = Annotated[Solver | None, typer.Option("--solver", help="Port cuSOLVER to hipSOLVER or rocSOLVER.")]
+FftOpt = Annotated[Fft | None, typer.Option("--fft", help="Port cuFFT to hipFFT (the only target so far).")]
+DnnOpt = Annotated[Dnn | None, typer.Option("--dnn", help="cuDNN to MIOpen: miopen renames what is the same; miopen-hipify also what HIPIFY renames, with notes.")]
+RocOpt = Annotated[bool, typer.Option("--roc", help="Port every library to its roc* library (rocBLAS, rocSPARSE, rocRAND, rocSOLVER) unless chosen by its own option.")]
+QuotesOpt = Annotated[Quotes | None, typer.Option("--include-quotes", help='angle: a quoted CUDA library include becomes <...>; keep: stays "..." (as HIPIFY writes it).')]
 LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
 NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMakeLists.txt, *.cmake and Makefiles as they are (default: port them).")]
@@ -104,6 +121,12 @@ def _config(paths: list[Path], config_file: Path | None, **overrides: Any) -> co
             clean[k] = tuple(clean[k])
     start = paths[0] if paths else Path.cwd()
     return configmod.build(start, clean, config_file)
+
+
+def _libs(sparse: Any, rand: Any, solver: Any, fft: Any, dnn: Any, roc: bool) -> dict[str, Any]:
+    """The library choices as `_config` overrides (None: not given)."""
+    return {"sparse": sparse, "rand": rand, "solver": solver, "fft": fft, "dnn": dnn,
+            "roc": True if roc else None}
 
 
 def _say(text: str, nl: bool = True) -> int:
@@ -153,7 +176,10 @@ def port(
     no_build_files: NoBuildFiles = False,
     offload_arch: OffloadArch = None,
     blas: BlasOpt = None,
+    sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, fft: FftOpt = None,
+    dnn: DnnOpt = None, roc: RocOpt = False,
     include_layout: LayoutOpt = None,
+    include_quotes: QuotesOpt = None,
     include: Include = None,
     exclude: Exclude = None,
     force_exclude: ForceExclude = False,
@@ -176,7 +202,8 @@ def port(
         cfg = _config(paths, config_file, include=include, exclude=exclude,
                       force_exclude=force_exclude or None, select=select,
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm,
-                      launch_syntax=launch_syntax, blas=blas, include_layout=include_layout,
+                      launch_syntax=launch_syntax, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
+                      include_layout=include_layout, include_quotes=include_quotes,
                       rename_extensions=rename_extensions or None,
                       apply_review_fixes=apply_review_fixes or None,
                       wave64=False if no_wave64 else None, jobs=jobs,
@@ -199,6 +226,8 @@ def lint(
     wave_strategy: StrategyOpt = None,
     rocm: Rocm = None,
     blas: BlasOpt = None,
+    sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, fft: FftOpt = None,
+    dnn: DnnOpt = None, roc: RocOpt = False,
     include: Include = None,
     exclude: Exclude = None,
     force_exclude: ForceExclude = False,
@@ -220,7 +249,7 @@ def lint(
     def go() -> int:
         cfg = _config(paths, config_file, include=include, exclude=exclude,
                       force_exclude=force_exclude or None, select=select,
-                      ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas,
+                      ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
                       fail_on=fail_on, jobs=jobs, cache=False if no_cache else None,
                       build_files=False if no_build_files else None)
         from hipport.commands.port import default_cache_dir
@@ -228,6 +257,21 @@ def lint(
         return do_lint(paths, cfg, UI(quiet=quiet, fail_on=cfg.fail_on), fmt.value, diff_base, cd)
 
     _run(go)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True,
+                                "help_option_names": []}, add_help_option=False)
+def hipify(ctx: typer.Context) -> None:
+    """Port CUDA files taking hipify-perl's and hipify-clang's options (-o, -inplace, -print-stats, -roc, ...)."""
+    from hipport.commands.hipify import run as do_hipify
+
+    argv = list(ctx.args)
+    raw = sys.argv[1:]
+    if "--" in raw and "--" not in argv:  # the parser takes `--` away; where it stood matters
+        tail = raw[raw.index("--") + 1:]
+        if tail and argv[len(argv) - len(tail):] == tail:
+            argv.insert(len(argv) - len(tail), "--")
+    _run(lambda: do_hipify(argv))
 
 
 @app.command()
@@ -243,12 +287,16 @@ def rules_lookup(
     name: Annotated[str, typer.Argument(help="A CUDA (or HIP) name, header or namespace.")],
     fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.text,
     blas: BlasOpt = None,
+    sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, roc: RocOpt = False,
 ) -> None:
     """Show how hipport ports NAME: HIP name, status, family, ROCm version, notes."""
     from hipport.commands.info import lookup
+    from hipport.rules import libraries_key
 
     def go() -> int:
-        text, code = lookup(name, blas.value if blas else "hipblas", fmt.value)
+        cfg = configmod.build(None, {k: (v.value if isinstance(v, Enum) else v) for k, v in
+                                     {"blas": blas, **_libs(sparse, rand, solver, None, None, roc)}.items()})
+        text, code = lookup(name, libraries_key(cfg), fmt.value)
         typer.echo(text, nl=False)
         return code
 
@@ -305,6 +353,8 @@ def report(
     wave_strategy: StrategyOpt = None,
     rocm: Rocm = None,
     blas: BlasOpt = None,
+    sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, fft: FftOpt = None,
+    dnn: DnnOpt = None, roc: RocOpt = False,
     include: Include = None,
     exclude: Exclude = None,
     force_exclude: ForceExclude = False,
@@ -322,7 +372,7 @@ def report(
     def go() -> int:
         cfg = _config(paths, config_file, include=include, exclude=exclude,
                       force_exclude=force_exclude or None, select=select,
-                      ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas,
+                      ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
                       jobs=jobs, cache=False if no_cache else None,
                       build_files=False if no_build_files else None)
         from hipport.commands.port import default_cache_dir
@@ -369,6 +419,8 @@ def validate(
     rocm: Rocm = None,
     apply_review_fixes: Annotated[bool, typer.Option("--apply-review-fixes", help="Also apply wave64 fixes that need review.")] = False,
     blas: BlasOpt = None,
+    sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, fft: FftOpt = None,
+    dnn: DnnOpt = None, roc: RocOpt = False,
     include: Include = None,
     exclude: Exclude = None,
     jobs: Jobs = None,
@@ -384,7 +436,7 @@ def validate(
     def go() -> int:
         plist = list(paths or [])
         cfg = _config(plist or ([ported] if ported else []), config_file, include=include, exclude=exclude,
-                      wave_strategy=wave_strategy, rocm=rocm, launch_syntax=launch_syntax, blas=blas,
+                      wave_strategy=wave_strategy, rocm=rocm, launch_syntax=launch_syntax, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
                       apply_review_fixes=apply_review_fixes or None, offload_arch=offload_arch,
                       jobs=jobs, cache=False if no_cache else None)
         ui = UI(quiet=quiet)

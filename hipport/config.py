@@ -17,6 +17,15 @@ WAVE_STRATEGIES = ("auto", "logical32", "native")
 LAUNCH_SYNTAXES = ("chevron", "ggl")
 BLAS_TARGETS = ("hipblas", "rocblas")
 INCLUDE_LAYOUTS = ("current", "flat")
+INCLUDE_QUOTES = ("angle", "keep")  # a quoted CUDA library include: to <...>, or kept "..."
+# The library each CUDA library family ports to (the first is the default); `roc` (HIPIFY's
+# --roc) picks the roc* one of every family that has one and was not chosen explicitly.
+LIBRARY_TARGETS = {"blas": BLAS_TARGETS, "sparse": ("hipsparse", "rocsparse"),
+                   "rand": ("hiprand", "rocrand"), "solver": ("hipsolver", "rocsolver"),
+                   "fft": ("hipfft",), "dnn": ("miopen", "miopen-hipify")}
+ROC_TARGETS = {k: v[-1] for k, v in LIBRARY_TARGETS.items() if v[-1].startswith("roc")}
+# dnn: "miopen" renames what is the same in MIOpen; "miopen-hipify" also what HIPIFY's --miopen
+# renames, each with an HP016 note (rules/api/miopen_hipify.toml)
 
 
 @dataclass(frozen=True)
@@ -32,7 +41,14 @@ class Config:
     offload_arch: tuple[str, ...] = ("gfx90a",)
     launch_syntax: str = "chevron"
     blas: str = "hipblas"
+    sparse: str = "hipsparse"
+    rand: str = "hiprand"
+    solver: str = "hipsolver"
+    fft: str = "hipfft"
+    dnn: str = "miopen"
+    roc: bool = False  # every family to its roc* library, unless chosen explicitly
     include_layout: str = "current"
+    include_quotes: str = "angle"
     rename_extensions: bool = False
     apply_review_fixes: bool = False
     wave64: bool = True  # run the wave64 pass
@@ -51,7 +67,7 @@ class Config:
     def fingerprint(self) -> str:
         """What the per-file results depend on (the cache key part that is not content)."""
         keep = ("select", "ignore", "severity", "wave_strategy", "rocm", "launch_syntax", "blas",
-                "include_layout", "rename_extensions", "apply_review_fixes", "wave64", "build_files",
+                "sparse", "rand", "solver", "fft", "dnn", "include_layout", "include_quotes", "rename_extensions", "apply_review_fixes", "wave64", "build_files",
                 "offload_arch")
         return repr(tuple(getattr(self, k) for k in keep))
 
@@ -63,7 +79,7 @@ def version_tuple(v: str) -> tuple[int, ...]:
 
 KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name != "sources"}
 CHOICES = {"wave_strategy": WAVE_STRATEGIES, "launch_syntax": LAUNCH_SYNTAXES,
-           "blas": BLAS_TARGETS, "include_layout": INCLUDE_LAYOUTS,
+           **LIBRARY_TARGETS, "include_layout": INCLUDE_LAYOUTS, "include_quotes": INCLUDE_QUOTES,
            "fail_on": ("error", "warning", "info", "never")}
 
 
@@ -124,7 +140,8 @@ _VERSION = re.compile(r"\d+\.\d+(\.\d+)?")
 _ARCH = re.compile(r"gfx[0-9a-f]{3,5}(:(xnack|sramecc)[+-])*")
 _SEVERITIES = ("error", "warning", "info")
 _LISTS = ("include", "exclude", "select", "ignore", "offload_arch")
-_BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache", "force_exclude", "build_files")
+_BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache", "force_exclude", "build_files",
+          "roc")
 
 
 def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
@@ -233,4 +250,14 @@ def build(start: Path | None, overrides: dict[str, Any], config_file: Path | Non
             continue
         values[name] = _coerce(name, value, "command line")
         sources[name] = "command line"
+    if values.get("roc"):
+        for name, target in ROC_TARGETS.items():
+            if name not in values:
+                values[name] = target
+                sources[name] = f"roc ({sources['roc']})"
+    if values.get("solver") == "rocsolver" and "blas" not in values:
+        # rocSOLVER takes rocBLAS's handle and enums (rocblas_fill, rocblas_operation, ...):
+        # cuBLAS names beside cuSOLVER calls must be rocBLAS's too.
+        values["blas"] = "rocblas"
+        sources["blas"] = f"solver = rocsolver ({sources['solver']})"
     return replace(Config(), **values, sources=tuple(sorted(sources.items())))

@@ -52,7 +52,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileRes
             defines: set[str] = set()
             families: dict = {}
         else:
-            rules = rulesmod.load(config.blas)
+            rules = rulesmod.for_config(config)
             ctx = translate.run(src, config, rules)
             findings = list(ctx.findings)
             findings.extend(f for f in ctx.unknown if f.subject not in ctx.defines)

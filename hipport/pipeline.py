@@ -231,7 +231,7 @@ def _init(worker: Worker, in_pool: bool = False) -> None:
         interrupt.install_in_worker()
     from hipport.translate.names import scanner
 
-    scanner(rulesmod.load(worker.config.blas))  # tables and name scanner, once per worker
+    scanner(rulesmod.for_config(worker.config))  # tables and name scanner, once per worker
 
 
 def _pool_work(job: Job) -> Outcome:
@@ -246,6 +246,9 @@ def settings_of(config: Config) -> dict[str, str]:
              "launch syntax": config.launch_syntax,
              "review fixes": "applied" if config.apply_review_fixes else "not applied",
              "wave64 pass": "on" if config.wave64 else "off"}
+    for key, label in (("sparse", "sparse"), ("rand", "random"), ("solver", "solver")):
+        if getattr(config, key).startswith("roc"):
+            shown[label] = getattr(config, key)
     if config.select:
         shown["select"] = ", ".join(config.select)
     if config.ignore:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hipport import __version__
 from hipport.cache import blake2b
@@ -23,10 +23,12 @@ T = TypeVar("T")
 
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
-ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver", "level"}
+ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver", "level",
+              "floors"}
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces"}
 # Families used only when the config selects them, replacing the family they stand in for.
-ALTERNATIVES = {"rocblas": "cublas"}
+ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand",
+                "rocsolver": "cusolver", "miopen_hipify": "cudnn"}
 
 
 @fast_pickle  # thousands load in every worker; see model.fast_pickle
@@ -49,6 +51,10 @@ class Mapping:
     # covers, in the macro's own numbering; `hip` is the HIP macro defined under the same
     # meaning (translate/versions.py).
     level: int | None = None
+    # Spellings that depend on the ROCm floor: (floor, HIP name) from the lowest floor up; at a
+    # floor at or above one, its name replaces `hip` (hipBLAS 6.x's `_v2` functions that take
+    # hipComplex, which ROCm 7.0 renamed back). Resolved when the tables load (`load`).
+    floors: tuple[tuple[str, str], ...] = ()
 
 
 @fast_pickle
@@ -140,8 +146,39 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     level = e.get("level")
     if level is not None and (not isinstance(level, int) or kind != "macro" or not hip):
         raise _fail(path, f"{where}: 'level' must be an integer, on a macro with a 'hip' name")
+    floors = e.get("floors", {})
+    if not isinstance(floors, dict) or floors and not hip or not all(
+            isinstance(k, str) and _is_version(k) and isinstance(v, str) and v.isidentifier()
+            for k, v in floors.items()):
+        raise _fail(path, f"{where}: 'floors' must be a table of \"ROCm version\" = HIP name, "
+                          "beside a 'hip' name")
     return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
-                   e.get("args"), e.get("note"), e.get("alt"), e.get("report"), solver, level)
+                   e.get("args"), e.get("note"), e.get("alt"), e.get("report"), solver, level,
+                   tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))))
+
+
+def _is_version(v: str) -> bool:
+    return all(p.isdigit() for p in v.split(".")) and v.count(".") <= 2
+
+
+def _vt(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split(".") if p.isdigit())
+
+
+def at_floor(m: Mapping, rocm: str) -> Mapping:
+    """`m` as written at ROCm floor `rocm`: the spelling of the highest `floors` entry at or
+    below it (and that floor as `since`, when later than the entry's own)."""
+    hip, since = m.hip, m.since
+    for floor, name in m.floors:
+        if _vt(floor) <= _vt(rocm):
+            hip = name
+            if _vt(floor) > _vt(since):
+                since = floor
+    if hip == m.hip:
+        return m
+    from dataclasses import replace
+
+    return replace(m, hip=hip, since=since)
 
 
 def _user_cache() -> Path:
@@ -184,8 +221,9 @@ def _ours(path: Path) -> bytes | None:
 
 
 # Part of each cached file's name: bump it when what the pickles hold changes shape (2: the
-# table classes pickle as field tuples, model.fast_pickle; 3: Mapping.level, HeaderMap.since).
-PICKLE_FORMAT = 3
+# table classes pickle as field tuples, model.fast_pickle; 3: Mapping.level, HeaderMap.since;
+# 4: Mapping.floors).
+PICKLE_FORMAT = 4
 
 
 def cached(name: str, build: Callable[[], T], root: str | None = None) -> T:
@@ -213,16 +251,30 @@ def cached(name: str, build: Callable[[], T], root: str | None = None) -> T:
     return value
 
 
+def for_config(config: Any) -> RuleSet:
+    """The tables a configuration ports with: its library choices and its ROCm floor."""
+    return load(libraries_key(config), rocm=config.rocm)
+
+
+def libraries_key(config: Any) -> str:
+    """The alternative families `config` selects, as `load` takes them ("hipblas" for none)."""
+    values = {config.blas, config.sparse, config.rand, config.solver, config.dnn.replace("-", "_")}
+    chosen = sorted(values & set(ALTERNATIVES))
+    return ",".join(chosen) or "hipblas"
+
+
 @cache
-def load(blas: str = "hipblas", root: str | None = None) -> RuleSet:
-    """All tables, with alternative families (rocBLAS) swapped in when selected."""
-    return cached(f"rules-{blas}", lambda: _load(blas, root), root)
+def load(blas: str = "hipblas", root: str | None = None, rocm: str | None = None) -> RuleSet:
+    """All tables, with alternative families (rocBLAS, rocSPARSE, ...; `blas` names those
+    selected, comma-separated) swapped in, and spellings for ROCm floor `rocm` (default: the
+    lowest floor, the spellings the entries' `hip` gives)."""
+    return cached(f"rules-{blas}-{rocm or 'base'}", lambda: _load(blas, root, rocm), root)
 
 
-def _load(blas: str, root: str | None) -> RuleSet:
+def _load(blas: str, root: str | None, rocm: str | None = None) -> RuleSet:
     base = Path(root) if root else rules_dir()
     rs = RuleSet()
-    selected = {"rocblas"} if blas == "rocblas" else set()
+    selected = set(blas.split(",")) & set(ALTERNATIVES)
     ns_fams: set[str] = set()
     for path in sorted((base / "api").glob("*.toml")):
         meta, names, headers, spaces = load_table(path)
@@ -238,12 +290,19 @@ def _load(blas: str, root: str | None) -> RuleSet:
             rs.namespaces[s.cuda] = s
             ns_fams.add(fam)
     # An alternative family wins over the one it replaces, whatever the file order.
-    for fam in selected:
+    for fam in sorted(selected):
         for path in sorted((base / "api").glob("*.toml")):
-            meta, names, _, _ = load_table(path)
+            meta, names, headers, _ = load_table(path)
             if meta["family"] == fam:
                 for m in names:
                     (rs.qualified if "::" in m.cuda else rs.names)[m.cuda] = m
+                for h in headers:
+                    rs.headers[h.cuda] = h
+    if rocm:
+        for table in (rs.names, rs.qualified):
+            for k, m in table.items():
+                if m.floors:
+                    table[k] = at_floor(m, rocm)
     rs.namespace_families = frozenset(ns_fams)
     rs.hip_names = frozenset(m.hip for m in rs.names.values() if m.hip)
     return rs

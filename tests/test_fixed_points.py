@@ -21,7 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from hipport.config import BLAS_TARGETS, INCLUDE_LAYOUTS, LAUNCH_SYNTAXES, WAVE_STRATEGIES, Config
+from hipport.config import (
+    BLAS_TARGETS,
+    INCLUDE_LAYOUTS,
+    LAUNCH_SYNTAXES,
+    LIBRARY_TARGETS,
+    WAVE_STRATEGIES,
+    Config,
+)
 from hipport.model import FileStatus
 from hipport.passes import port_bytes
 from hipport.workspace import role_of
@@ -40,6 +47,8 @@ WAVE_OPTIONS = [dict(wave_strategy=s, apply_review_fixes=r, rocm=v)
                 for s in WAVE_STRATEGIES for r in (False, True) for v in ("5.2", "6.2", "7.0")]
 TRANSLATOR_OPTIONS = ([dict(launch_syntax=x) for x in LAUNCH_SYNTAXES if x != "chevron"]
                       + [dict(blas=x) for x in BLAS_TARGETS if x != "hipblas"]
+                      + [{k: x} for k, v in LIBRARY_TARGETS.items() if k != "blas" for x in v[1:]]
+                      + [dict(include_quotes="keep")]
                       + [dict(include_layout=x) for x in INCLUDE_LAYOUTS if x != "current"]
                       + [dict(rename_extensions=True)])
 ALL_AT_ONCE = dict(launch_syntax="ggl", blas="rocblas", include_layout="flat", rename_extensions=True,

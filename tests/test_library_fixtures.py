@@ -58,10 +58,12 @@ class LibCase:
 
     @property
     def counted_family(self) -> str:
-        """The family id hipport counts the case's names under (rocBLAS replaces cuBLAS)."""
-        if self.family == "cublas" and self.case.config.blas == "rocblas":
-            return "rocblas"
-        return self.family
+        """The family id hipport counts the case's names under (rocBLAS replaces cuBLAS,
+        rocSPARSE cuSPARSE, rocRAND cuRAND, rocSOLVER cuSOLVER when the case selects them)."""
+        chosen = {"cublas": self.case.config.blas, "cusparse": self.case.config.sparse,
+                  "curand": self.case.config.rand, "cusolver": self.case.config.solver}
+        target = chosen.get(self.family, "")
+        return target if target in rulesmod.ALTERNATIVES else self.family
 
 
 def load_cases() -> list[LibCase]:
@@ -107,6 +109,8 @@ def test_every_family_has_cases() -> None:
     layouts = {c.case.config.include_layout for c in CASES}
     assert "flat" in layouts, "no case uses include_layout = \"flat\""
     assert any(c.case.config.blas == "rocblas" for c in CASES), "no --blas rocblas case"
+    for key, target in (("sparse", "rocsparse"), ("rand", "rocrand"), ("solver", "rocsolver")):
+        assert any(getattr(c.case.config, key) == target for c in CASES), f"no --{key} {target} case"
 
 
 @pytest.mark.parametrize("c", _params("output"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from hipport.config import KEYS, Config
+from hipport.config import KEYS, Config, version_tuple
 from hipport.errors import HipportError
 from hipport.ruledocs import all_rules, find
 from hipport.rules import load
@@ -52,6 +52,11 @@ def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
         lines += [
                  f"  family:  {m.family} ({rs.families.get(m.family, '')})",
                  f"  kind:    {m.kind}", f"  status:  {m.status}", f"  since:   ROCm {m.since}"]
+        if m.floors:
+            steps = [f"ROCm {v}: {h}" for v, h in m.floors]
+            if version_tuple(m.floors[0][0]) > version_tuple(m.since):
+                steps.insert(0, f"ROCm {m.since}: {m.hip}")
+            lines.append(f"  by floor: {'; '.join(steps)} (the spelling follows --rocm)")
         if m.hipsolver:
             lines.append(f"  hipsolver: {m.hipsolver} (where cuSOLVER takes it, below a ROCm 6.0 floor)")
         if m.args:

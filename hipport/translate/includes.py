@@ -64,7 +64,8 @@ def run(ctx: Context) -> None:
         present.add(target)
         if target != path:
             ctx.edit(start, end, target, "HP-include")
-            if m.group(1) == b'"':  # a library header belongs in angle brackets
+            if m.group(1) == b'"' and ctx.config.include_quotes == "angle":
+                # a library header belongs in angle brackets (`keep`: as written, as HIPIFY does)
                 ctx.edit(m.start(1), m.start(1) + 1, "<", "HP-include")
                 ctx.edit(end, end + 1, ">", "HP-include")
     device = any(word in data for word in _DEVICE_CODE)

@@ -104,23 +104,39 @@ def rewrite(ctx: Context, syntax: Node, base: int, src: SourceFile | None = None
         "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if template else ""), "HP-launch")
     if template:
         add(base + fn.end_byte, base + fn.end_byte, ")", "HP-launch")
-    # `<<<` (and any space before it) becomes `, dim3(`
-    add(base + fn.end_byte, _skip_blanks(src, open_.end_byte) + base, ", dim3(", "HP-launch")
-    add(base + seps[0].start_byte, base + _skip_blanks(src, seps[0].end_byte), "), dim3(", "HP-launch")
+    # `<<<` (and any space before it) becomes `, dim3(`; a grid or block already written
+    # `dim3(...)` is not wrapped again.
+    grid, block = (_is_dim3(src, p) for p in parts[:2])
+    add(base + fn.end_byte, _skip_blanks(src, open_.end_byte) + base,
+        ", " + ("" if grid else "dim3("), "HP-launch")
+    add(base + seps[0].start_byte, base + _skip_blanks(src, seps[0].end_byte),
+        ("" if grid else ")") + ", " + ("" if block else "dim3("), "HP-launch")
+    shut = "" if block else ")"
     if len(parts) == 2:
-        add(base + close.start_byte, base + close.end_byte, "), 0, 0", "HP-launch")
+        add(base + close.start_byte, base + close.end_byte, shut + ", 0, 0", "HP-launch")
     elif len(parts) == 3:
-        add(base + seps[1].start_byte, base + seps[1].end_byte, "),", "HP-launch")
+        add(base + seps[1].start_byte, base + seps[1].end_byte, shut + ",", "HP-launch")
         add(base + close.start_byte, base + close.end_byte, ", 0", "HP-launch")
     else:
-        add(base + seps[1].start_byte, base + seps[1].end_byte, "),", "HP-launch")
+        add(base + seps[1].start_byte, base + seps[1].end_byte, shut + ",", "HP-launch")
         add(base + close.start_byte, base + close.end_byte, "", "HP-launch")
     # `(args…)`: the parenthesis opens nothing now; `()` closes the GGL call.
     lpar = arglist.children[0]
     has_args = any(c.type not in ("(", ")") for c in arglist.children)
     line_end = src.data[lpar.end_byte:lpar.end_byte + 1] in (b"\n", b"\r")
     sep = ("," if line_end else ", ") if has_args else ""
-    add(base + close.end_byte, base + lpar.end_byte, sep, "HP-launch")
+    rpar = arglist.children[-1]
+    # `k<<<g, b>>> ( )`: the blanks of an empty argument list go with it.
+    end = rpar.start_byte if not has_args and rpar.type == ")" else lpar.end_byte
+    add(base + close.end_byte, base + end, sep, "HP-launch")
+
+
+def _is_dim3(src: SourceFile, part: Node) -> bool:
+    """Is this launch part a `dim3(...)` construction already?"""
+    if part.type != "call_expression":
+        return False
+    fn = part.child_by_field_name("function")
+    return fn is not None and src.text(fn) == "dim3"
 
 
 def _skip_blanks(src: SourceFile, at: int) -> int:

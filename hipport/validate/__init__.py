@@ -88,7 +88,7 @@ def _workdir(given: Path | None) -> Iterator[Path]:
 def _explainer(trees: list[PortedTree], config: Config) -> Callable[[Diagnostic, Entry | None], None]:
     """Fill `d.rule` from the port's findings on that original line, else the API tables."""
     try:
-        rs = rulesmod.load(config.blas)
+        rs = rulesmod.for_config(config)
         lookup = rs.lookup
     except Exception:  # tables missing or broken: explain from findings only
         lookup = None

@@ -1,0 +1,368 @@
+"""`hipport hipify`: a front door that takes hipify-perl's and hipify-clang's options.
+
+Scripts written for HIPIFY (`hipconvertinplace.sh`, `hipexamine-perl.sh`, build rules that run
+`hipify-perl -o=out.hip in.cu`) work with `hipport hipify` in the tool's place. Options are
+read as LLVM's and Perl's parsers read them: one dash or two, a value after `=` or as the
+next word. What hipport does differently on purpose is in docs/hipify.md.
+
+Exit status: 0 when every input was ported (names left unconverted are reported, as HIPIFY
+reports them, and do not fail the run); 1 when an input cannot be read, written or ported;
+2 for a bad command line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hipport import __version__
+from hipport import config as configmod
+from hipport.errors import HipportError
+from hipport.model import FileResult, FileStatus, Severity
+
+# Options that take a value (`-o=FILE`, `-o FILE`), by name without dashes.
+VALUED = {"o", "o-dir", "o-stats", "rocm", "cuda-path", "clang-resource-directory", "p",
+          "o-hipify-perl-dir", "exclude-dirs", "exclude-files", "whitelist", "doc-format",
+          "doc-roc", "temp-dir", "config"}
+FLAGS = {"inplace", "no-backup", "print-stats", "print-stats-csv", "examine", "no-output", "roc",
+         "miopen", "hip-kernel-execution-syntax", "cuda-kernel-execution-syntax", "experimental",
+         "quiet-warnings", "no-wave64", "help", "h", "version", "amap",
+         "skip-excluded-preprocessor-conditional-blocks", "default-preprocessor",
+         "use-hip-data-types", "save-temps", "perl", "python", "md", "csv", "hipify-perl"}
+# Accepted for compatibility; they change nothing in hipport (the note says why).
+IGNORED = {
+    "cuda-path": "hipport reads no CUDA headers",
+    "clang-resource-directory": "hipport runs no clang",
+    "p": "hipport needs no compilation database",
+    "amap": "hipport ports every name it maps",
+    "experimental": "hipport ports experimentally supported APIs too, with an HP007 note",
+    "skip-excluded-preprocessor-conditional-blocks": "hipport ports every preprocessor branch",
+    "default-preprocessor": "hipport ports every preprocessor branch",
+    "use-hip-data-types": "hipport writes hipDataType where the ROCm floor has it",
+    "save-temps": "hipport writes no temporary files",
+    "temp-dir": "hipport writes no temporary files",
+    "o-hipify-perl-dir": "hipport generates no hipify-perl script",
+    "perl": "hipport generates no hipify-perl script",
+    "python": "hipport generates no hipify-python script",
+    "md": "hipport generates no documentation tables (see `hipport rules lookup`)",
+    "csv": "hipport generates no documentation tables (see `hipport rules lookup`)",
+    "doc-format": "hipport generates no documentation tables (see `hipport rules lookup`)",
+    "doc-roc": "hipport generates no documentation tables (see `hipport rules lookup`)",
+    "hipify-perl": "hipport generates no hipify-perl script",
+    "whitelist": "hipport never renames a name its tables do not map",
+    "exclude-dirs": "name the files to port instead",
+    "exclude-files": "name the files to port instead",
+}
+
+USAGE = """\
+USAGE: hipport hipify [options] <source files> [-- <clang options>]
+
+Ports CUDA sources to HIP with hipport, taking hipify-perl's and hipify-clang's options.
+
+  -o=<file>                     Output file (one input)
+  -o-dir=<dir>                  Output folder (the inputs' names)
+  -inplace                      Rewrite the inputs, keeping each original as <file>.prehip
+  -no-backup                    With -inplace, keep no .prehip copy
+  -no-output                    Write no ported code
+  -print-stats                  Print statistics (to stderr)
+  -print-stats-csv              Write statistics to <input>.csv (or -o-stats=<file>)
+  -examine                      -no-output and -print-stats
+  -roc                          Port to roc* libraries where possible (rocBLAS, rocSPARSE, ...)
+  -miopen                       Rename cuDNN calls to MIOpen as HIPIFY does (--dnn miopen-hipify)
+  -hip-kernel-execution-syntax  Write hipLaunchKernelGGL(...) for <<<...>>> launches
+  -cuda-kernel-execution-syntax Keep <<<...>>> launches (the default)
+  -quiet-warnings               Print no findings
+  -rocm=<version>               Oldest ROCm the output must compile on (hipport's option)
+  -no-wave64                    Rename APIs only (hipport's option; HIPIFY does no wave64 work)
+  -I<dir>, -D<macro>, -- ...    Accepted and ignored: hipport reads tokens, not a preprocessed file
+  -version, -help
+Exit status: 0 ported, 1 an input failed, 2 bad options.
+"""
+
+
+@dataclass
+class HipifyOptions:
+    inputs: list[Path] = field(default_factory=list)
+    output: Path | None = None
+    out_dir: Path | None = None
+    stats_file: Path | None = None
+    inplace: bool = False
+    backup: bool = True
+    write: bool = True
+    stats: bool = False
+    stats_csv: bool = False
+    quiet_warnings: bool = False
+    overrides: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    show: str | None = None  # "help" or "version": print and stop
+
+
+def parse(argv: list[str]) -> HipifyOptions:
+    o = HipifyOptions()
+    ignored: dict[str, str] = {}
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if word == "--":
+            if argv[i:]:
+                o.notes.append(f"clang options ignored ({' '.join(argv[i:])}): hipport runs no clang")
+            break
+        if not word.startswith("-") or word == "-":
+            o.inputs.append(Path(word))
+            continue
+        if word[:2] in ("-I", "-D", "-U") and word[1:2] != "-":
+            value = word[2:] or (argv[i] if i < len(argv) else "")
+            if not word[2:]:
+                i += 1
+            ignored[word[:2]] = "hipport reads tokens, not a preprocessed file, so it needs no include paths or macros"
+            continue
+        name, eq, value = word.lstrip("-").partition("=")
+        if name in VALUED:
+            if not eq:
+                if i >= len(argv):
+                    raise HipportError(f"option -{name} needs a value (-{name}=VALUE)")
+                value = argv[i]
+                i += 1
+            _valued(o, name, value, ignored)
+        elif name in FLAGS:
+            if eq:
+                raise HipportError(f"option -{name} takes no value")
+            _flag(o, name, ignored)
+        else:
+            raise HipportError(f"unknown option {word!r} (hipport hipify -help lists them)")
+    for name, why in sorted(ignored.items()):
+        o.notes.append(f"-{name.lstrip('-')} ignored: {why}")
+    if o.show:
+        return o
+    if not o.inputs:
+        raise HipportError("no input files (hipport hipify [options] <source files>)")
+    if o.output is not None and len(o.inputs) > 1:
+        raise HipportError("-o names one output file; with several inputs use -o-dir or -inplace")
+    if sum((o.output is not None, o.out_dir is not None, o.inplace)) > 1:
+        raise HipportError("choose one of -o, -o-dir and -inplace")
+    return o
+
+
+def _valued(o: HipifyOptions, name: str, value: str, ignored: dict[str, str]) -> None:
+    if name == "o":
+        o.output = Path(value)
+    elif name == "o-dir":
+        o.out_dir = Path(value)
+    elif name == "o-stats":
+        o.stats_file = Path(value)
+        o.stats_csv = True
+    elif name == "rocm":
+        o.overrides["rocm"] = value
+    elif name == "config":
+        o.overrides["_config"] = Path(value)
+    else:
+        ignored[name] = IGNORED[name]
+
+
+def _flag(o: HipifyOptions, name: str, ignored: dict[str, str]) -> None:
+    if name in ("help", "h"):
+        o.show = "help"
+    elif name == "version":
+        o.show = "version"
+    elif name == "inplace":
+        o.inplace = True
+    elif name == "no-backup":
+        o.backup = False
+    elif name == "no-output":
+        o.write = False
+    elif name == "print-stats":
+        o.stats = True
+    elif name == "print-stats-csv":
+        o.stats_csv = True
+    elif name == "examine":
+        o.write, o.stats = False, True
+    elif name == "miopen":
+        o.overrides["dnn"] = "miopen-hipify"
+    elif name == "roc":
+        o.overrides["roc"] = True
+    elif name == "hip-kernel-execution-syntax":
+        o.overrides["launch_syntax"] = "ggl"
+    elif name == "cuda-kernel-execution-syntax":
+        o.overrides.setdefault("launch_syntax", "chevron")  # the HIP syntax overrides it
+    elif name == "quiet-warnings":
+        o.quiet_warnings = True
+    elif name == "no-wave64":
+        o.overrides["wave64"] = False
+    else:
+        ignored[name] = IGNORED[name]
+
+
+@dataclass
+class Stats:
+    converted: Counter[str] = field(default_factory=Counter)  # "cuda => hip"
+    unconverted: Counter[str] = field(default_factory=Counter)
+    by_api: Counter[str] = field(default_factory=Counter)
+    replaced_bytes: int = 0
+    total_bytes: int = 0
+    changed_lines: int = 0
+    total_lines: int = 0
+    warnings: int = 0
+    seconds: float = 0.0
+
+    def add(self, other: Stats) -> None:
+        for a in ("converted", "unconverted", "by_api"):
+            getattr(self, a).update(getattr(other, a))
+        for a in ("replaced_bytes", "total_bytes", "changed_lines", "total_lines", "warnings", "seconds"):
+            setattr(self, a, getattr(self, a) + getattr(other, a))
+
+    def rows(self) -> list[tuple[str, str]]:
+        # References ported, by API family as hipport counts them (headers and names it keeps,
+        # such as threadIdx, included: HIPIFY counts those too); `converted` lists the renames.
+        conv, unconv = sum(self.by_api.values()), sum(self.unconverted.values())
+        pct = lambda a, b: f"{100.0 * a / b:.1f}" if b else "0.0"  # noqa: E731
+        return [("CONVERTED refs count", str(conv)), ("UNCONVERTED refs count", str(unconv)),
+                ("CONVERSION %", pct(conv, conv + unconv) if conv + unconv else "100.0"),
+                ("REPLACED bytes", str(self.replaced_bytes)), ("TOTAL bytes", str(self.total_bytes)),
+                ("CHANGED lines of code", str(self.changed_lines)),
+                ("TOTAL lines of code", str(self.total_lines)),
+                ("CODE CHANGED (in bytes) %", pct(self.replaced_bytes, self.total_bytes)),
+                ("CODE CHANGED (in lines) %", pct(self.changed_lines, self.total_lines)),
+                ("WARNINGS", str(self.warnings)),
+                ("TIME ELAPSED s", f"{self.seconds:.2f}")]
+
+
+def stats_of(res: FileResult, data: bytes, titles: dict[str, str], seconds: float) -> Stats:
+    s = Stats(total_bytes=len(data), total_lines=data.count(b"\n") + (not data.endswith(b"\n") and bool(data)),
+              seconds=seconds)
+    lines: set[int] = set()
+    for e in res.edits:
+        if e.rule == "HP-rename" and e.end > e.start:
+            old = data[e.start:e.end].decode("utf-8", "replace")
+            s.converted[f"{old} => {e.replacement}" if e.replacement else old] += 1
+        if e.end > e.start or e.replacement:
+            s.replaced_bytes += max(e.end - e.start, len(e.replacement.encode()))
+            first = data.count(b"\n", 0, e.start)
+            lines.update(range(first, first + data.count(b"\n", e.start, e.end) + 1))
+    s.changed_lines = len(lines)
+    for fam, c in res.families.items():
+        if c.ported:
+            s.by_api[titles.get(fam, fam)] += c.ported
+    for f in res.findings:
+        if f.rule in ("HP001", "HP002", "HP008"):
+            s.unconverted[f.message.split(" ", 1)[0]] += 1
+        if f.severity in (Severity.WARNING, Severity.ERROR):
+            s.warnings += 1
+    return s
+
+
+def render_stats(name: str, s: Stats) -> str:
+    out = [f"[HIPIFY] info: {name} statistics:"]
+    out += [f"  {k}: {v}" for k, v in s.rows()]
+    for title, counter in (("CONVERTED refs by API", s.by_api), ("CONVERTED refs by names", s.converted),
+                           ("UNCONVERTED refs by names", s.unconverted)):
+        if counter:
+            out.append(f"[HIPIFY] info: {title}:")
+            out += [f"  {k}: {v}" for k, v in sorted(counter.items())]
+    return "\n".join(out) + "\n"
+
+
+def render_csv(name: str, s: Stats) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, delimiter=";", lineterminator="\n")
+    w.writerow([name, "Value"])
+    w.writerows(s.rows())
+    for title, counter in (("CONVERTED refs by API", s.by_api), ("CONVERTED refs by names", s.converted),
+                           ("UNCONVERTED refs by names", s.unconverted)):
+        if counter:
+            w.writerow([title, "Count"])
+            w.writerows(sorted(counter.items()))
+    return buf.getvalue()
+
+
+def run(argv: list[str]) -> int:
+    o = parse(argv)
+    if o.show == "help":
+        sys.stdout.write(USAGE)
+        return 0
+    if o.show == "version":
+        sys.stdout.write(f"hipport hipify {__version__} (hipport's port behind HIPIFY's options)\n")
+        return 0
+    for note in o.notes:
+        print(f"hipport: note: {note}", file=sys.stderr)
+    from hipport.passes import port_bytes
+    from hipport.rules import for_config
+    from hipport.workspace import CUDA_SOURCE, PORTED_ROLES, role_of
+
+    # HIPIFY keeps a quoted include quoted: so does its front door (`port` writes <...>).
+    overrides = {"include_quotes": "keep", **o.overrides}
+    config_file = overrides.pop("_config", None)
+    config = configmod.build(o.inputs[0], overrides, config_file)
+    titles = for_config(config).families
+    total = Stats()
+    failed = 0
+    for path in o.inputs:
+        t0 = time.perf_counter()
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            print(f"hipport: error: {path}: cannot read: {e.strerror or e}", file=sys.stderr)
+            failed += 1
+            continue
+        role = role_of(path, data[:65536])
+        if role not in PORTED_ROLES or role == "build":
+            role = CUDA_SOURCE  # named on the command line: ported whatever its name says
+        res = port_bytes(str(path), role, data, config)
+        if res.error:
+            print(f"hipport: error: {path}: {res.error}", file=sys.stderr)
+            failed += 1
+            continue
+        out = res.ported if res.status == FileStatus.PORTED and res.ported is not None else data
+        if not o.quiet_warnings:
+            for f in res.findings:
+                print(f"{path}:{f.span.line}:{f.span.column}: {f.severity.value}: [{f.rule}] {f.message}",
+                      file=sys.stderr)
+        try:
+            _write(o, path, data, out)
+        except OSError as e:
+            print(f"hipport: error: {path}: cannot write: {e.strerror or e}", file=sys.stderr)
+            failed += 1
+            continue
+        s = stats_of(res, data, titles, time.perf_counter() - t0)
+        total.add(s)
+        if o.stats:
+            sys.stderr.write(render_stats(f"file '{path}'", s))
+        if o.stats_csv and len(o.inputs) == 1:
+            (o.stats_file or Path(f"{path}.csv")).write_text(render_csv(f"file '{path}'", s), encoding="utf-8")
+    if len(o.inputs) > 1:
+        if o.stats:
+            sys.stderr.write(render_stats("TOTAL", total))
+        if o.stats_csv:
+            target = o.stats_file or Path("sum_stat.csv")
+            target.write_text(render_csv("TOTAL", total), encoding="utf-8")
+    return 1 if failed else 0
+
+
+def _write(o: HipifyOptions, path: Path, data: bytes, out: bytes) -> None:
+    from hipport.workspace import write_atomic
+
+    if not o.write:
+        return
+    if o.inplace:
+        if out == data:
+            return
+        backup = Path(f"{path}.prehip")
+        if o.backup and not backup.exists():  # the first run's original is the one to keep
+            write_atomic(backup, data)
+        write_atomic(path, out, mode=os.stat(path).st_mode & 0o7777)
+    elif o.output is not None:
+        write_atomic(o.output, out)
+    elif o.out_dir is not None:
+        o.out_dir.mkdir(parents=True, exist_ok=True)
+        write_atomic(o.out_dir / path.name, out)
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(out)
+        sys.stdout.buffer.flush()

@@ -1,0 +1,93 @@
+"""`hipport hipify`: hipify-perl's and hipify-clang's command lines, as scripts write them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import hipport
+
+SOURCE = """\
+#include <cuda_runtime.h>
+__global__ void k(float *p) { p[threadIdx.x] = 0.f; }
+int main() {
+  float *d;
+  cudaMalloc(&d, 64 * sizeof(float));
+  k<<<1, 64>>>(d);
+  cudaFree(d);
+  return 0;
+}
+"""
+
+
+def _src(tmp: Path, name: str = "a.cu") -> Path:
+    p = tmp / name
+    p.write_text(SOURCE)
+    return p
+
+
+def test_stdout_by_default_like_hipify_perl(tmp_path: Path) -> None:
+    r = hipport("hipify", str(_src(tmp_path)), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    out = r.stdout.decode()
+    assert "hipMalloc(&d, 64 * sizeof(float));" in out and "#include <hip/hip_runtime.h>" in out
+
+
+def test_output_file_with_equals_and_kernel_syntax(tmp_path: Path) -> None:
+    src = _src(tmp_path)
+    r = hipport("hipify", "-o=" + str(tmp_path / "a.hip"), "--hip-kernel-execution-syntax", str(src),
+                cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    assert "hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, d);" in (tmp_path / "a.hip").read_text()
+    assert r.stdout == b""
+
+
+def test_inplace_keeps_a_prehip_backup_as_hipconvertinplace_expects(tmp_path: Path) -> None:
+    a, b = _src(tmp_path, "a.cu"), _src(tmp_path, "b.cuh")
+    r = hipport("hipify", "-inplace", "-print-stats", str(a), str(b), "--", "-x", "cuda", "-I.",
+                cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    assert "hipMalloc" in a.read_text() and "hipMalloc" in b.read_text()
+    assert (tmp_path / "a.cu.prehip").read_text() == SOURCE
+    err = r.stderr.decode()
+    assert "clang options ignored (-x cuda -I.)" in err
+    assert "[HIPIFY] info: file '" in err and "[HIPIFY] info: TOTAL statistics:" in err
+    assert "  cudaMalloc => hipMalloc: 1" in err and "  CONVERTED refs count: " in err
+    # A second run changes nothing and keeps the first backup.
+    r = hipport("hipify", "-inplace", str(a), cwd=tmp_path)
+    assert r.returncode == 0 and (tmp_path / "a.cu.prehip").read_text() == SOURCE
+
+
+def test_examine_writes_nothing(tmp_path: Path) -> None:
+    src = _src(tmp_path)
+    r = hipport("hipify", "-examine", str(src), cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout == b""
+    assert src.read_text() == SOURCE and "CONVERTED refs count: 5" in r.stderr.decode()  # 2 calls, 1 header, 2 device names
+
+
+def test_print_stats_csv(tmp_path: Path) -> None:
+    src = _src(tmp_path)
+    r = hipport("hipify", "--print-stats-csv", "-o", str(tmp_path / "o.cu"), str(src), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    rows = (tmp_path / "a.cu.csv").read_text().splitlines()
+    assert "CONVERTED refs count;5" in rows and "cudaFree => hipFree;1" in rows
+
+
+def test_roc_and_ignored_options_with_notes(tmp_path: Path) -> None:
+    src = tmp_path / "r.cu"
+    src.write_text("#include <curand.h>\nvoid f(curandGenerator_t *g) { curandCreateGenerator(g, CURAND_RNG_PSEUDO_DEFAULT); }\n")
+    r = hipport("hipify", "-roc", "--amap", "-DX=1", "-I", "inc", "--cuda-path=/usr/local/cuda",
+                str(src), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    assert "rocrand_create_generator(g, ROCRAND_RNG_PSEUDO_DEFAULT);" in r.stdout.decode()
+    err = r.stderr.decode()
+    assert "-amap ignored" in err and "-cuda-path ignored" in err and "-D ignored" in err
+
+
+def test_exit_codes(tmp_path: Path) -> None:
+    assert hipport("hipify", "-bogus", "x.cu", cwd=tmp_path).returncode == 2
+    assert hipport("hipify", cwd=tmp_path).returncode == 2  # no inputs
+    a, b = _src(tmp_path, "a.cu"), _src(tmp_path, "b.cu")
+    assert hipport("hipify", "-o=x.cu", str(a), str(b), cwd=tmp_path).returncode == 2
+    r = hipport("hipify", str(tmp_path / "missing.cu"), cwd=tmp_path)
+    assert r.returncode == 1 and b"missing.cu: cannot read" in r.stderr and b"Traceback" not in r.stderr
+    assert hipport("hipify", "-help", cwd=tmp_path).stdout.startswith(b"USAGE: hipport hipify")
