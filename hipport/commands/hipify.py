@@ -252,7 +252,7 @@ def stats_of(res: FileResult, data: bytes, titles: dict[str, str], seconds: floa
             s.by_api[titles.get(fam, fam)] += c.ported
     for f in res.findings:
         if f.rule in ("HP001", "HP002", "HP008"):
-            s.unconverted[f.message.split(" ", 1)[0]] += 1
+            s.unconverted[f.subject or f.message.split(" ", 1)[0]] += 1  # HP008 names a header
         if f.severity in (Severity.WARNING, Severity.ERROR):
             s.warnings += 1
     return s
