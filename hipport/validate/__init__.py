@@ -344,6 +344,7 @@ def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.Un
         "summary": summary,
         "table": table_rows(archs, compile_d, runs_d),
         "errors": flat_errors(compile_d, runs_d),
+        "occupancy": runs.occupancy_rows(programs),
         "details": {
             "toolchain": toolchains.summary(),
             "archs_skipped": [{"arch": a, "reason": r} for a, r in plan.skipped],

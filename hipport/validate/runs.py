@@ -200,8 +200,10 @@ def emulator_leg(tree: PortedTree, program: Program, wave: int, workdir: Path, t
         return Leg(BUILD_ERROR, tail or f"{len(diags)} compile error(s)", seconds=time.perf_counter() - t0,
                    diagnostics=diags[:25])
     build_s = time.perf_counter() - t0
+    occ = out.with_suffix(".occupancy")
+    occ.unlink(missing_ok=True)
     try:
-        p = emulator.run(binary, list(program.args), timeout)
+        p = emulator.run(binary, list(program.args), timeout, env={"HIPEMU_OCCUPANCY": str(occ)})
         rc, so, se, reason = p.returncode, p.stdout, p.stderr, ""
     except subprocess.TimeoutExpired as e:
         rc, reason = None, f"timed out after {timeout:g}s"
@@ -210,12 +212,73 @@ def emulator_leg(tree: PortedTree, program: Program, wave: int, workdir: Path, t
     except OSError as e:
         return Leg(RUN_ERROR, f"cannot start: {e}")
     leg = Leg(PASS, reason, rc, so, se, time.perf_counter() - t0)
-    leg.detail = {"build_seconds": round(build_s, 3), "wave": wave}
+    leg.detail = {"build_seconds": round(build_s, 3), "wave": wave, "occupancy": read_occupancy(occ)}
     if rc is None:
         leg.status = RUN_ERROR
     elif rc == emulator.EXIT_CODE:
         leg.reason = "the emulator stopped the program: " + _last_line(se)
     return leg
+
+
+def read_occupancy(path: Path) -> dict[str, list[int]]:
+    """The emulator's lane counts per kernel, {kernel: [steps, lanes, present]} (see core.h: a
+    step is a segment of code a wave runs with some lanes; lanes counts the lanes running in
+    each, present the lanes the wave has at all)."""
+    out: dict[str, list[int]] = {}
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        parts = line.rsplit("\t", 4)
+        if len(parts) == 5 and all(p.isdigit() for p in parts[1:]):
+            old = out.setdefault(parts[0], [0, 0, 0])
+            out[parts[0]] = [old[0] + int(parts[2]), old[1] + int(parts[3]), old[2] + int(parts[4])]
+    return out
+
+
+def fill(counts: list[int], wave: int, which: int = 1) -> float | None:
+    """Fraction of lane slots doing work (`which` 1: lanes running; 2: lanes present) over
+    steps times the wave width."""
+    return counts[which] / (counts[0] * wave) if counts[0] else None
+
+
+def occupancy_rows(results: list[ProgramResult], root: Path | None = None) -> list[dict[str, Any]]:
+    """Per kernel: the share of lanes busy at wave 32 (the CUDA reference) and at wave 64 (the
+    port), and what the wave-64 port leaves idle of what wave 32 used."""
+    rows: list[dict[str, Any]] = []
+    for r in results:
+        ref, port = r.emulator.get("ref32"), r.emulator.get("port64")
+        at32 = ref.detail.get("occupancy", {}) if ref is not None and ref.status == PASS else {}
+        at64 = port.detail.get("occupancy", {}) if port is not None and port.status == PASS else {}
+        for kernel in dict.fromkeys([*at32, *at64]):
+            f32 = fill(at32[kernel], 32) if kernel in at32 else None
+            f64 = fill(at64[kernel], 64) if kernel in at64 else None
+            row: dict[str, Any] = {"program": r.program.name, "kernel": kernel,
+                                   "lanes busy, wave 32": _pct(f32), "lanes busy, wave 64": _pct(f64),
+                                   "wave 64 / wave 32": round(f64 / f32, 3) if f32 and f64 is not None else None}
+            present = fill(at64[kernel], 64, 2) if kernel in at64 else None
+            row["note"] = occupancy_note(f32, f64, present)
+            rows.append(row)
+    return rows
+
+
+def occupancy_note(f32: float | None, f64: float | None, present: float | None = None) -> str:
+    """What a porting team should know: the idle share, and what the idle lanes are."""
+    if f64 is None or f32 is not None and f64 >= 0.85 * f32:
+        return ""
+    idle = f"{100 * (1 - f64):.0f}% of wave-64 lane slots do nothing"
+    if present is not None and present <= 0.75:
+        return (f"upper half-wave idles ({idle}): its blocks are smaller than a wave; launch "
+                "blocks of 64 threads or more")
+    if f64 <= 0.625:
+        return (f"upper half-wave idles ({idle}): 32-lane work inside 64-lane waves; the native "
+                "wave64 strategy (--wave-strategy native) spreads it where the kernel allows")
+    return f"{idle}, {100 * (1 - f64 / f32):.0f}% fewer busy than at wave 32" if f32 else idle
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None else round(100 * x, 1)
 
 
 def _last_line(s: str) -> str:

@@ -79,8 +79,31 @@ def render_text(doc: dict[str, Any], color: bool = False, width: int | None = No
         t.add_row(*cells)
     con.print(t)
     _details(con, doc)
+    _occupancy(con, doc)
     _summary(con, doc)
     return buf.getvalue()
+
+
+def _occupancy(con: Console, doc: dict[str, Any]) -> None:
+    """Lanes busy per kernel on the emulator, wave 32 (reference) beside wave 64 (port)."""
+    rows = doc.get("occupancy") or []
+    if not rows:
+        return
+    shown = rows if len(rows) <= 30 else [r for r in rows if r.get("note")]
+    t = Table(title="occupancy (share of lane slots doing work, on the emulator)", box=None,
+              show_edge=False, pad_edge=False, title_justify="left")
+    for c in ("program", "kernel", "wave 32", "wave 64", "note"):
+        t.add_column(c, overflow="fold")
+
+    def pct(x: float | None) -> str:
+        return "" if x is None else f"{x:.0f}%"
+
+    for r in shown:
+        t.add_row(r["program"], r["kernel"], pct(r["lanes busy, wave 32"]), pct(r["lanes busy, wave 64"]),
+                  Text(r.get("note") or "", style="yellow" if r.get("note") else ""))
+    con.print(t)
+    if len(shown) < len(rows):
+        con.print(Text(f"({len(rows) - len(shown)} more kernels keep their lanes busy at wave 64)", style="dim"))
 
 
 def _gpu_cell(gpu: dict[str, Any]) -> Text:

@@ -252,6 +252,7 @@ inline void launch_impl(const char* name, const char* file, int line, dim3 grid,
   __asan_poison_memory_region(dyn_storage + kDynGuard + shm, sizeof dyn_storage - kDynGuard - shm);
 #endif
   g.kname = kname;
+  occ_begin(kname);
   g.lfile = file;
   g.lline = line;
   g.body = body;

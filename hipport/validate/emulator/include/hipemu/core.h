@@ -805,6 +805,53 @@ inline void resolve_wave(int w) {
   resolve_group(first, cnt, gm[pick]);
 }
 
+// ---------------------------------------------------------------- occupancy
+// Lane use per kernel. Each time a wave runs, the lanes it resumes execute one segment of
+// code together (up to the next cross-lane op, barrier or exit); the others are masked off
+// (divergence) or absent (a block smaller than the wave). `steps` counts those segments
+// and `lanes` the lanes in them, so lanes / (steps * wave) is the fraction of lane slots
+// doing work; `present` counts the lanes the wave has at all (a block smaller than the wave
+// leaves the rest absent, where masked-off lanes are divergence). With HIPEMU_OCCUPANCY=FILE
+// set, one line per kernel is appended to FILE at exit:
+// "kernel<TAB>wave<TAB>steps<TAB>lanes<TAB>present".
+struct Occupancy {
+  char name[256];
+  unsigned long long steps, lanes, present;
+};
+inline Occupancy occ[256];
+inline int nocc = 0, occ_cur = -1, occ_on = -1;
+
+inline void occ_write() {
+  const char* path = std::getenv("HIPEMU_OCCUPANCY");
+  FILE* f = path && *path ? std::fopen(path, "a") : nullptr;
+  if (!f) return;
+  for (int i = 0; i < nocc; ++i)
+    std::fprintf(f, "%s\t%d\t%llu\t%llu\t%llu\n", occ[i].name, kWave, occ[i].steps, occ[i].lanes,
+                 occ[i].present);
+  std::fclose(f);
+}
+
+inline void occ_begin(const char* kname) {
+  if (occ_on < 0) {
+    const char* v = std::getenv("HIPEMU_OCCUPANCY");
+    occ_on = v && *v;
+    if (occ_on) std::atexit(occ_write);
+  }
+  if (!occ_on) return;
+  for (int i = 0; i < nocc; ++i)
+    if (std::strcmp(occ[i].name, kname) == 0) {
+      occ_cur = i;
+      return;
+    }
+  if (nocc == (int)(sizeof occ / sizeof occ[0])) {
+    occ_cur = -1;  // more distinct kernels than slots: the rest go uncounted
+    return;
+  }
+  std::snprintf(occ[nocc].name, sizeof occ[nocc].name, "%s", kname);
+  occ[nocc].steps = occ[nocc].lanes = occ[nocc].present = 0;
+  occ_cur = nocc++;
+}
+
 // Run wave w until every lane waits at a barrier or has exited.
 inline void run_wave(int w) {
   const int first = w * kWave;
@@ -812,6 +859,15 @@ inline void run_wave(int w) {
   Fiber* F = g.fibers;
   for (;;) {
     bool pending = false;
+    if (occ_cur >= 0) {  // every lane ready now runs in this pass (a lane hands on to the next)
+      int active = 0;
+      for (int i = first; i < last; ++i) active += F[i].state == F_READY;
+      if (active) {
+        ++occ[occ_cur].steps;
+        occ[occ_cur].lanes += (unsigned long long)active;
+        occ[occ_cur].present += (unsigned long long)(last - first);
+      }
+    }
     for (int i = first; i < last; ++i) {
       if (F[i].state == F_READY) resume(F[i]);
       pending |= F[i].state == F_WAVEOP;
