@@ -32,7 +32,22 @@ def run(src: SourceFile, config: Config) -> list[Finding]:
     findings: list[Finding] = []
     for mod in _rule_modules():
         findings.extend(mod.check(facts, em))
+    if facts.inactive or facts.amd_only:
+        findings = [f for f in findings if not _left_alone(facts, f)]
     return _canonical(findings, src.data)
+
+
+# Rules about AMD code itself: a wave size of 64 for every AMD GPU, the deprecated wave-size macro.
+_AMD_CODE_RULES = frozenset({"W019", "W020"})
+
+
+def _left_alone(facts: Facts, f: Finding) -> bool:
+    """A finding in a branch AMD never compiles, or in one the tree wrote for AMD (the constants
+    there still inform the analysis of the rest): not reported, not rewritten."""
+    pos = f.span.start
+    if facts.inactive and facts.is_inactive(pos):
+        return True
+    return f.rule not in _AMD_CODE_RULES and bool(facts.amd_only) and facts.is_amd_only(pos)
 
 
 @cache

@@ -28,6 +28,7 @@ import tree_sitter
 
 from hipport.config import Config
 from hipport.source import Node, SourceFile, language
+from hipport.wave64 import platform
 from hipport.wave64 import syntax as sx
 
 # ---- value kinds (bit flags) -----------------------------------------------------------------
@@ -100,12 +101,6 @@ SEEDS = rb"threadIdx|blockDim|blockIdx|__ballot|__activemask|__match|__lane|lane
 HOST_QUICK = re.compile(rb"<<<|hipLaunchKernelGGL|warpSize")
 _WARP_NAME = re.compile(r"(?i)^k?_?ws$|^k?_?wsz$|^lanes_?per")
 _NOT_WARP_NAME = re.compile(r"(?i)num|count|per_?block|_?id$|idx|index|mask|tile|bank")
-_HIP_MACROS = re.compile(r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|USE_ROCM|"
-                         r"__HIP_DEVICE_COMPILE__|__HIP_ARCH_|HIP_PLATFORM_AMD|__GFX\d+__|__AMDGCN__|"
-                         r"__AMDGCN_WAVEFRONT_SIZE")
-# Only an explicit HIP-on-NVIDIA test marks code AMD never compiles. In CUDA sources __CUDACC__,
-# __NVCC__ and __CUDA_ARCH__ guard the GPU code itself, which the port turns into HIP code.
-_NV_MACROS = re.compile(r"__HIP_PLATFORM_NVIDIA__|__HIP_PLATFORM_NVCC__")
 _COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
 _FULL_MASK_NAME = re.compile(r"(?i)^(k_?)?(full|all|final|warp)_?(lanes?_?|warp_?)?mask$")
 _WRAPPED = re.compile(r"^\s*(__shfl(?:_up|_down|_xor)?(?:_sync)?|__ballot(?:_sync)?)\s*\(")
@@ -440,6 +435,8 @@ class Facts:
         self._has_gfx = b"__GFX" in self.data  # once: a search per #define grows with the file
         self._scan_top(src.root)
         for fn in self.funcs:
+            self._body_branches(fn)
+        for fn in self.funcs:
             self.by_name.setdefault(fn.name, []).append(fn)
         self._ranges = sorted((f.node.start_byte, f.node.end_byte, f) for f in self.funcs)
         self._range_starts = [r[0] for r in self._ranges]
@@ -489,7 +486,7 @@ class Facts:
                                     tp[self.src.text(d)] = p
                     stack.append((child, ctop, tp))
                 elif t in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else",
-                           "preproc_elifdef"):
+                           "preproc_elifdef"):  # a chain is classified at its #if
                     self._preproc_branch(child)
                     stack.append((child, ctop, tparams))
                 elif t in ("namespace_definition", "linkage_specification"):
@@ -525,63 +522,87 @@ class Facts:
         self.includes.sort(key=lambda n: n.start_byte)
 
     def _preproc_branch(self, node: Node) -> None:
+        """Classify every branch of the chain that starts at `node` (an #if / #ifdef / #ifndef; its
+        #elif / #else are reached through it): see `platform.classify_chain`."""
         t = node.type
-        if t == "preproc_else":
+        if t not in ("preproc_if", "preproc_ifdef"):
+            for c in (node.child_by_field_id(sx.F_CONDITION), node.child_by_field_id(sx.F_NAME)):
+                if c is not None and t != "preproc_else":
+                    self.preproc_conds.append(c)
             return
-        if t in ("preproc_ifdef", "preproc_elifdef"):
-            name = node.child_by_field_id(sx.F_NAME)
-            if name is None:
-                return
-            self.preproc_conds.append(name)
-            text = self.src.text(name)
-            negate = self.data[node.start_byte:node.start_byte + 7] == b"#ifndef"
-        else:
-            cond = node.child_by_field_id(sx.F_CONDITION)
-            if cond is None:
-                return
-            self.preproc_conds.append(cond)
-            text = self.src.text(cond)
-            negate = False
-            c = cond
-            if c.type == "unary_expression" and self.src.text(c).lstrip().startswith("!"):
-                negate = True
-                text = self.src.text(c.child_by_field_id(sx.F_ARGUMENT) or c)
-            # W020 writes HIPPORT_WAVE_SIZE for __AMDGCN_WAVEFRONT_SIZE: a test of it is the same test
-            text = text.replace("HIPPORT_WAVE_SIZE", "__AMDGCN_WAVEFRONT_SIZE")
-        if "&&" in text or "||" in text:
+        branches: list[tuple[str | None, int, Node]] = []  # (condition as #if text, body start, node)
+        n: Node | None = node
+        while n is not None:
+            if n.type in ("preproc_ifdef", "preproc_elifdef"):
+                name = n.child_by_field_id(sx.F_NAME)
+                if name is None:
+                    return
+                if n is node:
+                    self.preproc_conds.append(name)
+                neg = self.data[n.start_byte:name.start_byte].rstrip().endswith((b"ifndef", b"elifndef"))
+                text = ("!" if neg else "") + f"defined({self.src.text(name)})"
+                branches.append((text, name.end_byte, n))
+            elif n.type in ("preproc_if", "preproc_elif"):
+                cond = n.child_by_field_id(sx.F_CONDITION)
+                if cond is None:
+                    return
+                if n is node:
+                    self.preproc_conds.append(cond)
+                branches.append((self.src.text(cond), cond.end_byte, n))
+            elif n.type == "preproc_else":
+                branches.append((None, n.start_byte + 5, n))
+            else:
+                break
+            n = n.child_by_field_id(sx.F_ALTERNATIVE)
+        classes = platform.classify_chain([b[0] for b in branches])
+        for i, ((_c, start, bnode), cls) in enumerate(zip(branches, classes, strict=True)):
+            if cls is None:
+                continue
+            end = branches[i + 1][2].start_byte if i + 1 < len(branches) else bnode.end_byte
+            if cls == "inactive":
+                self._add_range(self.inactive, self._inactive_starts, (start, end))
+            else:
+                self._add_range(self.amd_only, self._amd_starts, (start, end))
+
+    def _body_branches(self, fn: Func) -> None:
+        """#if chains inside a function body (the top-level scan does not enter bodies)."""
+        body = fn.body
+        if body is None or self.data.find(b"#if", body.start_byte, body.end_byte) < 0:
             return
-        if _NV_MACROS.search(text) and not _HIP_MACROS.search(text):
-            nv_then = not negate
-        elif _HIP_MACROS.search(text) and not _NV_MACROS.search(text) and "__GFX" not in text:
-            nv_then = negate
-        else:
-            return
-        alt = node.child_by_field_id(sx.F_ALTERNATIVE)
-        head_end = (node.child_by_field_id(sx.F_CONDITION) or node.child_by_field_id(sx.F_NAME) or node).end_byte
-        then_range = (head_end, alt.start_byte if alt is not None else node.end_byte)
-        if nv_then:
-            self._add_range(self.inactive, self._inactive_starts, then_range)
-            if alt is not None and alt.type == "preproc_else":
-                self._add_range(self.amd_only, self._amd_starts, (alt.start_byte, alt.end_byte))
-        else:
-            self._add_range(self.amd_only, self._amd_starts, then_range)
-            if alt is not None and alt.type == "preproc_else":
-                self._add_range(self.inactive, self._inactive_starts, (alt.start_byte, alt.end_byte))
+        stack = [body]
+        while stack:
+            n = stack.pop()
+            for c in n.children:
+                if c.type in ("preproc_if", "preproc_ifdef"):
+                    self._preproc_branch(c)
+                if c.child_count:
+                    stack.append(c)
 
     @staticmethod
     def _add_range(ranges: list[tuple[int, int]], starts: list[int], r: tuple[int, int]) -> None:
+        """Keep `ranges` disjoint: preprocessor branches nest, so a range inside one already kept
+        adds nothing and one around kept ranges replaces them."""
         i = bisect.bisect_right(starts, r[0])
+        if i and ranges[i - 1][0] <= r[0] and r[1] <= ranges[i - 1][1]:
+            return
+        j = i
+        while j < len(ranges) and ranges[j][0] < r[1]:
+            j += 1
+        del ranges[i:j]
+        del starts[i:j]
         starts.insert(i, r[0])
         ranges.insert(i, r)
 
     def is_inactive(self, pos: int) -> bool:
-        """True inside a preprocessor branch that is compiled only for NVIDIA."""
+        """True inside a preprocessor branch that AMD never compiles."""
         i = bisect.bisect_right(self._inactive_starts, pos)
-        return any(s <= pos < e for s, e in self.inactive[max(0, i - 4):i])
+        return bool(i) and self.inactive[i - 1][0] <= pos < self.inactive[i - 1][1]
 
     def is_amd_only(self, pos: int) -> bool:
+        """True inside a branch written for AMD (see `platform`), AMD compiles."""
         i = bisect.bisect_right(self._amd_starts, pos)
-        return any(s <= pos < e for s, e in self.amd_only[max(0, i - 4):i])
+        return bool(i) and self.amd_only[i - 1][0] <= pos < self.amd_only[i - 1][1] and not (
+            self.inactive and self.is_inactive(pos))
 
     def _add_function(self, node: Node, top: Node, tparams: dict[str, Node]) -> None:
         body = node.child_by_field_id(sx.F_BODY)
