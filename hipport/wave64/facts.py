@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import operator
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -110,6 +111,9 @@ _WARP_FN = re.compile(r"(?i)warp|lane|shfl|ballot")
 
 
 _K_NAME = re.compile(r"k[A-Z]\w*")
+_FLOAT_32 = re.compile(r"32\.0*(?:[eE]0)?[fF]?")
+# `#define DEVICE_FUNCTION static inline __device__`: a macro that declares device functions
+_QUAL_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*__(?:device|global)__[^\n]*)$", re.M)
 
 
 @cache
@@ -395,8 +399,72 @@ _COLLECT = frozenset({
 })
 
 
+_HEADER_CACHE: dict[tuple[str, int, int], dict[str, tuple[int, bool]]] = {}
+_HEADER_BUSY: set[str] = set()
+
+
+def _resolve_includes(path: str, specs: list[str]) -> list[str]:
+    """Existing files for #include specs, looked up beside `path` and below its parent folders."""
+    if not path or path.startswith("<"):
+        return []
+    base = os.path.dirname(os.path.abspath(path))
+    out: list[str] = []
+    for spec in specs:
+        inc = spec.strip().strip('"<>')
+        if not inc or os.path.isabs(inc):
+            continue
+        d = base
+        for _ in range(8):
+            cand = os.path.join(d, inc)
+            if os.path.isfile(cand):
+                out.append(os.path.normpath(cand))
+                break
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    return out
+
+
+def _header_consts(path: str, config: Config, depth: int) -> dict[str, tuple[int, bool]]:
+    """Warp-size constants a header (and the headers it includes) defines: name -> (value on
+    AMD, chosen for AMD: an AMD-only or per-architecture definition)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}
+    key = (path, st.st_mtime_ns, st.st_size)
+    hit = _HEADER_CACHE.get(key)
+    if hit is not None:
+        return hit
+    if path in _HEADER_BUSY or st.st_size > 1 << 21:
+        return {}
+    _HEADER_BUSY.add(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        out: dict[str, tuple[int, bool]] = {}
+        if might_hold_hazards(data) or b"define" in data:
+            h = Facts(SourceFile(path, data), config, headers=False)
+            for name, defs in h.consts.items():
+                v = h.const_value(name)
+                if v is not None:
+                    out[name] = (v, any(d.amd_only for d in defs) or name in h.arch_macros)
+            for name in h.arch_macros:
+                out.setdefault(name, (64, True))
+            if depth < 3:
+                for sub in _resolve_includes(path, [h.src.text(n.child_by_field_id(sx.F_PATH) or n)
+                                                    for n in h.includes]):
+                    for k, v2 in _header_consts(sub, config, depth + 1).items():
+                        out.setdefault(k, v2)
+    finally:
+        _HEADER_BUSY.discard(path)
+    _HEADER_CACHE[key] = out
+    return out
+
+
 class Facts:
-    def __init__(self, src: SourceFile, config: Config) -> None:
+    def __init__(self, src: SourceFile, config: Config, headers: bool = True) -> None:
         self.src = src
         self.config = config
         self.data = src.data
@@ -429,10 +497,16 @@ class Facts:
         self._plain: set[tuple[Func, str]] = set()
         self._device: list[Func] | None = None
         self.ident_uses: list[tuple[str, Node, Func | None, int, int]] = []
+        self._headers: dict[str, tuple[int, bool]] | None = None if headers else {}
+        self.qual_macros: dict[str, set[str]] = {}  # macros that expand to __device__ / __global__
         self.empty = not might_hold_hazards(self.data)
         if self.empty:
             return
         self._has_gfx = b"__GFX" in self.data  # once: a search per #define grows with the file
+        for m in _QUAL_MACRO.finditer(self.data):
+            qual = {q for q in ("__global__", "__device__", "__host__") if q in m.group(2).decode().split()}
+            if qual:
+                self.qual_macros.setdefault(m.group(1).decode(), set()).update(qual)
         self._scan_top(src.root)
         for fn in self.funcs:
             self._body_branches(fn)
@@ -489,10 +563,12 @@ class Facts:
                            "preproc_elifdef"):  # a chain is classified at its #if
                     self._preproc_branch(child)
                     stack.append((child, ctop, tparams))
-                elif t in ("namespace_definition", "linkage_specification"):
+                elif t == "namespace_definition":
                     body = child.child_by_field_id(sx.F_BODY)
                     if body is not None:
                         stack.append((body, ctop, tparams))
+                elif t == "linkage_specification":  # extern "C" { ... } or extern "C" <one definition>
+                    stack.append((child, ctop, tparams))
                 elif t in ("declaration_list", "field_declaration_list"):
                     stack.append((child, ctop, tparams))
                 elif t in ("struct_specifier", "class_specifier"):
@@ -610,6 +686,9 @@ class Facts:
         quals: set[str] = set()
         if self.data.find(b"__global__", start, end) >= 0 or self.data.find(b"__device__", start, end) >= 0:
             quals = {c.type for c in node.children if not c.is_named}  # building children costs more
+        if not quals and self.qual_macros:  # `#define DEVICE_FUNCTION static inline __device__`
+            for w in _WORD.findall(self.data, start, end):
+                quals |= self.qual_macros.get(w.decode(), set())
         if "__global__" in quals:
             space = "global"
         elif "__device__" in quals:
@@ -840,7 +919,25 @@ class Facts:
             return False
         if fn is not None and (name in fn.vars or name in fn.tparams):
             return False
+        h = self.header_const(name)
+        if h is not None:  # defined in an included header: 32 there, and not chosen for AMD
+            return h[0] == 32 and not h[1]
         return True
+
+    def header_const(self, name: str) -> tuple[int, bool] | None:
+        """(value on AMD, chosen for AMD) of a warp-size constant defined in a header this file
+        includes (found next to the file or below one of its parent folders, as a tree's own
+        include root gives it), following includes three levels deep; None when none defines it."""
+        if self._headers is None:
+            self._headers = {}
+            for path in self._include_paths():
+                for k, v in _header_consts(path, self.config, 0).items():
+                    self._headers.setdefault(k, v)
+        return self._headers.get(name)
+
+    def _include_paths(self) -> list[str]:
+        return _resolve_includes(self.src.path, [self.src.text(n.child_by_field_id(sx.F_PATH) or n)
+                                                 for n in self.includes])
 
     def const_value(self, name: str) -> int | None:
         """The value a warp-size constant takes on AMD (an AMD-only definition wins)."""
@@ -1665,6 +1762,13 @@ class Facts:
                 kind = self.classify_binary(b, fn)
             else:
                 kind = None
+            if kind is None and o == "/" and right is not None and right.type == "number_literal" and \
+                    left is not None and _FLOAT_32.fullmatch(self.src.text(right)):
+                lk = self.kinds(left, fn)  # a warp count or id by float division: `blockDim.x / 32.f`
+                if lk & (TID | BDIM) and not lk & (LANES | WARPS):
+                    fn.sites.append(Site("nwarp" if lk & BDIM and not lk & TID else "warp", b, right, "literal",
+                                         None, fn))
+                    continue
             if kind is not None:
                 const = right
                 if o == "&" and self.kinds(right, fn) & TID and not self.kinds(left, fn) & TID:

@@ -114,15 +114,17 @@ def _threads(facts: Facts, fn: Func, block: Node, kind: str) -> int | None:
 def _grid32(facts: Facts, fn: Func, grid: Node) -> Node | None:
     """The `N * 32` or `N / 32` inside a launch's grid (through one local variable): the grid is
     computed for 32-lane warps."""
-    e = sx.unparen(grid)
-    if e.type == "identifier":
-        var = fn.vars.get(facts.src.text(e))
-        if var is None or var.value is None:
-            return None
-        e = var.value
-    stack = [e]
+    stack = [sx.unparen(grid)]
+    seen: set[str] = set()
     while stack:
         n = stack.pop()
+        if n.type == "identifier":  # `grid` or `dim3(grid)`: follow local variables once
+            name = facts.src.text(n)
+            var = fn.vars.get(name)
+            if var is not None and var.value is not None and name not in seen:
+                seen.add(name)
+                stack.append(var.value)
+            continue
         if n.type == "binary_expression":
             op = n.child_by_field_id(sx.F_OPERATOR)
             right = n.child_by_field_id(sx.F_RIGHT)

@@ -1,0 +1,145 @@
+"""Reduced fixtures of the patterns real code showed (issue 15; fixtures/wave64/realcode): the
+findings each must give, and after the port (both strategies) code that compiles for gfx90a and
+gfx1030 and prints on the wave emulator, at 32 and at 64 lanes, what the input prints at 32 lanes
+(the CUDA reference)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hipport.validate import emulator as emu
+from tests.wave64.helpers import FIXTURES, HIPCC, apply, findings, hipcc
+
+REAL = FIXTURES / "realcode"
+
+# (rule, line) under the default strategy (auto); the defines the tree's own build passes
+CASES: dict[str, tuple[set[tuple[str, int]], tuple[str, ...]]] = {
+    # the AMD branch is the tree's: its vote and the NVIDIA-only one are left alone; only the
+    # hard-coded 64 (wrong on RDNA) is reported
+    "amd_branch_vote": ({("W019", 5)}, ("USE_AMD_ROCM",)),
+    # `int warpSize = ...` on the host is a queried value, not HIP's warpSize
+    "host_warpsize_var": (set(), ()),
+    # grid from rows * 32 for a kernel that maps rows by warpSize
+    "grid_from_n32": ({("W014", 26)}, ()),
+    # `% WARP_SIZE`, `/ WARP_SIZE` on thread ids, and the definition once
+    "named_lane_id": ({("W008", 4), ("W006", 7), ("W001", 7), ("W007", 12), ("W004", 13), ("W005", 14),
+                       ("W005", 15)}, ()),
+    # a device function declared through a macro, an extern "C" kernel
+    "macro_device_extern_c": ({("W006", 7), ("W007", 12), ("W004", 14), ("W005", 14), ("W005", 18)}, ()),
+    # warp count by float division, a first-warp test
+    "float_warp_count": ({("W007", 6), ("W005", 7), ("W006", 9), ("W004", 10), ("W005", 10), ("W005", 12),
+                          ("W006", 14)}, ()),
+}
+NAMES = sorted(CASES)
+
+
+def source(name: str) -> str:
+    return (REAL / f"{name}.cu").read_text()
+
+
+def ported(name: str, strategy: str) -> str:
+    code = source(name)
+    return apply(code, findings(code, strategy))
+
+
+def test_every_fixture_has_a_case() -> None:
+    assert sorted(p.stem for p in REAL.glob("*.cu")) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_findings(name: str) -> None:
+    got = {(f.rule, f.span.line) for f in findings(source(name))}
+    assert got == CASES[name][0]
+    assert len(got) == len(findings(source(name))), "one report per rule per line"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_second_port_changes_nothing(name: str) -> None:
+    for strategy in ("logical32", "native"):
+        once = ported(name, strategy)
+        assert apply(once, findings(once, strategy)) == once
+
+
+@pytest.mark.parametrize("name", ["amd_branch_vote", "host_warpsize_var"])
+def test_left_alone(name: str) -> None:
+    """Nothing in the AMD branch or the host variable is rewritten (the AMD branch keeps its vote)."""
+    out = ported(name, "native")
+    assert "__any(big)" in out and "__any_sync(0xffffffff, big)" in out if name == "amd_branch_vote" \
+        else out == source(name)
+
+
+def test_cvt_and_cache_hint_ptx_are_not_wave_hazards() -> None:
+    code = ('#include <hip/hip_runtime.h>\n__device__ unsigned short h(float f) {\n  unsigned short r;\n'
+            '  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));\n  return r;\n}\n'
+            '__device__ unsigned ld(const unsigned* p) {\n  unsigned v;\n'
+            '  asm volatile("ld.global.cs.u32 %0, [%1];" : "=r"(v) : "l"(p));\n  return v;\n}\n')
+    assert not findings(code)
+
+
+def test_launch_of_a_kernel_without_warp_operations_is_not_reported() -> None:
+    code = ("#include <hip/hip_runtime.h>\n__global__ void k(float* p) { p[blockIdx.x * 32 + threadIdx.x] = 1.f; }\n"
+            "void run(float* p, int n) { k<<<n, 32>>>(p); }\n")
+    assert not findings(code, "logical32") and not findings(code, "native")
+
+
+def test_whole_waves_are_not_said_to_idle() -> None:
+    warp32 = ("#include <hip/hip_runtime.h>\n__global__ void k(float* p) {\n  float v = p[threadIdx.x];\n"
+              "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down(v, o, 32);\n  p[threadIdx.x] = v;\n}\n")
+    whole = warp32 + "void run(float* p, int n) {\n  dim3 b(32, 4);\n  k<<<n, b>>>(p);\n}\n"
+    half = warp32 + "void run(float* p, int n) {\n  dim3 b(32, 3);\n  k<<<n, b>>>(p);\n}\n"
+    assert not findings(whole, "logical32", rule="W014")
+    (f,) = findings(half, "logical32", rule="W014")
+    assert "96 threads" in f.message and f.fix is None
+
+
+def test_the_w014_host_fix_is_cxx() -> None:
+    """The host query replaces uses of HIP's warpSize, never a declarator."""
+    code = ("#include <hip/hip_runtime.h>\nint blocks(int n) { return (n + warpSize - 1) / warpSize; }\n"
+            "int mine(int n) { int warpSize = 64; return n / warpSize; }\n")
+    out = apply(code, findings(code, "native"))
+    assert "(n + hipport_warp_size() - 1) / hipport_warp_size()" in out and "int warpSize = 64;" in out
+
+
+# ---- compile and run -------------------------------------------------------------------------
+
+def _write(tmp: Path, name: str, strategy: str) -> Path:
+    p = tmp / f"{name}.{strategy}.hip"
+    p.write_text(ported(name, strategy))
+    return p
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(HIPCC is None, reason="hipcc not installed")
+@pytest.mark.parametrize("name", NAMES)
+def test_port_compiles(name: str, tmp_path: Path) -> None:
+    defines = tuple(f"-D{d}" for d in CASES[name][1])
+    for strategy in ("logical32", "native"):
+        p = _write(tmp_path, name, strategy)
+        for arch in ("gfx90a", "gfx1030"):
+            r = hipcc(p, arch, defines)
+            assert r.returncode == 0, f"{name} [{strategy}] {arch}:\n{r.stderr[-3000:]}"
+
+
+def _run(path: Path, out: Path, wave: int, defines: tuple[str, ...]) -> str:
+    exe = emu.build([path], out, wave=wave, defines=defines, extra_flags=["-O0", "-w"])
+    proc = emu.run(exe, [], timeout=120)
+    assert proc.returncode == 0, f"{path.name} at wave {wave}: {proc.stderr[-2000:]}"
+    return proc.stdout
+
+
+@pytest.mark.emulator
+@pytest.mark.skipif(emu.compiler() is None, reason="no C++ compiler for the wave emulator (g++)")
+@pytest.mark.parametrize("name", NAMES)
+def test_port_runs_the_same_at_wave_32_and_64(name: str, tmp_path: Path) -> None:
+    defines = CASES[name][1]
+    src = tmp_path / f"{name}.cu"
+    src.write_text(source(name))
+    reference = _run(src, tmp_path / "ref", 32, defines)
+    assert reference.strip()
+    for strategy in ("logical32", "native"):
+        p = _write(tmp_path, name, strategy)
+        for wave in (32, 64):
+            got = _run(p, tmp_path / f"{strategy}.{wave}", wave, defines)
+            assert got == reference, f"{name} [{strategy}] at wave {wave}"
