@@ -143,3 +143,35 @@ def test_port_runs_the_same_at_wave_32_and_64(name: str, tmp_path: Path) -> None
         for wave in (32, 64):
             got = _run(p, tmp_path / f"{strategy}.{wave}", wave, defines)
             assert got == reference, f"{name} [{strategy}] at wave {wave}"
+
+
+MISMATCH = ("#include <hip/hip_runtime.h>\n"
+            "__global__ void rows(const float* x, float* y, int n) {\n"
+            "  const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;\n"
+            "  float v = row < n ? x[row * 32 + threadIdx.x % 32] : 0.f;\n"
+            "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor(v, o, 32);\n"
+            "  if (threadIdx.x % 32 == 0 && row < n) y[row] = v;\n}\n"
+            "void run(const float* x, float* y, int n) {\n"
+            "  hipDeviceProp_t prop;\n  (void)hipGetDeviceProperties(&prop, 0);\n"
+            "  const int threads = 4 * prop.warpSize;\n"
+            "  hipLaunchKernelGGL(rows, dim3((n + 3) / 4), dim3(threads), 0, 0, x, y, n);\n}\n"
+            "void run2(const float* x, float* y, int n) {\n  int ws = 0;\n"
+            "  (void)hipDeviceGetAttribute(&ws, hipDeviceAttributeWarpSize, 0);\n"
+            "  rows<<<(n * ws + 127) / 128, 128>>>(x, y, n);\n}\n")
+
+
+def test_host_and_device_disagree_on_the_warp_size() -> None:
+    """The host sizes the launch by the queried wave size (64 on CDNA), the kernel by 32 lanes."""
+    fs = findings(MISMATCH, "logical32", rule="W014")
+    assert [f.span.line for f in fs] == [12, 17]
+    assert all("disagree" in f.message and f.fix is None for f in fs)
+    assert not findings(MISMATCH, "native", rule="W014"), "natively the kernel follows the queried size"
+
+
+def test_launch_of_a_kernel_whose_warp_model_is_elsewhere_is_not_rewritten() -> None:
+    """A kernel whose only warp code is a helper from another file has no model here: its
+    `dim3(WARP_SIZE, 4)` launch is neither reported nor made the wave size."""
+    code = ("#include <hip/hip_runtime.h>\n#define WARP_SIZE 32\nfloat __device__ warp_reduce_sum(float);\n"
+            "__global__ void k(float* p) { p[threadIdx.x] = warp_reduce_sum(p[threadIdx.x]); }\n"
+            "void run(float* p, int n) { k<<<n, dim3(WARP_SIZE, 4)>>>(p); }\n")
+    assert not findings(code, "native", rule="W014") and not findings(code, "logical32", rule="W014")

@@ -21,6 +21,8 @@ ROCm 7; the host learns the wave size from `hipDeviceAttributeWarpSize` (what
 
 from __future__ import annotations
 
+import re
+
 from hipport.model import Edit, Finding
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
@@ -142,6 +144,37 @@ _DECLARATORS = ("init_declarator", "pointer_declarator", "reference_declarator",
 _DECLARATIONS = ("declaration", "parameter_declaration", "optional_parameter_declaration", "field_declaration")
 
 
+_QUERIED = re.compile(r"\.\s*warp_?[sS]ize\b|\b(?:hip|cuda)Dev(?:ice)?Attr(?:ibute)?WarpSize\b")
+
+
+def _queried_wave(facts: Facts, fn: Func, expr: Node) -> str | None:
+    """The host's queried wave size inside a launch argument (through local variables):
+    `prop.warpSize`, a device table's `.warp_size`, or a variable filled by
+    hipDeviceGetAttribute(..., hipDeviceAttributeWarpSize, ...). Returns its text."""
+    body = facts.src.text(fn.body) if fn.body is not None else ""
+    stack = [expr]
+    seen: set[str] = set()
+    while stack:
+        n = stack.pop()
+        text = facts.src.text(n)
+        m = _QUERIED.search(text)
+        if m is not None:
+            return text.strip()
+        if n.type == "identifier":
+            name = text
+            if name in seen:
+                continue
+            seen.add(name)
+            var = fn.vars.get(name)
+            if var is not None and var.value is not None:
+                stack.append(var.value)
+            if re.search(r"GetAttribute\s*\(\s*&\s*" + re.escape(name) + r"\s*,\s*\w*WarpSize", body):
+                return name
+            continue
+        stack.extend(n.named_children)
+    return None
+
+
 def _host_shadows(facts: Facts) -> set[int]:
     """Host functions (by node id) that declare their own `warpSize` (a variable or parameter)."""
     out: set[int] = set()
@@ -175,6 +208,9 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             if kernels and not any(k.collective for k in kernels):
                 continue  # no warp operations: a smaller block, not a warp-size assumption
             targets = [k for k in kernels if k.group is not None]
+            if targets and not any(f.agnostic or f.strong32 or f.weak32 for k in targets
+                                   for f in k.group.funcs):  # type: ignore[union-attr]
+                continue  # no warp-size evidence in this file (its warp helpers live elsewhere): unknown model
             if targets:
                 model, strategy = targets[0].group.model, targets[0].group.strategy  # type: ignore[union-attr]
             else:  # a kernel from another file: the launch itself assumes 32-thread warps
@@ -189,6 +225,14 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                         "size the grid by the device's wave size",
                         [sx.replace(g32, QUERY, RULE), *em.host_helper()], None, False, model, strategy),
                     model=model))
+            if targets and model == "warp32" and strategy == "logical32":
+                q = next((x for x in (_queried_wave(facts, fn, a) for a in (block, grid) if a is not None) if x), None)
+                if q is not None:
+                    out.append(finding(facts, RULE, call, (
+                        f"launch of `{kernel}` sized by the device's wave size (`{short(q, 30)}`: 64 on CDNA) while"
+                        " the kernel assumes 32-lane warps: host and device disagree on the warp size (size the"
+                        " launch by 32, or make the kernel wave-agnostic)"), fn, model=model))
+                    continue
             shape = block_shape(facts, fn, block)
             if shape is None:
                 continue
