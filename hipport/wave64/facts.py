@@ -399,7 +399,9 @@ _COLLECT = frozenset({
 })
 
 
-_HEADER_CACHE: dict[tuple[str, int, int], dict[str, tuple[int, bool]]] = {}
+_HEADER_CACHE: dict[tuple[str, int, int], tuple[dict[str, tuple[int, bool]], frozenset[str]]] = {}
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"][^>"\n]+[>"])', re.M)
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 _HEADER_BUSY: set[str] = set()
 
 
@@ -426,24 +428,26 @@ def _resolve_includes(path: str, specs: list[str]) -> list[str]:
     return out
 
 
-def _header_consts(path: str, config: Config, depth: int) -> dict[str, tuple[int, bool]]:
+def _header_consts(path: str, config: Config, depth: int) -> tuple[dict[str, tuple[int, bool]], frozenset[str]]:
     """Warp-size constants a header (and the headers it includes) defines: name -> (value on
-    AMD, chosen for AMD: an AMD-only or per-architecture definition)."""
+    AMD, chosen for AMD: an AMD-only or per-architecture definition); and every macro name they
+    #define (a tree's own HIP shims: ggml's vendors/hip.h defines `__shfl_xor_sync`)."""
     try:
         st = os.stat(path)
     except OSError:
-        return {}
+        return {}, frozenset()
     key = (path, st.st_mtime_ns, st.st_size)
     hit = _HEADER_CACHE.get(key)
     if hit is not None:
         return hit
     if path in _HEADER_BUSY or st.st_size > 1 << 21:
-        return {}
+        return {}, frozenset()
     _HEADER_BUSY.add(path)
     try:
         with open(path, "rb") as fh:
             data = fh.read()
         out: dict[str, tuple[int, bool]] = {}
+        names = {m.group(1).decode() for m in _DEFINE.finditer(data)}
         if might_hold_hazards(data) or b"define" in data:
             h = Facts(SourceFile(path, data), config, headers=False)
             for name, defs in h.consts.items():
@@ -452,15 +456,17 @@ def _header_consts(path: str, config: Config, depth: int) -> dict[str, tuple[int
                     out[name] = (v, any(d.amd_only for d in defs) or name in h.arch_macros)
             for name in h.arch_macros:
                 out.setdefault(name, (64, True))
-            if depth < 3:
-                for sub in _resolve_includes(path, [h.src.text(n.child_by_field_id(sx.F_PATH) or n)
-                                                    for n in h.includes]):
-                    for k, v2 in _header_consts(sub, config, depth + 1).items():
-                        out.setdefault(k, v2)
+        if depth < 3:
+            for sub in _resolve_includes(path, [m.group(1).decode(errors="replace") for m in _INCLUDE.finditer(data)]):
+                sub_consts, sub_names = _header_consts(sub, config, depth + 1)
+                for k, v2 in sub_consts.items():
+                    out.setdefault(k, v2)
+                names |= sub_names
     finally:
         _HEADER_BUSY.discard(path)
-    _HEADER_CACHE[key] = out
-    return out
+    result = (out, frozenset(names))
+    _HEADER_CACHE[key] = result
+    return result
 
 
 class Facts:
@@ -498,6 +504,7 @@ class Facts:
         self._device: list[Func] | None = None
         self.ident_uses: list[tuple[str, Node, Func | None, int, int]] = []
         self._headers: dict[str, tuple[int, bool]] | None = None if headers else {}
+        self._header_names: frozenset[str] = frozenset()
         self.qual_macros: dict[str, set[str]] = {}  # macros that expand to __device__ / __global__
         self.empty = not might_hold_hazards(self.data)
         if self.empty:
@@ -928,16 +935,31 @@ class Facts:
         """(value on AMD, chosen for AMD) of a warp-size constant defined in a header this file
         includes (found next to the file or below one of its parent folders, as a tree's own
         include root gives it), following includes three levels deep; None when none defines it."""
-        if self._headers is None:
-            self._headers = {}
-            for path in self._include_paths():
-                for k, v in _header_consts(path, self.config, 0).items():
-                    self._headers.setdefault(k, v)
-        return self._headers.get(name)
+        self._load_headers()
+        return self._headers.get(name) if self._headers is not None else None
 
-    def _include_paths(self) -> list[str]:
-        return _resolve_includes(self.src.path, [self.src.text(n.child_by_field_id(sx.F_PATH) or n)
-                                                 for n in self.includes])
+    def tree_defines(self, name: str) -> bool:
+        """True when this file (outside branches AMD never compiles) or a header it includes
+        #defines `name`: the tree maps that CUDA builtin itself."""
+        for m in re.finditer(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", self.data, re.M):
+            if not (self.inactive and self.is_inactive(m.start())):
+                return True
+        self._load_headers()
+        return name in self._header_names
+
+    def _load_headers(self) -> None:
+        if self._headers is not None:
+            return
+        self._headers = {}
+        names: set[str] = set()
+        specs = [m.group(1).decode(errors="replace") for m in _INCLUDE.finditer(self.data)
+                 if not (self.inactive and self.is_inactive(m.start()))]
+        for path in _resolve_includes(self.src.path, specs):
+            consts, defined = _header_consts(path, self.config, 0)
+            for k, v in consts.items():
+                self._headers.setdefault(k, v)
+            names |= defined
+        self._header_names = frozenset(names)
 
     def const_value(self, name: str) -> int | None:
         """The value a warp-size constant takes on AMD (an AMD-only definition wins)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hipport.validate import emulator as emu
-from tests.wave64.helpers import FIXTURES, HIPCC, apply, findings, hipcc
+from tests.wave64.helpers import FIXTURES, HIPCC, apply, config, findings, hipcc
 
 REAL = FIXTURES / "realcode"
 
@@ -175,3 +175,21 @@ def test_launch_of_a_kernel_whose_warp_model_is_elsewhere_is_not_rewritten() -> 
             "__global__ void k(float* p) { p[threadIdx.x] = warp_reduce_sum(p[threadIdx.x]); }\n"
             "void run(float* p, int n) { k<<<n, dim3(WARP_SIZE, 4)>>>(p); }\n")
     assert not findings(code, "native", rule="W014") and not findings(code, "logical32", rule="W014")
+
+
+def test_a_tree_that_maps_the_sync_builtins_itself_is_left_alone(tmp_path: Path) -> None:
+    """ggml's vendors/hip.h #defines `__shfl_xor_sync` for its HIP build: the file using it,
+    through an include, needs no W001 rewrite (and gets none)."""
+    (tmp_path / "vendors").mkdir()
+    (tmp_path / "vendors" / "hip.h").write_text(
+        "#define __shfl_xor_sync(mask, var, laneMask, width) __shfl_xor(var, laneMask, width)\n")
+    (tmp_path / "common.cuh").write_text("#pragma once\n#if defined(USE_HIP)\n#include \"vendors/hip.h\"\n#endif\n")
+    code = ('#include <hip/hip_runtime.h>\n#include "common.cuh"\n__device__ float sum(float v) {\n'
+            "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o, 32);\n  return v;\n}\n")
+    from hipport.source import SourceFile
+    from hipport.wave64 import run
+    path = tmp_path / "k.cu"
+    path.write_text(code)
+    got = {f.rule for f in run(SourceFile(str(path), code.encode()), config())}
+    assert "W001" not in got
+    assert "W001" in {f.rule for f in findings(code)}, "without the header the builtin is missing on ROCm 5.2"
