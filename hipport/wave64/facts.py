@@ -323,6 +323,7 @@ class Loop:
     warp: str  # "32" (literal or 32-constant), "rt" (warpSize), "64", "derived", ""
     shuffles: list[WarpCall] = field(default_factory=list)
     outer: Loop | None = None  # for "derived": the warp loop whose variable starts this one
+    exp: bool = False  # over the exponent: `for (l = 0; l <= 4; ++l)` with shuffle offsets `1 << l`
 
 
 @dataclass(eq=False, slots=True)
@@ -1896,7 +1897,13 @@ class Facts:
             if wc.family not in ("shfl", "tile") or wc.lane is None:
                 continue
             lane = sx.unparen(wc.lane)
-            if lane.type != "identifier":
+            if lane.type == "binary_expression":  # `1 << l` of a butterfly over the exponent
+                op, bl, br = self.binop(lane)
+                if op != "<<" or bl is None or br is None or self.src.text(bl).rstrip("uU") != "1" \
+                        or br.type != "identifier":
+                    continue
+                lane = br
+            elif lane.type != "identifier":
                 continue
             name = self.src.text(lane)
             outer = sx.enclosing(wc.node, ("for_statement",), fn.body)
@@ -1935,6 +1942,17 @@ class Facts:
         down = utext in (f"{var}>>=1", f"{var}/=2", f"{var}={var}/2", f"{var}={var}>>1")
         up = utext in (f"{var}<<=1", f"{var}*=2", f"{var}={var}*2", f"{var}={var}<<1")
         if not (down or up):
+            if utext in (f"{var}++", f"++{var}", f"{var}+=1", f"{var}={var}+1") and cond is not None \
+                    and cond.type == "binary_expression":
+                # a butterfly over the exponent: offsets `1 << l` for l = 0..4 cover 32 lanes
+                sv = self.cval(start, fn)
+                op = cond.child_by_field_id(sx.F_OPERATOR)
+                left, right = cond.child_by_field_id(sx.F_LEFT), cond.child_by_field_id(sx.F_RIGHT)
+                bv = self.cval(right, fn) if right is not None else None
+                if sv is not None and sv[0] == 0 and left is not None and self.src.text(left) == var and \
+                        op is not None and bv is not None and not bv[2] and \
+                        ((op.type == "<=" and bv[0] == 4) or (op.type == "<" and bv[0] == 5)):
+                    return Loop(fs, var, start, cond, False, "32", exp=True)
             return None
         bound = None
         if cond is not None and cond.type == "binary_expression":

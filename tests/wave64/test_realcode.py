@@ -28,6 +28,8 @@ CASES: dict[str, tuple[set[tuple[str, int]], tuple[str, ...]]] = {
                        ("W005", 15)}, ()),
     # a device function declared through a macro, an extern "C" kernel
     "macro_device_extern_c": ({("W006", 7), ("W007", 12), ("W004", 14), ("W005", 14), ("W005", 18)}, ()),
+    # a butterfly over the exponent (offsets 1 << l, l <= 4) with the default width
+    "butterfly_exponent": ({("W006", 7), ("W004", 8)}, ()),
     # warp count by float division, a first-warp test
     "float_warp_count": ({("W007", 6), ("W005", 7), ("W006", 9), ("W004", 10), ("W005", 10), ("W005", 12),
                           ("W006", 14)}, ()),
