@@ -195,3 +195,14 @@ def test_a_tree_that_maps_the_sync_builtins_itself_is_left_alone(tmp_path: Path)
     got = {f.rule for f in run(SourceFile(str(path), code.encode()), config())}
     assert "W001" not in got
     assert "W001" in {f.rule for f in findings(code)}, "without the header the builtin is missing on ROCm 5.2"
+
+
+def test_a_feature_test_with_an_amd_fallback_is_correct() -> None:
+    """`#if defined(__AMDGCN_WAVEFRONT_SIZE)` followed by `#elif defined(__GFX9__)` still gives
+    AMD its branch on ROCm 7.2; a bare `#ifdef` with a hard-coded 32 after it does not."""
+    code = ("#include <hip/hip_runtime.h>\n#if defined(__AMDGCN_WAVEFRONT_SIZE)\n#define WS __AMDGCN_WAVEFRONT_SIZE\n"
+            "#elif defined(__GFX8__) || defined(__GFX9__)\n#define WS 64\n#else\n#define WS 32\n#endif\n"
+            "#ifdef __AMDGCN_WAVEFRONT_SIZE\n#define WS2 __AMDGCN_WAVEFRONT_SIZE\n#else\n#define WS2 32\n#endif\n"
+            "#if ROCM_VERSION_MAJOR < 7\n#define WS3 __AMDGCN_WAVEFRONT_SIZE\n#endif\n"
+            "__global__ void k(int* p) { p[threadIdx.x] = WS + WS2; }\n")
+    assert sorted(f.span.line for f in findings(code, rule="W020")) == [9, 10]
