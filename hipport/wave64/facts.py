@@ -923,8 +923,8 @@ class Facts:
         if not _external_name(name):
             return False
         if name in self.macros or name in self.gvars or name in self.consts or name.startswith("__") \
-                or name == "warpSize":
-            return False
+                or name == "warpSize" or platform.platforms().kind(name) is not None:
+            return False  # (HIPPORT_WAVE_SIZE and the like are per-architecture wave sizes)
         if fn is not None and (name in fn.vars or name in fn.tparams):
             return False
         h = self.header_const(name)

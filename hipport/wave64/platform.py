@@ -29,6 +29,7 @@ Tri = int | None  # a preprocessor value: known integer, or unknown
 @dataclass(frozen=True)
 class Platforms:
     classes: dict[str, tuple[frozenset[str], re.Pattern[str] | None]]
+    defined_unknown: frozenset[str] = frozenset()
 
     def kind(self, name: str) -> str | None:
         for cls, (names, rx) in self.classes.items():
@@ -48,12 +49,14 @@ def platforms() -> Platforms:
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise HipportError(f"cannot read the platform macro table: {e}", path) from e
     classes: dict[str, tuple[frozenset[str], re.Pattern[str] | None]] = {}
+    unknown: set[str] = set()
     for cls in _CLASSES:
         sect = data.get(cls, {})
         pats = sect.get("patterns", [])
         classes[cls] = (frozenset(sect.get("names", [])), re.compile("|".join(f"(?:{p})" for p in pats))
                         if pats else None)
-    return Platforms(classes)
+        unknown |= set(sect.get("defined_unknown", []))
+    return Platforms(classes, frozenset(unknown))
 
 
 # value of `defined(X)` and of X itself per class, in the CUDA and the AMD configuration
@@ -172,7 +175,9 @@ class _Parser:
                 if paren and self.take()[1] != ")":
                     raise ValueError(")")
                 cls = self.table.kind(name)
-                return _DEFINED[self.config][cls] if cls is not None else None
+                if cls is None or name in self.table.defined_unknown:
+                    return None
+                return _DEFINED[self.config][cls]
             if self.peek() == "(":  # a function-like macro: unknown
                 depth = 0
                 while self.i < len(self.toks):

@@ -147,7 +147,8 @@ def named_const(facts: Facts, node: Node | None) -> str | None:
         n = stack.pop()
         if n.type == "identifier":
             name = facts.src.text(n)
-            if name != "warpSize" and (name in facts.consts or name in facts.macros or
+            if name != "warpSize" and name not in facts.arch_macros and name not in facts.wave_macros and (
+                    name in facts.consts or name in facts.macros or
                                        facts.external_const(name, facts.func_at(n.start_byte))):
                 return name
             continue
