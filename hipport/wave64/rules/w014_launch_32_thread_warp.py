@@ -27,7 +27,7 @@ from hipport.model import Edit, Finding
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
-from hipport.wave64.facts import Facts, Func
+from hipport.wave64.facts import BDIM, BID, TID, Facts, Func, is_warp_name
 from hipport.wave64.rules._common import finding, short
 
 RULE = "W014"
@@ -134,7 +134,9 @@ def _grid32(facts: Facts, fn: Func, grid: Node) -> Node | None:
             if op is not None and op.type in ("*", "/") and right is not None and left is not None:
                 for side in ((right, left) if op.type == "*" else (right,)):
                     cv = facts.cval(side, fn)
-                    if cv is not None and cv[0] == 32:
+                    # a literal 32 or a warp-size name (WARP_SIZE), not any value of 32 (ROWS)
+                    if cv is not None and cv[0] == 32 and (side.type == "number_literal" or (
+                            side.type == "identifier" and is_warp_name(facts.src.text(side)))):
                         return side
         stack.extend(c for c in n.named_children if c.type not in ("lambda_expression",))
     return None
@@ -173,6 +175,20 @@ def _queried_wave(facts: Facts, fn: Func, expr: Node) -> str | None:
             continue
         stack.extend(n.named_children)
     return None
+
+
+def _maps_by_warpsize(facts: Facts, k: Func) -> bool:
+    """The kernel divides its block or grid into warps of `warpSize` (`blockDim.x / warpSize`,
+    `threadIdx.x / warpSize`, `blockIdx.x * warpSize`): its work per block follows the wave."""
+    for b in k.node_list("binary_expression"):
+        op, left, right = facts.binop(b)
+        if op not in ("/", "*") or left is None or right is None:
+            continue
+        for a, c in ((left, right), (right, left)) if op == "*" else ((left, right),):
+            if sx.unparen(c).type == "identifier" and facts.src.text(sx.unparen(c)) == "warpSize" and \
+                    facts.kinds(a, k) & (TID | BDIM | BID):
+                return True
+    return False
 
 
 def _host_shadows(facts: Facts) -> set[int]:
@@ -216,7 +232,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             else:  # a kernel from another file: the launch itself assumes 32-thread warps
                 strategy, model = fallback, "warp32"
             g32 = _grid32(facts, fn, grid) if grid is not None and targets and strategy == "native" \
-                and any(i[0] == "warpSize" for k in targets for i in k.idents) else None
+                and any(_maps_by_warpsize(facts, k) for k in targets) else None
             if g32 is not None:
                 gtext = short(facts.src.text(g32.parent or g32), 30)
                 out.append(finding(facts, RULE, g32.parent or g32, (
