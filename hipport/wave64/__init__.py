@@ -14,7 +14,7 @@ from types import ModuleType
 
 from hipport.config import Config
 from hipport.edits import keep_comments
-from hipport.model import Edit, Finding, evolve
+from hipport.model import Applicability, Edit, Finding, Fix, Severity, evolve
 from hipport.source import SourceFile
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts
@@ -32,7 +32,60 @@ def run(src: SourceFile, config: Config) -> list[Finding]:
     findings: list[Finding] = []
     for mod in _rule_modules():
         findings.extend(mod.check(facts, em))
-    return _canonical(findings, src.data)
+    if facts.inactive or facts.amd_only:
+        findings = [f for f in findings if not _left_alone(facts, f)]
+    return _canonical(_one_per_line(findings), src.data)
+
+
+_SEVERITY = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+_APPLICABILITY = {Applicability.SAFE: 0, Applicability.REVIEW: 1, Applicability.DISPLAY: 2}
+
+
+def _one_per_line(findings: list[Finding]) -> list[Finding]:
+    """One report per rule per line: several sites of one rule on a line (`warp.meta_group_size()
+    + warp.meta_group_rank()`) become one finding that names them all and carries all their edits
+    (the fix is as safe as its least safe part)."""
+    by: dict[tuple[str, int], list[Finding]] = {}
+    for f in findings:
+        by.setdefault((f.rule, f.span.line), []).append(f)
+    if len(by) == len(findings):
+        return findings
+    out: list[Finding] = []
+    for group in by.values():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        group.sort(key=lambda f: f.span.start)
+        first = group[0]
+        messages: list[str] = []
+        for f in group:
+            if f.message not in messages:
+                messages.append(f.message)
+        fixes = [f.fix for f in group if f.fix is not None]
+        fix = first.fix
+        if fixes:
+            titles: list[str] = []
+            for x in fixes:
+                if x.title not in titles:
+                    titles.append(x.title)
+            fix = Fix("; ".join(titles), max((x.applicability for x in fixes), key=_APPLICABILITY.__getitem__),
+                      tuple(e for x in fixes for e in x.edits))
+        out.append(evolve(first, message="; also ".join(messages), fix=fix,
+                          severity=min((f.severity for f in group), key=_SEVERITY.__getitem__)))
+    return out
+
+
+# Rules about AMD code itself: a wave size of 64 for every AMD GPU, the deprecated wave-size macro.
+_AMD_CODE_RULES = frozenset({"W019", "W020"})
+
+
+def _left_alone(facts: Facts, f: Finding) -> bool:
+    """A finding in a branch AMD never compiles, or in one the tree wrote for AMD (the constants
+    there still inform the analysis of the rest): not reported, not rewritten."""
+    pos = f.span.start
+    if facts.inactive and facts.is_inactive(pos):
+        return True
+    return f.rule not in _AMD_CODE_RULES and bool(facts.amd_only) and facts.is_amd_only(pos)
 
 
 @cache

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import operator
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,6 +29,7 @@ import tree_sitter
 
 from hipport.config import Config
 from hipport.source import Node, SourceFile, language
+from hipport.wave64 import platform
 from hipport.wave64 import syntax as sx
 
 # ---- value kinds (bit flags) -----------------------------------------------------------------
@@ -100,12 +102,6 @@ SEEDS = rb"threadIdx|blockDim|blockIdx|__ballot|__activemask|__match|__lane|lane
 HOST_QUICK = re.compile(rb"<<<|hipLaunchKernelGGL|warpSize")
 _WARP_NAME = re.compile(r"(?i)^k?_?ws$|^k?_?wsz$|^lanes_?per")
 _NOT_WARP_NAME = re.compile(r"(?i)num|count|per_?block|_?id$|idx|index|mask|tile|bank")
-_HIP_MACROS = re.compile(r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|USE_ROCM|"
-                         r"__HIP_DEVICE_COMPILE__|__HIP_ARCH_|HIP_PLATFORM_AMD|__GFX\d+__|__AMDGCN__|"
-                         r"__AMDGCN_WAVEFRONT_SIZE")
-# Only an explicit HIP-on-NVIDIA test marks code AMD never compiles. In CUDA sources __CUDACC__,
-# __NVCC__ and __CUDA_ARCH__ guard the GPU code itself, which the port turns into HIP code.
-_NV_MACROS = re.compile(r"__HIP_PLATFORM_NVIDIA__|__HIP_PLATFORM_NVCC__")
 _COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
 _FULL_MASK_NAME = re.compile(r"(?i)^(k_?)?(full|all|final|warp)_?(lanes?_?|warp_?)?mask$")
 _WRAPPED = re.compile(r"^\s*(__shfl(?:_up|_down|_xor)?(?:_sync)?|__ballot(?:_sync)?)\s*\(")
@@ -115,6 +111,9 @@ _WARP_FN = re.compile(r"(?i)warp|lane|shfl|ballot")
 
 
 _K_NAME = re.compile(r"k[A-Z]\w*")
+_FLOAT_32 = re.compile(r"32\.0*(?:[eE]0)?[fF]?")
+# `#define DEVICE_FUNCTION static inline __device__`: a macro that declares device functions
+_QUAL_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*__(?:device|global)__[^\n]*)$", re.M)
 
 
 @cache
@@ -324,6 +323,7 @@ class Loop:
     warp: str  # "32" (literal or 32-constant), "rt" (warpSize), "64", "derived", ""
     shuffles: list[WarpCall] = field(default_factory=list)
     outer: Loop | None = None  # for "derived": the warp loop whose variable starts this one
+    exp: bool = False  # over the exponent: `for (l = 0; l <= 4; ++l)` with shuffle offsets `1 << l`
 
 
 @dataclass(eq=False, slots=True)
@@ -400,8 +400,78 @@ _COLLECT = frozenset({
 })
 
 
+_HEADER_CACHE: dict[tuple[str, int, int], tuple[dict[str, tuple[int, bool]], frozenset[str]]] = {}
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"][^>"\n]+[>"])', re.M)
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_HEADER_BUSY: set[str] = set()
+
+
+def _resolve_includes(path: str, specs: list[str]) -> list[str]:
+    """Existing files for #include specs, looked up beside `path` and below its parent folders."""
+    if not path or path.startswith("<"):
+        return []
+    base = os.path.dirname(os.path.abspath(path))
+    out: list[str] = []
+    for spec in specs:
+        inc = spec.strip().strip('"<>')
+        if not inc or os.path.isabs(inc):
+            continue
+        d = base
+        for _ in range(8):
+            cand = os.path.join(d, inc)
+            if os.path.isfile(cand):
+                out.append(os.path.normpath(cand))
+                break
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    return out
+
+
+def _header_consts(path: str, config: Config, depth: int) -> tuple[dict[str, tuple[int, bool]], frozenset[str]]:
+    """Warp-size constants a header (and the headers it includes) defines: name -> (value on
+    AMD, chosen for AMD: an AMD-only or per-architecture definition); and every macro name they
+    #define (a tree's own HIP shims: ggml's vendors/hip.h defines `__shfl_xor_sync`)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}, frozenset()
+    key = (path, st.st_mtime_ns, st.st_size)
+    hit = _HEADER_CACHE.get(key)
+    if hit is not None:
+        return hit
+    if path in _HEADER_BUSY or st.st_size > 1 << 21:
+        return {}, frozenset()
+    _HEADER_BUSY.add(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        out: dict[str, tuple[int, bool]] = {}
+        names = {m.group(1).decode() for m in _DEFINE.finditer(data)}
+        if might_hold_hazards(data) or b"define" in data:
+            h = Facts(SourceFile(path, data), config, headers=False)
+            for name, defs in h.consts.items():
+                v = h.const_value(name)
+                if v is not None:
+                    out[name] = (v, any(d.amd_only for d in defs) or name in h.arch_macros)
+            for name in h.arch_macros:
+                out.setdefault(name, (64, True))
+        if depth < 3:
+            for sub in _resolve_includes(path, [m.group(1).decode(errors="replace") for m in _INCLUDE.finditer(data)]):
+                sub_consts, sub_names = _header_consts(sub, config, depth + 1)
+                for k, v2 in sub_consts.items():
+                    out.setdefault(k, v2)
+                names |= sub_names
+    finally:
+        _HEADER_BUSY.discard(path)
+    result = (out, frozenset(names))
+    _HEADER_CACHE[key] = result
+    return result
+
+
 class Facts:
-    def __init__(self, src: SourceFile, config: Config) -> None:
+    def __init__(self, src: SourceFile, config: Config, headers: bool = True) -> None:
         self.src = src
         self.config = config
         self.data = src.data
@@ -434,11 +504,20 @@ class Facts:
         self._plain: set[tuple[Func, str]] = set()
         self._device: list[Func] | None = None
         self.ident_uses: list[tuple[str, Node, Func | None, int, int]] = []
+        self._headers: dict[str, tuple[int, bool]] | None = None if headers else {}
+        self._header_names: frozenset[str] = frozenset()
+        self.qual_macros: dict[str, set[str]] = {}  # macros that expand to __device__ / __global__
         self.empty = not might_hold_hazards(self.data)
         if self.empty:
             return
         self._has_gfx = b"__GFX" in self.data  # once: a search per #define grows with the file
+        for m in _QUAL_MACRO.finditer(self.data):
+            qual = {q for q in ("__global__", "__device__", "__host__") if q in m.group(2).decode().split()}
+            if qual:
+                self.qual_macros.setdefault(m.group(1).decode(), set()).update(qual)
         self._scan_top(src.root)
+        for fn in self.funcs:
+            self._body_branches(fn)
         for fn in self.funcs:
             self.by_name.setdefault(fn.name, []).append(fn)
         self._ranges = sorted((f.node.start_byte, f.node.end_byte, f) for f in self.funcs)
@@ -489,13 +568,15 @@ class Facts:
                                     tp[self.src.text(d)] = p
                     stack.append((child, ctop, tp))
                 elif t in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else",
-                           "preproc_elifdef"):
+                           "preproc_elifdef"):  # a chain is classified at its #if
                     self._preproc_branch(child)
                     stack.append((child, ctop, tparams))
-                elif t in ("namespace_definition", "linkage_specification"):
+                elif t == "namespace_definition":
                     body = child.child_by_field_id(sx.F_BODY)
                     if body is not None:
                         stack.append((body, ctop, tparams))
+                elif t == "linkage_specification":  # extern "C" { ... } or extern "C" <one definition>
+                    stack.append((child, ctop, tparams))
                 elif t in ("declaration_list", "field_declaration_list"):
                     stack.append((child, ctop, tparams))
                 elif t in ("struct_specifier", "class_specifier"):
@@ -525,63 +606,87 @@ class Facts:
         self.includes.sort(key=lambda n: n.start_byte)
 
     def _preproc_branch(self, node: Node) -> None:
+        """Classify every branch of the chain that starts at `node` (an #if / #ifdef / #ifndef; its
+        #elif / #else are reached through it): see `platform.classify_chain`."""
         t = node.type
-        if t == "preproc_else":
+        if t not in ("preproc_if", "preproc_ifdef"):
+            for c in (node.child_by_field_id(sx.F_CONDITION), node.child_by_field_id(sx.F_NAME)):
+                if c is not None and t != "preproc_else":
+                    self.preproc_conds.append(c)
             return
-        if t in ("preproc_ifdef", "preproc_elifdef"):
-            name = node.child_by_field_id(sx.F_NAME)
-            if name is None:
-                return
-            self.preproc_conds.append(name)
-            text = self.src.text(name)
-            negate = self.data[node.start_byte:node.start_byte + 7] == b"#ifndef"
-        else:
-            cond = node.child_by_field_id(sx.F_CONDITION)
-            if cond is None:
-                return
-            self.preproc_conds.append(cond)
-            text = self.src.text(cond)
-            negate = False
-            c = cond
-            if c.type == "unary_expression" and self.src.text(c).lstrip().startswith("!"):
-                negate = True
-                text = self.src.text(c.child_by_field_id(sx.F_ARGUMENT) or c)
-            # W020 writes HIPPORT_WAVE_SIZE for __AMDGCN_WAVEFRONT_SIZE: a test of it is the same test
-            text = text.replace("HIPPORT_WAVE_SIZE", "__AMDGCN_WAVEFRONT_SIZE")
-        if "&&" in text or "||" in text:
+        branches: list[tuple[str | None, int, Node]] = []  # (condition as #if text, body start, node)
+        n: Node | None = node
+        while n is not None:
+            if n.type in ("preproc_ifdef", "preproc_elifdef"):
+                name = n.child_by_field_id(sx.F_NAME)
+                if name is None:
+                    return
+                if n is node:
+                    self.preproc_conds.append(name)
+                neg = self.data[n.start_byte:name.start_byte].rstrip().endswith((b"ifndef", b"elifndef"))
+                text = ("!" if neg else "") + f"defined({self.src.text(name)})"
+                branches.append((text, name.end_byte, n))
+            elif n.type in ("preproc_if", "preproc_elif"):
+                cond = n.child_by_field_id(sx.F_CONDITION)
+                if cond is None:
+                    return
+                if n is node:
+                    self.preproc_conds.append(cond)
+                branches.append((self.src.text(cond), cond.end_byte, n))
+            elif n.type == "preproc_else":
+                branches.append((None, n.start_byte + 5, n))
+            else:
+                break
+            n = n.child_by_field_id(sx.F_ALTERNATIVE)
+        classes = platform.classify_chain([b[0] for b in branches])
+        for i, ((_c, start, bnode), cls) in enumerate(zip(branches, classes, strict=True)):
+            if cls is None:
+                continue
+            end = branches[i + 1][2].start_byte if i + 1 < len(branches) else bnode.end_byte
+            if cls == "inactive":
+                self._add_range(self.inactive, self._inactive_starts, (start, end))
+            else:
+                self._add_range(self.amd_only, self._amd_starts, (start, end))
+
+    def _body_branches(self, fn: Func) -> None:
+        """#if chains inside a function body (the top-level scan does not enter bodies)."""
+        body = fn.body
+        if body is None or self.data.find(b"#if", body.start_byte, body.end_byte) < 0:
             return
-        if _NV_MACROS.search(text) and not _HIP_MACROS.search(text):
-            nv_then = not negate
-        elif _HIP_MACROS.search(text) and not _NV_MACROS.search(text) and "__GFX" not in text:
-            nv_then = negate
-        else:
-            return
-        alt = node.child_by_field_id(sx.F_ALTERNATIVE)
-        head_end = (node.child_by_field_id(sx.F_CONDITION) or node.child_by_field_id(sx.F_NAME) or node).end_byte
-        then_range = (head_end, alt.start_byte if alt is not None else node.end_byte)
-        if nv_then:
-            self._add_range(self.inactive, self._inactive_starts, then_range)
-            if alt is not None and alt.type == "preproc_else":
-                self._add_range(self.amd_only, self._amd_starts, (alt.start_byte, alt.end_byte))
-        else:
-            self._add_range(self.amd_only, self._amd_starts, then_range)
-            if alt is not None and alt.type == "preproc_else":
-                self._add_range(self.inactive, self._inactive_starts, (alt.start_byte, alt.end_byte))
+        stack = [body]
+        while stack:
+            n = stack.pop()
+            for c in n.children:
+                if c.type in ("preproc_if", "preproc_ifdef"):
+                    self._preproc_branch(c)
+                if c.child_count:
+                    stack.append(c)
 
     @staticmethod
     def _add_range(ranges: list[tuple[int, int]], starts: list[int], r: tuple[int, int]) -> None:
+        """Keep `ranges` disjoint: preprocessor branches nest, so a range inside one already kept
+        adds nothing and one around kept ranges replaces them."""
         i = bisect.bisect_right(starts, r[0])
+        if i and ranges[i - 1][0] <= r[0] and r[1] <= ranges[i - 1][1]:
+            return
+        j = i
+        while j < len(ranges) and ranges[j][0] < r[1]:
+            j += 1
+        del ranges[i:j]
+        del starts[i:j]
         starts.insert(i, r[0])
         ranges.insert(i, r)
 
     def is_inactive(self, pos: int) -> bool:
-        """True inside a preprocessor branch that is compiled only for NVIDIA."""
+        """True inside a preprocessor branch that AMD never compiles."""
         i = bisect.bisect_right(self._inactive_starts, pos)
-        return any(s <= pos < e for s, e in self.inactive[max(0, i - 4):i])
+        return bool(i) and self.inactive[i - 1][0] <= pos < self.inactive[i - 1][1]
 
     def is_amd_only(self, pos: int) -> bool:
+        """True inside a branch written for AMD (see `platform`), AMD compiles."""
         i = bisect.bisect_right(self._amd_starts, pos)
-        return any(s <= pos < e for s, e in self.amd_only[max(0, i - 4):i])
+        return bool(i) and self.amd_only[i - 1][0] <= pos < self.amd_only[i - 1][1] and not (
+            self.inactive and self.is_inactive(pos))
 
     def _add_function(self, node: Node, top: Node, tparams: dict[str, Node]) -> None:
         body = node.child_by_field_id(sx.F_BODY)
@@ -589,6 +694,9 @@ class Facts:
         quals: set[str] = set()
         if self.data.find(b"__global__", start, end) >= 0 or self.data.find(b"__device__", start, end) >= 0:
             quals = {c.type for c in node.children if not c.is_named}  # building children costs more
+        if not quals and self.qual_macros:  # `#define DEVICE_FUNCTION static inline __device__`
+            for w in _WORD.findall(self.data, start, end):
+                quals |= self.qual_macros.get(w.decode(), set())
         if "__global__" in quals:
             space = "global"
         elif "__device__" in quals:
@@ -815,11 +923,44 @@ class Facts:
         if not _external_name(name):
             return False
         if name in self.macros or name in self.gvars or name in self.consts or name.startswith("__") \
-                or name == "warpSize":
-            return False
+                or name == "warpSize" or platform.platforms().kind(name) is not None:
+            return False  # (HIPPORT_WAVE_SIZE and the like are per-architecture wave sizes)
         if fn is not None and (name in fn.vars or name in fn.tparams):
             return False
+        h = self.header_const(name)
+        if h is not None:  # defined in an included header: 32 there, and not chosen for AMD
+            return h[0] == 32 and not h[1]
         return True
+
+    def header_const(self, name: str) -> tuple[int, bool] | None:
+        """(value on AMD, chosen for AMD) of a warp-size constant defined in a header this file
+        includes (found next to the file or below one of its parent folders, as a tree's own
+        include root gives it), following includes three levels deep; None when none defines it."""
+        self._load_headers()
+        return self._headers.get(name) if self._headers is not None else None
+
+    def tree_defines(self, name: str) -> bool:
+        """True when this file (outside branches AMD never compiles) or a header it includes
+        #defines `name`: the tree maps that CUDA builtin itself."""
+        for m in re.finditer(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", self.data, re.M):
+            if not (self.inactive and self.is_inactive(m.start())):
+                return True
+        self._load_headers()
+        return name in self._header_names
+
+    def _load_headers(self) -> None:
+        if self._headers is not None:
+            return
+        self._headers = {}
+        names: set[str] = set()
+        specs = [m.group(1).decode(errors="replace") for m in _INCLUDE.finditer(self.data)
+                 if not (self.inactive and self.is_inactive(m.start()))]
+        for path in _resolve_includes(self.src.path, specs):
+            consts, defined = _header_consts(path, self.config, 0)
+            for k, v in consts.items():
+                self._headers.setdefault(k, v)
+            names |= defined
+        self._header_names = frozenset(names)
 
     def const_value(self, name: str) -> int | None:
         """The value a warp-size constant takes on AMD (an AMD-only definition wins)."""
@@ -1644,6 +1785,13 @@ class Facts:
                 kind = self.classify_binary(b, fn)
             else:
                 kind = None
+            if kind is None and o == "/" and right is not None and right.type == "number_literal" and \
+                    left is not None and _FLOAT_32.fullmatch(self.src.text(right)):
+                lk = self.kinds(left, fn)  # a warp count or id by float division: `blockDim.x / 32.f`
+                if lk & (TID | BDIM) and not lk & (LANES | WARPS):
+                    fn.sites.append(Site("nwarp" if lk & BDIM and not lk & TID else "warp", b, right, "literal",
+                                         None, fn))
+                    continue
             if kind is not None:
                 const = right
                 if o == "&" and self.kinds(right, fn) & TID and not self.kinds(left, fn) & TID:
@@ -1749,7 +1897,13 @@ class Facts:
             if wc.family not in ("shfl", "tile") or wc.lane is None:
                 continue
             lane = sx.unparen(wc.lane)
-            if lane.type != "identifier":
+            if lane.type == "binary_expression":  # `1 << l` of a butterfly over the exponent
+                op, bl, br = self.binop(lane)
+                if op != "<<" or bl is None or br is None or self.src.text(bl).rstrip("uU") != "1" \
+                        or br.type != "identifier":
+                    continue
+                lane = br
+            elif lane.type != "identifier":
                 continue
             name = self.src.text(lane)
             outer = sx.enclosing(wc.node, ("for_statement",), fn.body)
@@ -1788,6 +1942,17 @@ class Facts:
         down = utext in (f"{var}>>=1", f"{var}/=2", f"{var}={var}/2", f"{var}={var}>>1")
         up = utext in (f"{var}<<=1", f"{var}*=2", f"{var}={var}*2", f"{var}={var}<<1")
         if not (down or up):
+            if utext in (f"{var}++", f"++{var}", f"{var}+=1", f"{var}={var}+1") and cond is not None \
+                    and cond.type == "binary_expression":
+                # a butterfly over the exponent: offsets `1 << l` for l = 0..4 cover 32 lanes
+                sv = self.cval(start, fn)
+                op = cond.child_by_field_id(sx.F_OPERATOR)
+                left, right = cond.child_by_field_id(sx.F_LEFT), cond.child_by_field_id(sx.F_RIGHT)
+                bv = self.cval(right, fn) if right is not None else None
+                if sv is not None and sv[0] == 0 and left is not None and self.src.text(left) == var and \
+                        op is not None and bv is not None and not bv[2] and \
+                        ((op.type == "<=" and bv[0] == 4) or (op.type == "<" and bv[0] == 5)):
+                    return Loop(fs, var, start, cond, False, "32", exp=True)
             return None
         bound = None
         if cond is not None and cond.type == "binary_expression":

@@ -251,8 +251,9 @@ DOCS: dict[str, Doc] = {
                "logical32 lanes are 0..31 and the masks stay.",
         refs=("waves", "design")),
     "W012": Doc(
-        what="Finds inline PTX in device code: `%laneid`, `%lanemask_*`, `activemask`, `%warpid`, `shfl.sync`, "
-             "`vote`, `bfe` and other PTX instructions.",
+        what="Finds inline PTX with lane or warp semantics in device code: `%laneid`, `%lanemask_*`, "
+             "`activemask`, `%warpid`, `shfl.sync`, `vote`, `match`, `redux`. PTX without them (`cvt.rn.f16.f32`, "
+             "`ld.global.cs`, `bfe`) holds no warp-size assumption and is not reported here.",
         why="HIP-Clang compiles device code to AMDGCN, so any PTX `asm()` is a compile error (\"invalid "
             "instruction\"); HIPIFY does not translate inline assembly.",
         before=_k("__device__ unsigned lane_ptx() {\n"
@@ -265,7 +266,7 @@ DOCS: dict[str, Doc] = {
                   "}\n"),
         safety="Safe for `%laneid` (`__lane_id()`, `& 31` under logical32), `%lanemask_*` (computed from the "
                "lane) and `activemask` (`__ballot(1)`); `%warpid` becomes a 1-D warp index (review). Other PTX "
-               "is reported without a fix.",
+               "with warp semantics is reported without a fix.",
         refs=("design",)),
     "W013": Doc(
         what="Finds CUB / hipCUB warp primitives (`WarpReduce`, `WarpScan`, `WarpExchange`, `WarpLoad`, "
@@ -284,8 +285,12 @@ DOCS: dict[str, Doc] = {
         refs=("arch", "design")),
     "W014": Doc(
         what="Finds kernel launches whose block is one 32-thread warp (`<<<n, 32>>>`, `dim3(32)`, "
-             "`dim3 block(32, N)`, `hipLaunchKernelGGL(k, g, 32, ...)`) and `warpSize` read in host code.",
-        why="Under logical32 a 32-thread block is correct but leaves half of every wave64 idle. Once the kernel "
+             "`dim3 block(32, N)`, `hipLaunchKernelGGL(k, g, 32, ...)`) of a kernel with warp operations, grids "
+             "computed for 32-lane warps (`ceil_div(N * 32, block)`) for a kernel that maps its work by "
+             "`warpSize`, launches sized by the host's queried wave size for a kernel kept at 32 lanes, and "
+             "`warpSize` read in host code (not a host variable of that name).",
+        why="Under logical32 a block whose thread count is not a multiple of 64 leaves part of a wave64 idle "
+            "(`dim3(32, 4)` fills two waves and is not reported). Once the kernel "
             "is wave-agnostic a 32-thread block fills half a wave and `warpSize`-strided loops skip half the data. "
             "Host code is compiled once for every offload target, so no host constant is the wave size: "
             "`warpSize` on the host is 64 for every AMD GPU on ROCm 6 and does not compile on ROCm 7.",

@@ -43,7 +43,13 @@ def test_fix(before: str, after: str, strategy: str) -> None:
     assert_fix(before, after, RULE, strategy)
 
 
-def test_other_ptx_is_reported_without_a_fix() -> None:
-    fs = findings(dev('  int r;\n  asm("bfe.s32 %0, %1, 4, 8;" : "=r"(r) : "r"(3));\n  return r;\n', "int"),
-                  rule=RULE)
+def test_other_warp_ptx_is_reported_without_a_fix() -> None:
+    fs = findings(dev('  int r;\n  asm("shfl.sync.bfly.b32 %0, %1, 1, 0x1f, -1;" : "=r"(r) : "r"(3));\n  return r;\n',
+                      "int"), rule=RULE)
     assert len(fs) == 1 and fs[0].fix is None and fs[0].severity.value == "error"
+
+
+@pytest.mark.parametrize("ptx", ["bfe.s32 %0, %1, 4, 8;", "cvt.rn.f16.f32 %0, %1;", "ld.global.cs.u32 %0, [%1];"])
+def test_ptx_without_lane_semantics_is_not_a_wave_hazard(ptx: str) -> None:
+    code = dev(f'  int r;\n  asm("{ptx}" : "=r"(r) : "r"(3));\n  return r;\n', "int")
+    assert not findings(code, rule=RULE)

@@ -138,3 +138,30 @@ def template_uses(facts: Facts, fn: Func) -> list[tuple[Node, str, Node]]:
         out.append((n, facts.src.text(name), arg))
     out.sort(key=lambda t: t[0].start_byte)
     return out
+
+
+def named_const(facts: Facts, node: Node | None) -> str | None:
+    """The warp-size constant a site uses (`WARP_SIZE` in `tid % WARP_SIZE`), or None."""
+    stack = [node] if node is not None else []
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier":
+            name = facts.src.text(n)
+            if name != "warpSize" and name not in facts.arch_macros and name not in facts.wave_macros and (
+                    name in facts.consts or name in facts.macros or
+                                       facts.external_const(name, facts.func_at(n.start_byte))):
+                return name
+            continue
+        stack.extend(n.named_children)
+    return None
+
+
+def named_site_message(facts: Facts, what: str, text: str, name: str, strategy: str) -> str:
+    """The message of a lane / warp site that assumes 32 lanes through a named constant (kept:
+    the constant is the logical warp size, or W008 makes it the wave size at its definition)."""
+    where = "defined in another file, 32 on CUDA" if name not in facts.consts and name not in facts.macros \
+        else "= 32"
+    msg = f"{what} `{text}` assumes 32-lane warps through `{name}` ({where})"
+    if strategy == "logical32":
+        return msg + "; kept: logical 32-lane warps"
+    return msg + f"; kept: it follows `{name}`, which W008 makes the wave size where it is defined"

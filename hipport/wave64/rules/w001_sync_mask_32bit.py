@@ -68,8 +68,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         if not wc.sync or wc.family not in ("shfl", "ballot", "vote") or wc.mask is None:
             continue
         fn = wc.fn
-        if em.removed(wc.node):
-            continue
+        if em.removed(wc.node) or facts.tree_defines(wc.name):
+            continue  # (the tree's own HIP shim maps it: ggml's vendors/hip.h)
         model, strategy = em.model(fn), em.strategy(fn)
         if wc.family == "vote" and (model != "agnostic" or wc.base == "uni"):
             continue  # W017 (HIP has no __uni, so `__uni_sync` cannot just drop its mask)

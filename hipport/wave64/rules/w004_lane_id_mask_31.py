@@ -12,7 +12,14 @@ from hipport.model import Finding
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts
-from hipport.wave64.rules._common import finding, idents_in, in_constant_context, short
+from hipport.wave64.rules._common import (
+    finding,
+    idents_in,
+    in_constant_context,
+    named_const,
+    named_site_message,
+    short,
+)
 
 RULE = "W004"
 
@@ -22,7 +29,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     for fn in facts.device_funcs():
         model, strategy = em.model(fn), em.strategy(fn)
         for s in fn.sites:
-            if s.kind not in ("lane", "stride") or s.origin == "named" or em.removed(s.node):
+            if s.kind not in ("lane", "stride") or em.removed(s.node):
                 continue
             if s.origin == "rt" and model != "mixed":
                 continue
@@ -31,6 +38,12 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             text = short(facts.src.text(s.node), 40)
             op = s.node.child_by_field_id(sx.F_OPERATOR)
             what = "lane id" if s.kind == "lane" else "lane-strided loop step"
+            if s.origin == "named":
+                name = named_const(facts, s.const)
+                if name is not None and model != "agnostic":
+                    out.append(finding(facts, RULE, s.node, named_site_message(facts, what, text, name, strategy),
+                                       fn, kept=True))
+                continue
             if s.origin == "literal":
                 msg = f"{what} `{text}` assumes 32-lane warps; a wave64 lane is 0..63"
                 if strategy == "logical32":

@@ -8,13 +8,23 @@ bounds and template arguments are W007 / W008). Under logical32 they stay: a wav
 
 from __future__ import annotations
 
+import re
+
 from hipport.model import Edit, Finding
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts, Func, Site
-from hipport.wave64.rules._common import finding, idents_in, in_constant_context, short
+from hipport.wave64.rules._common import (
+    finding,
+    idents_in,
+    in_constant_context,
+    named_const,
+    named_site_message,
+    short,
+)
 
 RULE = "W005"
+_FLOAT = re.compile(r"\d+\.\d*(?:[eE][-+]?\d+)?[fFlL]?|\d+[eE][-+]?\d+[fFlL]?")
 
 
 def _guards_collective(facts: Facts, fn: Func, s: Site) -> bool:
@@ -43,6 +53,8 @@ def native_edits(facts: Facts, s: Site) -> list[Edit]:
         edits.append(sx.replace_span(op.start_byte, s.const.end_byte, "/ warpSize", RULE))
         if left is not None and sx.needs_parens_for_mul(left):
             edits += sx.wrap(left, "(", ")", RULE)
+    elif _FLOAT.fullmatch(facts.src.text(s.const)):  # `blockDim.x / 32.f`: keep the float division
+        edits.append(sx.replace(s.const, "(float)warpSize", RULE))
     else:
         edits.append(sx.replace(s.const, "warpSize", RULE))
     if s.ceil is not None:
@@ -55,7 +67,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     for fn in facts.device_funcs():
         model, strategy = em.model(fn), em.strategy(fn)
         for s in fn.sites:
-            if s.kind not in ("warp", "nwarp", "guard") or s.origin == "named" or em.removed(s.node):
+            if s.kind not in ("warp", "nwarp", "guard") or em.removed(s.node):
                 continue
             if s.origin == "rt" and model != "mixed":
                 continue
@@ -65,6 +77,12 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             text = short(facts.src.text(s.node), 40)
             what = {"warp": "warp id", "nwarp": "warp count", "guard": "first-warp guard"}[s.kind]
+            if s.origin == "named":
+                name = named_const(facts, s.const if s.kind != "guard" else s.const)
+                if name is not None and model != "agnostic":
+                    out.append(finding(facts, RULE, s.node, named_site_message(facts, what, text, name, strategy),
+                                       fn, kept=True))
+                continue
             if s.origin == "literal":
                 msg = f"{what} `{text}` assumes 32-lane warps"
                 if strategy == "logical32":

@@ -22,6 +22,8 @@ UNROLLED = (16, 8, 4, 2, 1)
 
 
 def _header_edit(facts: Facts, fn: Func, lp: Loop) -> list[Edit]:
+    if lp.exp and lp.bound is not None:  # `l <= 4` -> `(1 << l) < warpSize`
+        return [sx.replace(lp.bound, f"(1 << {lp.var}) < warpSize", RULE)]
     node = lp.start if lp.down else lp.bound
     if node is None:
         return []
@@ -129,7 +131,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             anchor = (lp.start if lp.down else lp.bound) or lp.node
             header = short(facts.src.text(lp.node).split(")")[0] + ")", 50)
-            kind = "reduction" if lp.down else "scan"
+            kind = "reduction" if lp.down else "butterfly" if lp.exp else "scan"
             if warp == "rt":
                 msg = f"shuffle {kind} `{header}` spans the wave while other sites of this kernel assume 32 lanes"
                 if strategy == "native":

@@ -31,6 +31,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             continue
         if wc.family == "match" and not wc.sync:
             continue  # the mask-less HIP forms
+        if facts.tree_defines(wc.name):
+            continue  # the tree's own HIP shim maps it
         fn = wc.fn
         strategy = em.strategy(fn)
         text = short(facts.src.text(wc.node), 40)

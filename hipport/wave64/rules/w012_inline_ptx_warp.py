@@ -1,10 +1,12 @@
-"""W012 inline-ptx-warp: inline PTX in device code.
+"""W012 inline-ptx-warp: inline PTX with lane or warp semantics in device code.
 
 HIP-Clang compiles device code to AMDGCN, so a PTX `asm()` is a compile error ("invalid
 instruction"). The common warp forms have builtins: `%laneid` -> `__lane_id()` (`& 31` under
 logical32), `%lanemask_lt/le/eq/ge/gt` -> the positional mask from the lane, `activemask` ->
 `__ballot(1)` (the caller's half under logical32). Others (`shfl.sync`, `vote`, `match`, `%warpid`
-as a warp index) are reported for a rewrite by hand or with a review fix.
+as a warp index) are reported for a rewrite by hand or with a review fix. PTX without lane or
+warp semantics (`cvt.rn.f16.f32`, `ld.global.cs`, `bfe`) holds no warp-size assumption and is not
+this pass's business (it does not compile for AMD either, but the rewrite is not about waves).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from hipport.wave64.facts import Facts
 from hipport.wave64.rules._common import finding, short, widen_var
 
 RULE = "W012"
-PTX = re.compile(r"%%\w|\b(mov|shfl|vote|match|redux|bar|bfind|brev|popc|bfe|prmt|activemask|ld|st|cvt|"
-                 r"add|sub|mul|mad|fma|lop3|setp|selp|and|or|xor|shl|shr)\.[a-z0-9]")
+# lane / warp semantics: special registers of the lane and the warp, warp-wide instructions
+PTX = re.compile(r"%%(?:laneid|lanemask_\w+|warpid|nwarpid)\b|\bWARP_SZ\b|"
+                 r"\b(?:shfl|vote|match|redux|activemask|elect)\.[a-z0-9]|\bbar\.warp\b")
 FORMS = {
     "laneid": re.compile(r"^mov\.[us]32\s+%0\s*,\s*%%laneid\s*;?$"),
     "lanemask": re.compile(r"^mov\.[ub]32\s+%0\s*,\s*%%lanemask_(lt|le|eq|ge|gt)\s*;?$"),

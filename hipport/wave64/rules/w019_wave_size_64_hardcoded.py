@@ -8,20 +8,37 @@ HIP <= 6.2. The fix is the per-architecture constant (or `warpSize` for a run-ti
 
 from __future__ import annotations
 
+import re
+
 from hipport.model import Finding
+from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import WAVE, Emitter
 from hipport.wave64.facts import Facts
 from hipport.wave64.rules._common import finding, short, template_uses
 
 RULE = "W019"
+_WAVE_TEST = re.compile(r"__AMDGCN_WAVEFRONT_SIZE|HIPPORT_WAVE_SIZE|__GFX\d|__gfx\d")
+
+
+def _chosen_per_wave(node: Node) -> bool:
+    """Defined in a branch of a chain that tests the wave size or the architecture (`#if
+    __AMDGCN_WAVEFRONT_SIZE == 32 ... #else kWarp = 64`): already a per-architecture value."""
+    p = node.parent
+    while p is not None:
+        if p.type in ("preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef"):
+            cond = p.child_by_field_id(sx.F_CONDITION) or p.child_by_field_id(sx.F_NAME)
+            if cond is not None and _WAVE_TEST.search((cond.text or b"").decode(errors="replace")):
+                return True
+        p = p.parent
+    return False
 
 
 def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
     for name, defs in facts.consts.items():
         for c in defs:
-            if c.value != 64:
+            if c.value != 64 or _chosen_per_wave(c.node):
                 continue
             model, strategy = facts.model_of_const(c)
             repl = "32" if strategy == "logical32" and model != "agnostic" else WAVE
