@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hipport.rules import rules_dir
 
-# API and tool findings. The wave64 rules (W001-W021) come from hipport.wave64's registry.
+# API and tool findings. The wave64 rules come from hipport.wave64's registry (their modules).
 API_RULES: dict[str, tuple[str, str]] = {
     "HP001": ("unsupported-api", "a CUDA API with no HIP equivalent"),
     "HP002": ("unknown-cuda-name", "a CUDA-looking name that no mapping table knows"),

@@ -6,7 +6,6 @@ from hipport.model import Edit, Finding, Fix, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import Facts, Func, Var
-from hipport.wave64.registry import BY_ID
 
 MASK_OPS = ("&", "|", "^", "<<", ">>", "~")
 
@@ -14,6 +13,8 @@ MASK_OPS = ("&", "|", "^", "<<", ">>", "~")
 def finding(facts: Facts, rule: str, node: Node | tuple[int, int], message: str, fn: Func | None,
             fix: Fix | None = None, kept: bool = False, model: str | None = None) -> Finding:
     """A finding for `rule` at `node`; `kept` sites (already right for the strategy) are info."""
+    from hipport.wave64.registry import BY_ID  # the registry imports the rule modules
+
     info = BY_ID[rule]
     if isinstance(node, tuple):
         span = facts.src.span(*node)

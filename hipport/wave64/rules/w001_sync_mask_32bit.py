@@ -11,13 +11,42 @@ Votes in 32-lane code are W017's.
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, Emitter
 from hipport.wave64.facts import MASK, Facts, WarpCall
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
 RULE = "W001"
+NAME = "sync-mask-32bit"
+SUMMARY = "32-bit mask in a *_sync warp call, or a *_sync call the ROCm floor lacks"
+SEVERITY = Severity.ERROR
+# The page `hipport explain W001` and rules/wave64/W001.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds `__shfl*_sync`, `__ballot_sync`, `__any_sync` and `__all_sync` calls whose mask '
+          'is 32-bit (`0xffffffff`, `~0u`, an `unsigned` variable), and, below a ROCm 7.0 floor, '
+          'every such call: HIP does not declare them before 6.2 and hides them behind '
+          '`HIP_ENABLE_WARP_SYNC_BUILTINS` until 7.0.'),
+    why=('A CUDA full mask is a compile error twice over: the builtin is undeclared on ROCm 5.x, '
+         "and from 6.2 HIP's `static_assert` rejects any mask that is not a 64-bit integer. The "
+         'tempting fix, `0xffffffffull`, compiles but names only lanes 0-31 while 64 lanes call: '
+         'a mask-check trap without `NDEBUG`, undefined behaviour with it.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(float* p) {\n'
+            '  const int lane = threadIdx.x & 31;\n'
+            '  float v = p[threadIdx.x] + lane;\n'
+            '  v += __shfl_xor_sync(0xffffffff, v, 1);\n'
+            '  p[threadIdx.x] = __shfl_sync(0xffffffff, v, 0);\n'
+            '}\n'),
+    safety=("Safe when the kernel's model is unambiguous: below a 7.0 floor the call becomes its "
+            'non-sync form (AMD waves run in lockstep, so the mask only restricted which lanes may '
+            'be read); a ballot with a partial mask keeps the mask as `mask & __ballot(p)`. With a '
+            "7.0 floor a full mask becomes `~0ull` (native) or the caller's half `0xffffffffull << "
+            '(__lane_id() & 32)` (logical32); any other mask is a review fix.'),
+    refs=('sync', 'design'),
+)
 
 
 def mask_bits(facts: Facts, wc: WarpCall) -> int | None:

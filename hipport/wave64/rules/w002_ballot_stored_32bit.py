@@ -8,14 +8,41 @@ bit positions match CUDA's; natively the storage becomes `unsigned long long` al
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import BITOPS32, MASK, Facts, Func, Var, WarpCall, type_bits
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import WIDE, consumer, finding, short, widen_var
 
 RULE = "W002"
+NAME = "ballot-stored-32bit"
+SUMMARY = "ballot / activemask / match result kept in a 32-bit type"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W002` and rules/wave64/W002.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds ballot, `__activemask` and `__match_any_sync` results stored in, cast to, '
+          'returned as or passed as a 32-bit integer, and 32-bit variables that receive such a '
+          'mask through other variables. In 32-lane code it also reports a ballot used as a '
+          'whole-wave mask.'),
+    why=('On AMD these return `unsigned long long`. `unsigned m = __ballot(p)` drops lanes 32-63 '
+         'without any diagnostic under `-Wall -Wextra` (only `-Wshorten-64-to-32` warns); every '
+         'count or position derived from `m` then ignores half of the wave.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const int* in, int* count) {\n'
+            '  const int lane = threadIdx.x % 32;\n'
+            '  unsigned m = __ballot_sync(0xffffffff, in[threadIdx.x] > 0);\n'
+            '  if (lane == 0) atomicAdd(count, __popc(m));\n'
+            '}\n'),
+    safety=("Safe in a kernel with an unambiguous model: logical32 takes the caller's 32-lane half "
+            "`(unsigned)(__ballot(p) >> (__lane_id() & 32))`, which has CUDA's bit layout, so the "
+            '32-bit variable and everything downstream stay as written; native widens the variable '
+            '(or parameter, return type, cast) to `unsigned long long`. A declaration shared with '
+            'other names is reported without a fix.'),
+    refs=('ballot', 'design'),
+)
 
 
 def sink_of(facts: Facts, fn: Func, node: Node) -> tuple[str, object]:

@@ -10,13 +10,38 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import BITOPS32, MASK, SHIFTMASK, Facts, Func
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import consumer, finding, short
 
 RULE = "W003"
+NAME = "mask-bitop-32bit"
+SUMMARY = "__popc / __ffs / __clz / __brev and 31/32 constants applied to a wave mask"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W003` and rules/wave64/W003.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds `__popc`, `__ffs`, `__clz`, `__brev`, `__fns32` and the `__builtin_*` 32-bit bit '
+          'operations applied to a wave mask, the constants around them (`31 - __clz(m)`, `m == '
+          '0xffffffff`) and loops over the bits of a mask that stop at 32.'),
+    why=('The 32-bit overloads silently take the truncated mask: counts, first and last lanes '
+         'ignore lanes 32-63. `31 - __clz(m)` and `== 0xffffffff` assume 32 lanes.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const int* in, int* out) {\n'
+            '  unsigned long long m = __ballot(in[threadIdx.x] != 0);\n'
+            '  out[threadIdx.x] = __popc(m) + (31 - __clz(m)) + (__ffs(m) - 1);\n'
+            '}\n'),
+    safety=('Native renames to the 64-bit forms (`__popcll`, `__ffsll`, `__clzll` with `63 -`, '
+            '`__brevll`, `__fns64`): safe for popc/ffs/fns, review for a bare `__clz`/`__brev` whose '
+            "result changes meaning with 64 bits. Under logical32 the mask is the caller's 32-lane "
+            'half, so the 32-bit forms stay (only a ballot passed directly is narrowed to the half). '
+            'A comparison with `0xffffffff` becomes a comparison with the full wave `(~0ull >> (64 - '
+            'warpSize))`: review.'),
+    refs=('ballot', 'design'),
+)
 
 
 def _direct_sources(facts: Facts, fn: Func, arglist_id: int) -> list:

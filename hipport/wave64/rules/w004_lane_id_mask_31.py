@@ -8,10 +8,11 @@ forms (`tid % warpSize`, `__lane_id()`) become 32-lane ones instead.
 
 from __future__ import annotations
 
-from hipport.model import Finding
+from hipport.model import Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import (
     finding,
     idents_in,
@@ -22,6 +23,33 @@ from hipport.wave64.rules._common import (
 )
 
 RULE = "W004"
+NAME = "lane-id-mask-31"
+SUMMARY = "lane id computed as tid & 31 or tid % 32"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W004` and rules/wave64/W004.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds lane ids computed as `tid & 31`, `tid % 32` or `tid & 0x1f` (tid derived from '
+          '`threadIdx`), and loops that stride over lanes by 32, in functions that use warp '
+          'operations. In a mixed kernel it also reports the wave-wide forms (`tid % warpSize`, '
+          '`__lane_id()`).'),
+    why=('A wave64 lane is 0..63. The 32-lane id is right only if every other warp-size site of '
+         'the kernel also keeps 32-lane logical warps; mixed with wave-wide shuffles, ballot bit '
+         'positions or `warpSize`-based warp ids it aliases lanes and silently produces wrong '
+         'results.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const float* in, float* out) {\n'
+            '  const int lane = threadIdx.x & 31;\n'
+            '  float v = in[threadIdx.x];\n'
+            '  for (int o = 16; o > 0; o >>= 1) v += __shfl_down(v, o);\n'
+            '  if (lane == 0) out[threadIdx.x >> 5] = v;\n'
+            '}\n'),
+    safety=('Never safe: under logical32 the id stays (reported as info); natively it becomes `tid & '
+            '(warpSize - 1)` or `tid % warpSize` as part of the whole-kernel rewrite, a review fix '
+            '(equal to `__lane_id()` for 1-D blocks; for 2-D blocks lanes follow the linearized '
+            'thread id).'),
+    refs=('waves', 'design'),
+)
 
 
 def check(facts: Facts, em: Emitter) -> list[Finding]:

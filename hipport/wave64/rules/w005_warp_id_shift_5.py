@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts, Func, Site
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import (
     finding,
     idents_in,
@@ -24,6 +25,30 @@ from hipport.wave64.rules._common import (
 )
 
 RULE = "W005"
+NAME = "warp-id-shift-5"
+SUMMARY = "warp id / warp count computed with >> 5 or / 32"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W005` and rules/wave64/W005.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds warp ids and warp counts computed as `tid >> 5`, `tid / 32`, `blockDim.x / 32`, '
+          '`(n + 31) / 32`, lanes compared with `BLOCK / 32`, and `tid < 32` guards around warp '
+          'collectives.'),
+    why=('With 64-lane waves a block holds half as many warps: per-warp indices, final-stage '
+         'guards and partial counts all change. Mixed with wave-wide reductions they read slots '
+         'nobody wrote or skip data.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const float* in, float* out) {\n'
+            '  const int warp = threadIdx.x >> 5;\n'
+            '  const int nwarps = (blockDim.x + 31) / 32;\n'
+            '  float v = in[threadIdx.x];\n'
+            '  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor(v, o);\n'
+            '  if ((threadIdx.x & 31) == 0) out[blockIdx.x * nwarps + warp] = v;\n'
+            '}\n'),
+    safety=('Review: natively `>> 5` and `/ 32` become `/ warpSize` (a run-time value, right on ROCm '
+            '7 outside constant expressions; array bounds are W007/W008). Under logical32 they stay.'),
+    refs=('waves', 'warpsize7', 'design'),
+)
 _FLOAT = re.compile(r"\d+\.\d*(?:[eE][-+]?\d+)?[fFlL]?|\d+[eE][-+]?\d+[fFlL]?")
 
 

@@ -10,14 +10,46 @@ loop at `warpSize / 2` (or bounds it by `warpSize`) so the whole wave takes part
 from __future__ import annotations
 
 from hipport.edits import apply_edits
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts, Func, Loop, WarpCall
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, idents_in, short
 
 RULE = "W006"
+NAME = "shuffle-loop-from-16"
+SUMMARY = "shuffle reduction or scan sized for 32 lanes with the default width"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W006` and rules/wave64/W006.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds shuffle reductions and scans sized for 32 lanes with the default width: loops '
+          'starting at 16, scans bounded by 32, unrolled 16/8/4/2/1 steps, bitonic stages bounded '
+          'by 32, and shuffles pinned to width 32 in code that is made wave-agnostic.'),
+    why=('With the default width of 64 a loop from 16 reduces each 32-lane half of the wave '
+         'separately. That is right only if the bookkeeping also keeps 32-lane warps; once a '
+         "kernel reads the result as the wave's (`lane == 0` of `tid % warpSize`) lane 0 holds "
+         'half the sum (528 instead of 2080 for lanes holding 1..64). Scans cross the 32-lane '
+         'boundary.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__device__ float warp_sum(float v) {\n'
+            '  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n'
+            '  return v;\n'
+            '}\n'
+            '\n'
+            '__global__ void k(const float* in, float* out) {\n'
+            '  float v = warp_sum(in[threadIdx.x]);\n'
+            '  if ((threadIdx.x & 31) == 0) out[threadIdx.x >> 5] = v;\n'
+            '}\n'),
+    safety=('Logical32 passes `width = 32`: safe, each 32-lane half of the wave computes exactly '
+            'what the CUDA warp computed (bit-identical floating-point results). Natively the loop '
+            'starts at `warpSize / 2` (or is bounded by `warpSize`) and an unrolled sequence gets a '
+            'delta-32 step: a review fix (the reduction tree changes, float results may differ in '
+            'the last bits).'),
+    refs=('width', 'design'),
+)
 UNROLLED = (16, 8, 4, 2, 1)
 
 

@@ -11,14 +11,42 @@ not warp-sized and are not reported.
 
 from __future__ import annotations
 
-from hipport.model import Finding
+from hipport.model import Finding, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import LANES, WARPS, Facts, Func, Var
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding
 
 RULE = "W007"
+NAME = "shared-array-warp-sized"
+SUMMARY = "__shared__ array sized by 32 and indexed per lane or per warp"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W007` and rules/wave64/W007.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds `__shared__` arrays sized by 32, 33 or `X / 32` and indexed by a lane or warp id. '
+          'A 32x33 transpose tile or a 32-bin histogram indexed by data is not reported.'),
+    why=('Natively a wave has up to 64 lanes and a block half as many warps. A per-lane buffer '
+         '`[32]` indexed by the lane is written out of bounds by lanes 32-63 (silent LDS '
+         'corruption); a per-warp buffer sized for 32-lane warps is an upper bound for any wave '
+         'size and stays correct.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const float* in, float* out) {\n'
+            '  __shared__ float per_lane[32];\n'
+            '  const int lane = threadIdx.x & 31;\n'
+            '  float v = __shfl_xor(in[threadIdx.x], 1);\n'
+            '  if (threadIdx.x < 64) per_lane[lane] = v;\n'
+            '  __syncthreads();\n'
+            '  out[threadIdx.x] = per_lane[lane];\n'
+            '}\n'),
+    safety=('Review: natively a per-lane bound becomes 64 (the largest wave; `65` for a padded 33); '
+            'per-warp arrays are kept and reported as info, as are arrays under logical32. Arrays '
+            'bounded by a warp-size constant follow that constant (W008). `warpSize` cannot be an '
+            'array bound on ROCm 7.'),
+    refs=('warpsize7', 'design'),
+)
 
 
 def dims(var: Var) -> list[Node]:

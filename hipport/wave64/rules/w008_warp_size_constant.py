@@ -13,13 +13,44 @@ expression is required.
 
 from __future__ import annotations
 
-from hipport.model import Finding
+from hipport.model import Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import WAVE, Emitter
 from hipport.wave64.facts import Facts, Func
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, in_constant_context
 
 RULE = "W008"
+NAME = "warp-size-constant"
+SUMMARY = "hard-coded warp size 32, or warpSize where a constant expression is required"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W008` and rules/wave64/W008.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds warp-size constants of 32 (`#define WARP_SIZE 32`, `constexpr int kWarpSize = '
+          '32`, enumerators, template parameters defaulted to 32) and `warpSize` used where a '
+          'constant expression is required (array bound, template argument, `static_assert`, '
+          'constexpr initializer or return).'),
+    why=('The constant is wrong on CDNA and everything derived from it inherits W004-W007. '
+         'Constant uses of `warpSize` compile on ROCm 6.x and fail on ROCm 7, where `warpSize` is '
+         'a run-time value.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '#define WARP_SIZE 32\n'
+            '\n'
+            '__global__ void k(float* out) {\n'
+            '  __shared__ float s[warpSize];\n'
+            '  const int lane = threadIdx.x % WARP_SIZE;\n'
+            '  s[lane] = __shfl_xor(out[threadIdx.x], 1);\n'
+            '  __syncthreads();\n'
+            '  out[threadIdx.x] = s[(lane + 1) % WARP_SIZE];\n'
+            '}\n'),
+    safety=('A 32 constant is kept under logical32 (it is the logical warp size); natively it '
+            'becomes `HIPPORT_WAVE_SIZE`, a per-architecture constant defined once, inline, after '
+            "the file's includes (64 on gfx8/gfx9, 32 on gfx10+ and NVIDIA, 64 as an array bound in "
+            'the host pass): review. A constant use of `warpSize` becomes `HIPPORT_WAVE_SIZE` (32 '
+            'under logical32): safe, it has the same value in every device pass.'),
+    refs=('warpsize7', 'arch', 'design'),
+)
 
 
 def _constexpr_func(facts: Facts, fn: Func) -> bool:

@@ -11,14 +11,42 @@ shuffles pass width 32), so under logical32 it stays. Natively the tile becomes 
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, WAVE, Emitter
 from hipport.wave64.facts import Facts, Func, WarpCall
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short, template_uses
 
 RULE = "W009"
+NAME = "coop-groups-tile-32"
+SUMMARY = "cooperative-groups tile of 32 used as the warp; tile members HIP lacks"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W009` and rules/wave64/W009.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds cooperative-groups tiles of 32 (`tiled_partition<32>`, `thread_block_tile<32>`, '
+          '`tiled_partition(g, 32)`) used as the warp, and the tile members `ballot`, `any`, '
+          '`all`, `match_any`, `meta_group_rank`, `meta_group_size` that HIP lacks below 7.0.'),
+    why=('A 32-thread tile is legal on wave64 and already behaves as a 32-lane logical warp (tile '
+         'shuffles pass width 32), so under logical32 it is right as written. The tile members do '
+         'not compile on ROCm 5.x. The over-correction `tiled_partition<64>` fails on wave32 '
+         'targets (W019).'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '#include <hip/hip_cooperative_groups.h>\n'
+            'namespace cg = cooperative_groups;\n'
+            '\n'
+            '__global__ void k(const float* in, int* out) {\n'
+            '  auto tile = cg::tiled_partition<32>(cg::this_thread_block());\n'
+            '  unsigned b = tile.ballot(in[threadIdx.x] > 0.f);\n'
+            '  if (tile.thread_rank() == 0) out[threadIdx.x / 32] = __popc(b);\n'
+            '}\n'),
+    safety=("Tile members become plain wave operations restricted to the caller's 32-lane half "
+            '(logical32) or over the whole wave (native): safe, `meta_group_*` is a review (1-D '
+            'blocks). Natively the tile becomes `tiled_partition<HIPPORT_WAVE_SIZE>`: review.'),
+    refs=('sync', 'arch', 'design'),
+)
 TILE_TEMPLATES = ("tiled_partition", "thread_block_tile")
 
 

@@ -10,14 +10,41 @@ wave barrier, acquire fence); `__match_any_sync` -> a small ballot/readlane wate
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 from hipport.wave64.rules.w001_sync_mask_32bit import mask_bits
 
 RULE = "W010"
+NAME = "warp-sync-builtin"
+SUMMARY = "__syncwarp / __activemask / __match_*_sync / __reduce_*_sync the ROCm floor lacks"
+SEVERITY = Severity.ERROR
+# The page `hipport explain W010` and rules/wave64/W010.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds `__syncwarp`, `__activemask`, `__match_any_sync`, `__match_all_sync` and '
+          '`__reduce_*_sync`, which the ROCm floor lacks (6.2 behind a macro, 7.0 by default), and '
+          'their 32-bit masks from 7.0.'),
+    why="Below the floor they do not compile. From 7.0 their masks must be 64-bit like W001's.",
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const int* keys, unsigned* out, int* sums) {\n'
+            '  const int key = keys[threadIdx.x];\n'
+            '  const unsigned peers = __match_any_sync(__activemask(), key);\n'
+            '  __syncwarp();\n'
+            '  const int total = __reduce_add_sync(0xffffffff, key);\n'
+            '  out[threadIdx.x] = peers;\n'
+            '  if ((threadIdx.x & 31) == 0) sums[threadIdx.x / 32] = total;\n'
+            '}\n'),
+    safety=('Safe: `__activemask()` -> `__ballot(1)`; `__syncwarp()` -> a wave-scope release fence, '
+            'wave barrier and acquire fence (what HIP 7.0 does); `__match_any_sync` -> a small '
+            'inline `hipport_match_any` helper; `__reduce_<op>_sync` -> an inline butterfly helper '
+            'over 32 lanes (logical32) or `warpSize` (native); a reduction with a partial mask is a '
+            'review. `__match_all_sync` is reported without a fix.'),
+    refs=('sync', 'design'),
+)
 SYNCWARP = ('(__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_amdgcn_wave_barrier(), '
             '__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront"))')
 SINCE = {"activemask": "6.2", "match": "6.2", "syncwarp": "7.0", "reduce": "7.0"}

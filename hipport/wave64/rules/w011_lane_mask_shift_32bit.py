@@ -10,13 +10,35 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import LANEREL, LANES, Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import consumer, finding, short, widen_var
 
 RULE = "W011"
+NAME = "lane-mask-shift-32bit"
+SUMMARY = "lane mask built with a 32-bit shift by a lane number"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W011` and rules/wave64/W011.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds lane masks built with a 32-bit shift by a lane number: `1u << lane`, `(1u << '
+          'lane) - 1`, `0xffffffffu >> (32 - n)`.'),
+    why=("A shift count of 32 or more is undefined behaviour; the 32-bit shifter uses the count's "
+         'low five bits, so lane 33 gets bit 1 and ranks computed from the mask are wrong.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const int* in, int* out) {\n'
+            '  const unsigned lane = __lane_id();\n'
+            '  const unsigned long long keep = __ballot(in[threadIdx.x] > 0);\n'
+            '  out[threadIdx.x] = __popcll(keep & ((1u << lane) - 1));\n'
+            '}\n'),
+    safety=('Natively the constant becomes `1ull` / `~0ull` (and `32 -` becomes `64 -`) and a 32-bit '
+            'variable holding the mask becomes 64-bit: safe in a wave-agnostic kernel, review '
+            'otherwise. Under logical32 lanes are 0..31 and the masks stay.'),
+    refs=('waves', 'design'),
+)
 
 
 def check(facts: Facts, em: Emitter) -> list[Finding]:

@@ -13,14 +13,42 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, Emitter
 from hipport.wave64.facts import Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short, widen_var
 
 RULE = "W012"
+NAME = "inline-ptx-warp"
+SUMMARY = "inline PTX in device code (%laneid, %lanemask_*, activemask, shfl.sync, vote)"
+SEVERITY = Severity.ERROR
+# The page `hipport explain W012` and rules/wave64/W012.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds inline PTX with lane or warp semantics in device code: `%laneid`, `%lanemask_*`, '
+          '`activemask`, `%warpid`, `shfl.sync`, `vote`, `match`, `redux`. PTX without them '
+          '(`cvt.rn.f16.f32`, `ld.global.cs`, `bfe`) holds no warp-size assumption and is not '
+          'reported here.'),
+    why=('HIP-Clang compiles device code to AMDGCN, so any PTX `asm()` is a compile error '
+         '("invalid instruction"); HIPIFY does not translate inline assembly.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__device__ unsigned lane_ptx() {\n'
+            '  unsigned r;\n'
+            '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));\n'
+            '  return r;\n'
+            '}\n'
+            '\n'
+            '__global__ void k(unsigned* out) {\n'
+            '  out[threadIdx.x] = lane_ptx() + __shfl_xor(out[threadIdx.x], 1);\n'
+            '}\n'),
+    safety=('Safe for `%laneid` (`__lane_id()`, `& 31` under logical32), `%lanemask_*` (computed '
+            'from the lane) and `activemask` (`__ballot(1)`); `%warpid` becomes a 1-D warp index '
+            '(review). Other PTX with warp semantics is reported without a fix.'),
+    refs=('design',),
+)
 # lane / warp semantics: special registers of the lane and the warp, warp-wide instructions
 PTX = re.compile(r"%%(?:laneid|lanemask_\w+|warpid|nwarpid)\b|\bWARP_SZ\b|"
                  r"\b(?:shfl|vote|match|redux|activemask|elect)\.[a-z0-9]|\bbar\.warp\b")

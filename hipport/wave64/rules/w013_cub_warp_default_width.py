@@ -10,13 +10,39 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Finding
+from hipport.model import Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import WAVE, Emitter
 from hipport.wave64.facts import Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding
 
 RULE = "W013"
+NAME = "cub-warp-default-width"
+SUMMARY = "CUB / hipCUB warp primitive with the default logical warp width"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W013` and rules/wave64/W013.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds CUB / hipCUB warp primitives (`WarpReduce`, `WarpScan`, `WarpExchange`, '
+          '`WarpLoad`, `WarpStore`, `WarpMergeSort`) that leave the logical warp width at its '
+          'default.'),
+    why=("CUB's default is 32 threads; hipCUB's is the device wave, 64 on CDNA. After the port "
+         'the two 32-lane halves of a wave call one 64-lane collective with different TempStorage '
+         'slots.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '#include <hipcub/hipcub.hpp>\n'
+            '\n'
+            '__global__ void k(const float* in, float* out) {\n'
+            '  typedef hipcub::WarpReduce<float> WarpReduce;\n'
+            '  __shared__ typename WarpReduce::TempStorage tmp[256 / 32];\n'
+            '  float s = WarpReduce(tmp[threadIdx.x / 32]).Sum(in[threadIdx.x]);\n'
+            '  if (threadIdx.x % 32 == 0) out[threadIdx.x / 32] = s;\n'
+            '}\n'),
+    safety=('Logical32 pins the width to 32: safe (rocPRIM supports logical warps smaller than the '
+            'wave). Natively it is pinned to `HIPPORT_WAVE_SIZE`: review.'),
+    refs=('arch', 'design'),
+)
 PRIMS = {"WarpReduce": 1, "WarpScan": 1, "WarpExchange": 2, "WarpLoad": 3, "WarpStore": 3,
          "WarpMergeSort": 2}
 PATTERN = re.compile(rb"\b(?:hip)?cub\s*::\s*(Warp(?:Reduce|Scan|Exchange|Load|Store|MergeSort))\s*<")

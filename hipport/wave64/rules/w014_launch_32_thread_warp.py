@@ -23,14 +23,50 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import BDIM, BID, TID, Facts, Func, is_warp_name
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
 RULE = "W014"
+NAME = "launch-32-thread-warp"
+SUMMARY = "launch configuration meaning one 32-thread warp; warpSize in host code"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W014` and rules/wave64/W014.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds kernel launches whose block is one 32-thread warp (`<<<n, 32>>>`, `dim3(32)`, '
+          '`dim3 block(32, N)`, `hipLaunchKernelGGL(k, g, 32, ...)`) of a kernel with warp '
+          'operations, grids computed for 32-lane warps (`ceil_div(N * 32, block)`) for a kernel '
+          "that maps its work by `warpSize`, launches sized by the host's queried wave size for a "
+          'kernel kept at 32 lanes, and `warpSize` read in host code (not a host variable of that '
+          'name).'),
+    why=('Under logical32 a block whose thread count is not a multiple of 64 leaves part of a '
+         'wave64 idle (`dim3(32, 4)` fills two waves and is not reported). Once the kernel is '
+         'wave-agnostic a 32-thread block fills half a wave and `warpSize`-strided loops skip '
+         'half the data. Host code is compiled once for every offload target, so no host constant '
+         'is the wave size: `warpSize` on the host is 64 for every AMD GPU on ROCm 6 and does not '
+         'compile on ROCm 7.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void row_sum(const float* in, float* out, int cols) {\n'
+            '  float v = 0.f;\n'
+            '  for (int c = threadIdx.x; c < cols; c += warpSize) v += in[blockIdx.x * cols + c];\n'
+            '  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down(v, o);\n'
+            '  if (threadIdx.x == 0) out[blockIdx.x] = v;\n'
+            '}\n'
+            '\n'
+            'void launch(const float* in, float* out, int rows, int cols) {\n'
+            '  hipLaunchKernelGGL(row_sum, dim3(rows), dim3(32), 0, 0, in, out, cols);\n'
+            '}\n'),
+    safety=('Review: the block becomes `hipport_warp_size()`, a small inline host helper that '
+            'queries `hipDeviceAttributeWarpSize`; `dim3(32, N)` becomes `dim3(hipport_warp_size(), '
+            'N)` (one wave per row, same grid). Under logical32 launches are kept and reported as '
+            'info.'),
+    refs=('arch', 'design'),
+)
 QUERY = "hipport_warp_size()"
 
 

@@ -9,12 +9,35 @@ redone from the lane (`(m >> (__lane_id() & ~15)) & 0xffff` for the caller's gro
 
 from __future__ import annotations
 
-from hipport.model import Finding
+from hipport.model import Finding, Severity
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import MASK, Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
 RULE = "W015"
+NAME = "half-warp-16"
+SUMMARY = "16-lane half-warp bit tricks on a wave mask"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W015` and rules/wave64/W015.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds 16-lane half-warp bit tricks on wave masks: `m >> 16`, `m & 0xffff`, `m & '
+          '0xffff0000`, and `*_sync` masks `0xffff` / `0xffff0000`. Shuffles with an explicit '
+          'width of 16 are fine and are not reported.'),
+    why=('On a 64-bit ballot `m >> 16` returns lanes 16-47 and `0xffff0000` names only the first '
+         "logical warp's upper half; a wave64 has four 16-lane groups."),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const int* in, int* out) {\n'
+            '  const int lane = threadIdx.x & 31;\n'
+            '  const unsigned b = __ballot(in[threadIdx.x] > 0);\n'
+            '  out[threadIdx.x] = lane < 16 ? __popc(b & 0xffff) : __popc(b >> 16);\n'
+            '}\n'),
+    safety=("Under logical32 the mask is the caller's 32-lane half and the idioms keep CUDA's "
+            "meaning (info). Natively there is no mechanical rewrite: recompute the group's bits "
+            'from the lane, e.g. `(m >> (__lane_id() & ~15)) & 0xffff` (no fix, a review).'),
+    refs=('ballot', 'design'),
+)
 HALF_MASKS = (0xFFFF, 0xFFFF0000)
 
 

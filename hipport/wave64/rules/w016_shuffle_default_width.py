@@ -9,14 +9,37 @@ masks a computed source lane, W021); natively the last lane is `warpSize - 1`.
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import LANEREL, TID, Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 from hipport.wave64.rules.w006_shuffle_loop_from_16 import unrolled_steps
 
 RULE = "W016"
+NAME = "shuffle-default-width"
+SUMMARY = "broadcast, rotate or last-lane shuffle with the default width in 32-lane code"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W016` and rules/wave64/W016.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds broadcast (`__shfl(v, 0)`), rotate (`__shfl(v, lane + 1)`), neighbour '
+          '(`__shfl_up(v, 1)`) and last-lane (`__shfl(v, 31)`) shuffles with the default width in '
+          '32-lane code, and shuffles pinned to width 32 when the kernel is made wave-agnostic.'),
+    why=('After the port the default width is the wave: lanes 32-63 receive lane 0 of the wave '
+         'instead of lane 32, a rotation wraps at 64, `__shfl(v, 31)` is no longer the last lane.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const float* in, float* out) {\n'
+            '  const int lane = threadIdx.x & 31;\n'
+            '  float v = in[threadIdx.x];\n'
+            '  out[threadIdx.x] = __shfl(v, 0) + __shfl(v, lane + 1) + __shfl(v, 31);\n'
+            '}\n'),
+    safety=("Logical32 passes `width = 32`: safe, CUDA's semantics exactly; below a 5.7 floor a "
+            'computed source lane is also masked to the width (W021). Natively the last lane becomes '
+            '`warpSize - 1` and width-32 pins are dropped: review.'),
+    refs=('width', 'design'),
+)
 
 
 def check(facts: Facts, em: Emitter) -> list[Finding]:

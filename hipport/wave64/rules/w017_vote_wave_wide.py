@@ -9,13 +9,38 @@ wave-wide vote is right and only the `*_sync` form changes. HIP has no `__uni_sy
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, Emitter
 from hipport.wave64.facts import Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
 RULE = "W017"
+NAME = "vote-wave-wide"
+SUMMARY = "__any / __all / __uni vote in 32-lane code"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W017` and rules/wave64/W017.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds `__any`, `__all`, `__any_sync`, `__all_sync` and `__uni_sync` votes in 32-lane '
+          'code.'),
+    why=('A vote covers the whole 64-lane wave, so the two 32-lane warps of a wave contaminate '
+         'each other: warp 0 sees "not all" because a lane of warp 1 is false. HIP has no '
+         '`__uni_sync` at all.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const int* in, int* out) {\n'
+            '  const int v = in[threadIdx.x];\n'
+            '  const int all_pos = __all_sync(0xffffffff, v > 0);\n'
+            '  const int any_big = __any_sync(0xffffffff, v > 1000);\n'
+            '  if ((threadIdx.x & 31) == 0) out[threadIdx.x >> 5] = all_pos * 2 + any_big;\n'
+            '}\n'),
+    safety=("Safe under logical32: the vote is computed from the caller's half of a ballot, "
+            '`(unsigned)(__ballot(p) >> (__lane_id() & 32)) != 0` for any and the same ballot of '
+            '`!p` equal to 0 for all (a ballot counts active lanes only, so this is exact in '
+            'divergent code). Natively a wave-wide vote is right; only the `*_sync` form changes.'),
+    refs=('ballot', 'design'),
+)
 SIMPLE = ("identifier", "field_expression", "number_literal", "true", "false")
 
 

@@ -10,14 +10,40 @@ use `__syncthreads()`. Lock-free CAS retry loops and the `volatile` last-warp re
 
 from __future__ import annotations
 
-from hipport.model import Finding
+from hipport.model import Finding, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts, Func
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
 RULE = "W018"
+NAME = "warp-synchronous-progress"
+SUMMARY = "spin-wait or handshake that needs independent progress inside a wave"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W018` and rules/wave64/W018.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds spin locks (`while (atomicCAS(&lock, 0, 1) != 0)`) and spin-waits on shared or '
+          'volatile memory written by other threads, with no `__syncthreads()` in the loop.'),
+    why=('Lanes of one wave have no independent forward progress: a lane spinning on a lock held '
+         'by another lane of the same wave never lets it run. Under logical32 two CUDA warps '
+         'share one wave, so a handshake between them deadlocks although it works on CUDA.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__device__ int lock = 0;\n'
+            '\n'
+            '__global__ void k(int* counter) {\n'
+            '  while (atomicCAS(&lock, 0, 1) != 0) {}\n'
+            '  *counter += __shfl_xor(*counter, 1);\n'
+            '  atomicExch(&lock, 0);\n'
+            '}\n'),
+    safety=('No automatic fix: elect one lane per wave (`__ffsll(__ballot(1)) - 1`) to take the lock '
+            'and broadcast, put producer and consumer in different waves (`tid / 64`, not `tid / '
+            '32`), or use `__syncthreads()`. Lock-free CAS retry loops and the `volatile` last-warp '
+            'reduction are fine.'),
+    refs=('waves', 'design'),
+)
 IDLE = {"__threadfence", "__threadfence_block", "__threadfence_system", "__nanosleep",
         "__builtin_amdgcn_s_sleep", "__builtin_amdgcn_s_sethalt"}
 LOCKS = {"atomicCAS", "atomicExch", "atomicCAS_system", "atomicExch_system"}

@@ -10,14 +10,43 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Finding
+from hipport.model import Finding, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import WAVE, Emitter
 from hipport.wave64.facts import Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short, template_uses
 
 RULE = "W019"
+NAME = "wave-size-64-hardcoded"
+SUMMARY = "wave size hard-coded to 64 for every AMD GPU (wrong on RDNA)"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W019` and rules/wave64/W019.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds a wave size hard-coded to 64 for every AMD GPU: warp-size constants of 64 '
+          '(typically under `#if defined(__HIP_PLATFORM_AMD__)`), `tiled_partition<64>`, a shuffle '
+          'width of 64. Constants selected with the `__GFX8__`/`__GFX9__` arch macros are already '
+          'right and are not reported.'),
+    why=('RDNA GPUs (gfx10+) run 32-lane waves under HIP: the constant is wrong there, and '
+         '`tiled_partition<64>` does not compile with HIP <= 6.2 for wave32 targets.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '#if defined(__HIP_PLATFORM_AMD__)\n'
+            '#define WARP_SIZE 64\n'
+            '#else\n'
+            '#define WARP_SIZE 32\n'
+            '#endif\n'
+            '\n'
+            '__global__ void k(float* p) {\n'
+            '  float v = p[threadIdx.x];\n'
+            '  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_xor(v, o, 64);\n'
+            '  p[threadIdx.x] = v;\n'
+            '}\n'),
+    safety=('Safe: the value becomes `HIPPORT_WAVE_SIZE` (the arch-selected constant) and a width of '
+            '64 becomes `warpSize`; in a mixed kernel rewritten as logical32 they become 32.'),
+    refs=('arch', 'waves', 'design'),
+)
 _WAVE_TEST = re.compile(r"__AMDGCN_WAVEFRONT_SIZE|HIPPORT_WAVE_SIZE|__GFX\d|__gfx\d")
 
 

@@ -18,15 +18,45 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Finding
+from hipport.model import Finding, Severity
 from hipport.source import Node
 from hipport.wave64 import platform
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import WAVE, Emitter
 from hipport.wave64.facts import Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding
 
 RULE = "W020"
+NAME = "amdgcn-wavefront-size-macro"
+SUMMARY = "__AMDGCN_WAVEFRONT_SIZE, deprecated in ROCm 6.4 and removed in 7.2"
+SEVERITY = Severity.ERROR
+# The page `hipport explain W020` and rules/wave64/W020.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Finds `__AMDGCN_WAVEFRONT_SIZE` and `__AMDGCN_WAVEFRONT_SIZE__` in code, `#if` lines '
+          'and macro bodies (not in comments or strings).'),
+    why=('LLVM deprecated the macros in Nov 2024 (a warning with ROCm 6.4+ compilers) and removed '
+         'them in Oct 2025: "use of undeclared identifier" on ROCm 7.2. In the host pass they are '
+         '64 whatever the target.'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '#ifdef __AMDGCN_WAVEFRONT_SIZE\n'
+            '#define LANES __AMDGCN_WAVEFRONT_SIZE\n'
+            '#else\n'
+            '#define LANES 32\n'
+            '#endif\n'
+            '\n'
+            '__global__ void k(float* p) {\n'
+            '  __shared__ float s[LANES];\n'
+            '  s[threadIdx.x % LANES] = __shfl_xor(p[threadIdx.x], 1);\n'
+            '  __syncthreads();\n'
+            '  p[threadIdx.x] = s[0];\n'
+            '}\n'),
+    safety=('Safe: a value use becomes `HIPPORT_WAVE_SIZE`, which has the same value in every pass '
+            '(64 on gfx8/gfx9, 32 on gfx10+, 64 in the host pass); `defined(...)` / `#ifdef` becomes '
+            "`__HIP_PLATFORM_AMD__`. A use before the file's includes is reported without a fix."),
+    refs=('arch', 'design'),
+)
 _TEST = re.compile(r"defined\s*\(?\s*__AMDGCN_WAVEFRONT_SIZE")
 _OLD_ROCM = re.compile(r"\b(?:ROCM|HIP)_VERSION_MAJOR\s*(?:<\s*[0-7]|<=\s*[0-6])\b")
 

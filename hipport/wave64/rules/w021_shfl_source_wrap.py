@@ -9,14 +9,35 @@ is below 5.7. Default-width shuffles are W016's.
 
 from __future__ import annotations
 
-from hipport.model import Finding
+from hipport.model import Finding, Severity
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import LANEREL, TID, Facts
+from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 from hipport.wave64.rules.w009_coop_groups_tile_32 import tile_size
 
 RULE = "W021"
+NAME = "shfl-source-wrap"
+SUMMARY = "__shfl source lane that can reach the width (HIP before 5.7 does not wrap it)"
+SEVERITY = Severity.WARNING
+# The page `hipport explain W021` and rules/wave64/W021.md show (hipport/wave64/ruledoc.py renders it;
+# its "HIP" examples are what the pass makes of `before`).
+DOC = Doc(
+    what=('Below a ROCm 5.7 floor, finds `__shfl(v, src, w)` (and tile `shfl`) with an explicit '
+          'width smaller than the wave whose source lane can reach the width (`lane + 1`, `lane - '
+          '1`, `threadIdx.x + k`).'),
+    why=('CUDA and HIP >= 5.7 take the source lane modulo the width. HIP <= 5.6 computes `src + '
+         '(self & ~(width - 1))` without it, so `__shfl(v, lane + 1, 32)` at lane 31 reads lane '
+         '32 of the next segment (ROCm/clr commit 23e99dbb0, first in rocm-5.7.0).'),
+    before=('#include <hip/hip_runtime.h>\n'
+            '__global__ void k(const int* in, int* out) {\n'
+            '  const int lane = threadIdx.x & 31;\n'
+            '  out[threadIdx.x] = __shfl(in[threadIdx.x], lane + 1, 32);\n'
+            '}\n'),
+    safety='Safe: the source becomes `(src) & (w - 1)`, right on every HIP version and on CUDA.',
+    refs=('width', 'design'),
+)
 
 
 def check(facts: Facts, em: Emitter) -> list[Finding]:
