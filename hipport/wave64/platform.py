@@ -236,7 +236,7 @@ def classify_chain(conds: list[str | None]) -> list[str | None]:
     """The class of each branch of a chain: `conds` holds each branch's condition in order (as an
     `#if` expression; None for `#else`)."""
     out: list[str | None] = []
-    prev = {"cuda": 1, "amd": 1}  # no earlier branch taken
+    prev: dict[str, Tri] = {"cuda": 1, "amd": 1}  # no earlier branch taken
     named = any(c is not None and names_platform(c) for c in conds)
     for c in conds:
         taken = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from hipport.model import Edit, Finding, Severity
+from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import BITOPS32, MASK, SHIFTMASK, Facts, Func
@@ -86,10 +87,10 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             mechanical = name not in ("__clz", "__builtin_clz", "__brev")
             parent = sx.parent_skipping_parens(c)
             if name in ("__clz", "__builtin_clz") and parent is not None and parent.type == "binary_expression":
-                op = parent.child_by_field_id(sx.F_OPERATOR)
+                opnode = parent.child_by_field_id(sx.F_OPERATOR)
                 left = parent.child_by_field_id(sx.F_LEFT)
-                cv = facts.cval(left, fn)
-                if op is not None and op.type == "-" and cv is not None and cv[0] in (31, 32):
+                cv = facts.cval(left, fn) if left is not None else None
+                if left is not None and opnode is not None and opnode.type == "-" and cv is not None and cv[0] in (31, 32):
                     edits.append(sx.replace(left, "63" if cv[0] == 31 else "64", RULE))
                     mechanical = True
                     msg = f"`{cv[0]} - {name}(m)` finds the highest lane among lanes 0-31 only"
@@ -127,7 +128,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             if cv is None or cv[0] != 32 or cv[2]:
                 continue
             var = facts.src.text(var_node)
-            uses = []
+            uses: list[Node | None] = []
             for b in fn.node_list("binary_expression"):
                 if not sx.inside(b, body):
                     continue

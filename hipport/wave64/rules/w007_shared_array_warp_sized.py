@@ -51,8 +51,8 @@ DOC = Doc(
 
 def dims(var: Var) -> list[Node]:
     sizes: list[Node] = []
-    d = var.declarator
-    if d.type == "init_declarator":
+    d: Node | None = var.declarator
+    if d is not None and d.type == "init_declarator":
         d = d.child_by_field_id(sx.F_DECLARATOR) or d
     while d is not None and d.type == "array_declarator":
         s = d.child_by_field_id(sx.F_SIZE)
@@ -70,7 +70,7 @@ def indices(facts: Facts, fn: Func, name: str, ndim: int) -> list[list[Node]]:
         if p is not None and p.type == "subscript_expression" and (p.child_by_field_id(sx.F_ARGUMENT) or p).id == s.id:
             continue  # not the outermost subscript
         chain = []
-        n = s
+        n: Node | None = s
         while n is not None and n.type == "subscript_expression":
             idx = n.child_by_field_id(sx.F_INDICES)  # tree-sitter-cuda has no `index` field
             if idx is not None and idx.type == "subscript_argument_list":

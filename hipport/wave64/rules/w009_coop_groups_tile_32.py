@@ -156,12 +156,12 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             continue
         fn = wc.fn
         strategy = em.strategy(fn)
-        n = tile_size(facts, fn, wc.tile)
+        size = tile_size(facts, fn, wc.tile)
         since = ("is not available by default before HIP 7.0" if wc.name not in ("meta_group_rank", "meta_group_size")
                  else "is missing from the HIP 5.x headers")
         msg = (f"`{short(facts.src.text(wc.node), 40)}`: thread_block_tile::{wc.name} {since};"
                f" the ROCm {facts.config.rocm} floor lacks it")
-        edits, title, mechanical = _member_edits(facts, em, wc, strategy, n)
+        edits, title, mechanical = _member_edits(facts, em, wc, strategy, size)
         if not edits:
             msg += " (rewrite it by hand)"
         out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits, fn, mechanical)))

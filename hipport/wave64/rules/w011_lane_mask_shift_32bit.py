@@ -81,8 +81,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 r = sx.unparen(right)
                 if r.type == "binary_expression":
                     rl = r.child_by_field_id(sx.F_LEFT)
-                    rcv = facts.cval(rl, fn)
-                    if rcv is not None and rcv[0] == 32 and not rcv[2]:
+                    rcv = facts.cval(rl, fn) if rl is not None else None
+                    if rl is not None and rcv is not None and rcv[0] == 32 and not rcv[2]:
                         edits.append(sx.replace(rl, "64", RULE))
             p, _ = consumer(b)
             while p is not None and p.type in ("binary_expression", "parenthesized_expression"):

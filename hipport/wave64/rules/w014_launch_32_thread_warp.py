@@ -230,15 +230,15 @@ def _maps_by_warpsize(facts: Facts, k: Func) -> bool:
 def _host_shadows(facts: Facts) -> set[int]:
     """Host functions (by node id) that declare their own `warpSize` (a variable or parameter)."""
     out: set[int] = set()
-    for name, node, fn, _s, _e in facts.ident_uses:
-        if fn is None or fn.device or name != "warpSize" or node.type != "identifier":
+    for name, node, user, _s, _e in facts.ident_uses:
+        if user is None or user.device or name != "warpSize" or node.type != "identifier":
             continue
         child, p = node, node.parent
         while p is not None and p.type in _DECLARATORS and p.child_by_field_id(sx.F_DECLARATOR) == child:
             child, p = p, p.parent
         if p is not None and p.type in _DECLARATIONS and \
                 any(d == child for d in p.children_by_field_name("declarator")):
-            out.add(fn.node.id)
+            out.add(user.node.id)
     return out
 
 
@@ -253,9 +253,11 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             continue
         for call in fn.node_list("call_expression"):
             parts = launch_config(facts, call)
-            if parts is None or parts[2] is None:
+            if parts is None:
                 continue
             kernel, grid, block = parts
+            if block is None:
+                continue
             kernels = [k for k in facts.by_name.get(kernel, []) if k.device]
             if kernels and not any(k.collective for k in kernels):
                 continue  # no warp operations: a smaller block, not a warp-size assumption
@@ -306,12 +308,12 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                                    "launch blocks of the device's wave size", edits, None, False, model, strategy),
                                model=model))
     shadows = _host_shadows(facts)
-    for name, node, fn, _s, _e in facts.ident_uses:
-        if fn is None or fn.device or name != "warpSize" or node.type != "identifier" or fn.node.id in shadows:
+    for name, node, user, _s, _e in facts.ident_uses:
+        if user is None or user.device or name != "warpSize" or node.type != "identifier" or user.node.id in shadows:
             continue
         msg = ("`warpSize` in host code: 64 for every AMD target on ROCm <= 6 (wrong on RDNA), a compile"
                " error on ROCm 7; host code must query the device")
-        out.append(finding(facts, RULE, node, msg, fn, em.fix(
+        out.append(finding(facts, RULE, node, msg, user, em.fix(
             "query the wave size at run time", [sx.replace(node, QUERY, RULE), *em.host_helper()], None, False,
             "agnostic", "native"), model="agnostic"))
     return out

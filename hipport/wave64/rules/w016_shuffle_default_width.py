@@ -62,7 +62,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 if strategy == "logical32":
                     out.append(finding(facts, RULE, wc.node, msg + "; kept: logical 32-lane warps", fn, kept=True))
                 else:
-                    edits = [d for d in [sx.delete_arg(wc.node, len(wc.args) - 1, RULE)] if d is not None]
+                    edits: list[Edit] = [d for d in [sx.delete_arg(wc.node, len(wc.args) - 1, RULE)] if d is not None]
                     sv = facts.cval(wc.lane, fn)
                     if wc.base == "shfl" and sv is not None and sv[0] == 31 and not sv[2]:
                         edits.append(sx.replace(wc.lane, "warpSize - 1", RULE))
@@ -70,8 +70,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                     if wc.base == "shfl" and src.type == "binary_expression":
                         sop = src.child_by_field_id(sx.F_OPERATOR)
                         sr = src.child_by_field_id(sx.F_RIGHT)
-                        sc = facts.cval(sr, fn)
-                        if sop is not None and sc is not None and not sc[2]:
+                        sc = facts.cval(sr, fn) if sr is not None else None
+                        if sr is not None and sop is not None and sc is not None and not sc[2]:
                             if sop.type == "&" and sc[0] == 31:
                                 edits.append(sx.replace(sr, "(warpSize - 1)", RULE))
                             elif sop.type == "%" and sc[0] == 32:
@@ -88,7 +88,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 kind = "last-lane"
             msg = f"{kind} shuffle `{text}` uses the default width: 64 lanes on wave64, 32 on CUDA"
             if strategy == "logical32":
-                edits: list[Edit] = []
+                edits = []
                 reach = facts.kinds(wc.lane, fn) & (LANEREL | TID) or (cv is not None and cv[0] >= 32)
                 if wc.wrapper is not None:
                     edits = [sx.insert(wc.wrapper.args[-1][1], ", 32", RULE)]
