@@ -462,16 +462,16 @@ def _page(title: str, heading: str, content: str, kind: str, sub: str = "",
 
 
 def _bars(rows: Iterable[tuple[str, int, int, int]]) -> str:
+    """One bar per row, by share: the whole bar is the row's CUDA references, the green part
+    the share ported and the red part the share left unported (counts in the text beside)."""
     rows = list(rows)
     if not rows:
         return '<p class="muted">No CUDA references found.</p>'
     t = templates()["bar"]
-    top = max(found for _, found, _, _ in rows) or 1
     out = []
     for label, found, ported, unsupported in rows:
-        scale = 100.0 * found / top
-        pw = scale * ported / found if found else 0.0
-        uw = scale * unsupported / found if found else 0.0
+        pw = 100.0 * ported / found if found else 0.0
+        uw = 100.0 * unsupported / found if found else 0.0
         out.append(t(label=label, pw=f"{pw:.2f}", uw=f"{uw:.2f}",
                      aria=f"{label}: {ported} of {found} ported, {unsupported} unported",
                      text=f"{ported:,}/{found:,} ({_pct(ported, found)})"))

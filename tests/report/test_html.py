@@ -83,6 +83,11 @@ def test_index_totals_rows_and_links(tmp_path: Path, run12: RunResult) -> None:
     fam = doc.by_id("chart-family").find_all("div", cls="bar-row")
     assert [b.find("span", cls="label").text for b in fam] == ["runtime", "graph", "headers"]
     assert len(doc.by_id("chart-folder").find_all("svg")) == 10
+    # Bars by share: the ported part's width is the row's ported share, whatever its count.
+    for b in fam:
+        ported, found = (int(x.replace(",", "")) for x in b.find("span", cls="num").text.split(" ")[0].split("/"))
+        width = float(b.find("rect", cls="p").attrs["width"])
+        assert abs(width - 100.0 * ported / found) < 0.01, (width, ported, found)
     assert all("style" not in n.attrs for n in doc.iter())
 
 
