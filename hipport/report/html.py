@@ -35,6 +35,7 @@ from typing import Any
 from hipport import __version__
 from hipport.edits import apply_edits
 from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, RunResult, Span
+from hipport.report.highlight import Highlighter
 from hipport.report.printable import visible
 from hipport.report.summary import summary
 from hipport.ruledocs import RuleDoc, all_rules
@@ -655,8 +656,10 @@ def _run_info(run: RunResult) -> str:
             f'{esc(day)} (UTC)</p><table class="settings">{cells}</table></section>')
 
 
-def _segments(data: bytes, ls: int, le: int, changes: list[Change], ci: int) -> tuple[str, int]:
-    """Escaped HTML of ported bytes [ls, le) with the rewrites in it marked; returns next ci."""
+def _segments(data: bytes, ls: int, le: int, changes: list[Change], ci: int,
+              hl: Highlighter) -> tuple[str, int]:
+    """Escaped, highlighted HTML of ported bytes [ls, le) with the rewrites in it marked;
+    returns next ci."""
     t = templates()
     out: list[str] = []
     pos = ls
@@ -667,21 +670,21 @@ def _segments(data: bytes, ls: int, le: int, changes: list[Change], ci: int) -> 
         c = changes[j]
         if c.start == c.end:  # a deletion: a marker where the text was
             if c.start >= pos and (c.start < le or c.start == le == len(data)):
-                out.append(esc(data[pos:c.start].decode("utf-8", "replace")))
+                out.append(hl.html(pos, c.start))
                 out.append(t["del"](title=f"{c.rule}: removed {c.before}"))
                 pos = c.start
             j += 1
             continue
         s, e = max(c.start, pos), min(c.end, le)
         if s < e:
-            out.append(esc(data[pos:s].decode("utf-8", "replace")))
+            out.append(hl.html(pos, s))
             title = f"{c.rule}: was {c.before}" if c.before else c.rule
             out.append(t["ins"](title=title, text=data[s:e].decode("utf-8", "replace")))
             pos = e
         if c.end > le:
             break
         j += 1
-    out.append(esc(data[pos:le].decode("utf-8", "replace")))
+    out.append(hl.html(pos, le))
     return "".join(out), ci
 
 
@@ -747,6 +750,7 @@ def render_file(fd: FileData) -> tuple[str, dict[int, int]]:
         return "\n".join(rows)
 
     line_t = t["line"]
+    hl = Highlighter(data)
     out: list[str] = []
     ci = 0
     changes = al.changes
@@ -755,7 +759,7 @@ def render_file(fd: FileData) -> tuple[str, dict[int, int]]:
             out.append(orig_rows(hunk_at.get(n) or removed_before[n]))
         ls = pstarts[n - 1]
         le = pstarts[n] - 1 if n < len(pstarts) else len(data)
-        code, ci = _segments(data, ls, le, changes, ci)
+        code, ci = _segments(data, ls, le, changes, ci, hl)
         cls = cls_of.get(n, "")
         if n in changed_lines:
             cls = (cls + " chg").strip()
