@@ -17,7 +17,6 @@ Content-Security-Policy that forbids inline scripts, so even a bug in escaping r
 from __future__ import annotations
 
 import bisect
-import difflib
 import hashlib
 import html
 import json
@@ -35,6 +34,7 @@ from typing import Any
 from hipport import __version__
 from hipport.edits import apply_edits
 from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, RunResult, Span
+from hipport.patch import opcodes
 from hipport.report.highlight import Highlighter
 from hipport.report.printable import visible
 from hipport.report.summary import summary
@@ -305,7 +305,7 @@ def _starts(data: bytes) -> list[int]:
 
 
 def align(r: FileResult) -> Alignment:
-    """Line up original and ported bytes through the applied edits (difflib if they disagree)."""
+    """Line up original and ported bytes through the applied edits (a line diff if they disagree)."""
     orig = r.original or b""
     if r.ported is None:
         return Alignment([], [], lambda s: s.line)
@@ -373,12 +373,11 @@ def align(r: FileResult) -> Alignment:
 def _align_lines(orig: bytes, ported: bytes) -> Alignment:
     a = orig.split(b"\n")
     b = ported.split(b"\n")
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     hunks: list[Hunk] = []
     mapping: dict[int, int] = {}
     changes: list[Change] = []
     pstarts = _starts(ported)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):  # patience diff: near-linear, unlike difflib
         for k in range(i1, i2):
             mapping[k + 1] = j1 + 1 + (k - i1 if tag == "equal" else min(k - i1, max(0, j2 - j1 - 1)))
         if tag == "equal":
@@ -688,6 +687,54 @@ def _segments(data: bytes, ls: int, le: int, changes: list[Change], ci: int,
     return "".join(out), ci
 
 
+def _side_by_side(orig: bytes, data: bytes, hunks: list[Hunk]) -> str:
+    """Original and port in two columns, row by row: unchanged lines pair up, and the lines
+    of each rewritten stretch sit beside the lines they became (blank where one side has
+    fewer)."""
+    t = templates()["sbs_row"]
+    ho, hp = Highlighter(orig), Highlighter(data)
+    ostarts, pstarts = _starts(orig), _starts(data)
+
+    def count(starts: list[int], blob: bytes) -> int:
+        n = len(starts) - (1 if blob.endswith(b"\n") or not blob else 0)
+        return max(n, 1 if blob else 0)
+
+    no, np_ = count(ostarts, orig), count(pstarts, data)
+
+    def code(h: Highlighter, starts: list[int], blob: bytes, n: int | None) -> str:
+        if n is None:
+            return ""
+        s = starts[n - 1]
+        e = starts[n] - 1 if n < len(starts) else len(blob)
+        return h.html(s, e)
+
+    rows: list[str] = []
+
+    def row(o: int | None, p: int | None, cls: str) -> None:
+        rows.append(t(cls=cls, on="" if o is None else o, pn="" if p is None else p,
+                      ocode=Safe(code(ho, ostarts, orig, o)), pcode=Safe(code(hp, pstarts, data, p))))
+
+    o = p = 1
+    for h in sorted(hunks, key=lambda h: (h.c, h.a)):
+        while o < h.a and p < h.c and o <= no and p <= np_:
+            row(o, p, "")
+            o, p = o + 1, p + 1
+        for k in range(o, min(h.a, no + 1)):  # the two sides out of step (should not happen): each alone
+            row(k, None, "")
+        for k in range(p, min(h.c, np_ + 1)):
+            row(None, k, "")
+        o, p = max(o, h.a), max(p, h.c)
+        olines = list(range(h.a, h.b + 1))
+        plines = list(range(h.c, h.d + 1))
+        for k in range(max(len(olines), len(plines))):
+            row(olines[k] if k < len(olines) else None, plines[k] if k < len(plines) else None, "chg")
+        o, p = max(o, h.b + 1), max(p, h.d + 1)
+    while o <= no or p <= np_:
+        row(o if o <= no else None, p if p <= np_ else None, "")
+        o, p = o + 1, p + 1
+    return "\n".join(rows)
+
+
 def _finding_html(v: FindingView, t: dict[str, Tpl]) -> str:
     f = v.finding
     fix = ""
@@ -793,7 +840,8 @@ def render_file(fd: FileData) -> tuple[str, dict[int, int]]:
                  if fd.next else Safe('<span class="muted">next »</span>'))
     content = t["file"](prev_link=prev_link, next_link=next_link, stats=Safe(stats),
                         families=Safe(families), finding_list=Safe(flist),
-                        lines=Safe("\n".join(out)))
+                        lines=Safe("\n".join(out)),
+                        side_by_side=Safe(_side_by_side(orig, data, al.hunks) if r.ported is not None else ""))
     out_path = f" → {r.output_path}" if r.output_path and r.output_path != r.path else ""
     sub = Safe(f'<p class="sub">{esc(r.role)}{esc(out_path)}</p>')
     return _page(f"{r.path} · hipport report", r.path, content, "file", sub), anchors

@@ -60,3 +60,40 @@ def test_a_file_page_is_highlighted_in_chromium(tmp_path: Path, chromium: Chromi
     assert doc.find_all("ins")  # the rewrite is still marked inside the highlighted line
     body = " ".join(n.text for n in doc.find_all("code"))
     assert "a // not a comment <b>" in body and "double* a" in body
+
+
+def _sbs(doc_text: str) -> list[tuple[str, str, str, str]]:
+    doc = parse(doc_text)
+    box = doc.by_id("sbs")
+    out = []
+    for r in box.find_all("div", cls="sbs-row"):
+        if "sbs-head" in r.attrs.get("class", ""):
+            continue
+        n = r.find_all("span", cls="n")
+        c = r.find_all("code")
+        out.append((n[0].text, c[0].text, n[1].text, c[1].text))
+    return out
+
+
+def test_side_by_side_pairs_every_line_once_in_order(tmp_path: Path) -> None:
+    text = "a();\nfoo();\nremove_me();\nb();\nbar();\n"
+    r = file_result("x.cu", text, edits=[("foo();", "x();\ny();", "split"), ("remove_me();\n", "", "drop")])
+    out = tmp_path / "rep"
+    html.write(RunResult([r]), out)
+    rows = _sbs((out / html.page_name(r.path)).read_text())
+    # foo() became two lines; remove_me() went: each stretch beside what it became
+    assert [(o, p) for _, o, _, p in rows] == [("a();", "a();"), ("foo();", "x();"), ("", "y();"),
+                                               ("remove_me();", ""), ("b();", "b();"), ("bar();", "bar();")]
+    assert [n for n, _, _, _ in rows] == ["1", "2", "", "3", "4", "5"]
+    assert [n for _, _, n, _ in rows] == ["1", "2", "3", "", "4", "5"]
+
+
+@pytest.mark.browser
+def test_side_by_side_toggle_in_chromium(tmp_path: Path, chromium: Chromium) -> None:
+    r = file_result("src/k.cu", "int a;\ncudaFoo();\nint b;\n", edits=[("cudaFoo", "hipFoo", "HP-rename")])
+    out = tmp_path / "rep"
+    html.write(RunResult([r]), out)
+    doc = parse(chromium.dump_dom((out / html.page_name(r.path)).as_uri()))
+    assert doc.by_id("side-by-side") is not None  # the control
+    rows = [r for r in doc.by_id("sbs").find_all("div", cls="sbs-row") if "sbs-head" not in r.attrs.get("class", "")]
+    assert any("cudaFoo" in r.text and "hipFoo" in r.text for r in rows)

@@ -124,7 +124,7 @@
 
   function setupFile() {
     var body = document.body;
-    [["show-orig", "show-orig"], ["only-marked", "only-marked"]].forEach(function (p) {
+    [["show-orig", "show-orig"], ["only-marked", "only-marked"], ["side-by-side", "sbs"]].forEach(function (p) {
       var box = document.getElementById(p[0]);
       if (!box) return;
       box.addEventListener("change", function () { body.classList.toggle(p[1], box.checked); });
