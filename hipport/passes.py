@@ -55,9 +55,13 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileRes
             rules = rulesmod.load(config.blas)
             ctx = translate.run(src, config, rules)
             findings = list(ctx.findings)
-            findings.extend(f for f in ctx.unknown if f.message.split(" ", 1)[0] not in ctx.defines)
-            if config.wave64:
-                findings.extend(wave64pass.run(src, config))
+            findings.extend(f for f in ctx.unknown if f.message.split(" ", 1)[0] not in ctx.defines
+                            and not (ctx.hip and ctx.hip.covers(f.span.start, f.span.end)))
+            findings.extend(translate.hip_note(ctx))  # code already written for HIP, left alone
+            if config.wave64:  # wave64 judges AMD code too (a HIP branch may hard-code 64),
+                layer = ctx.hip.layer() if ctx.hip else None  # not a compatibility layer
+                findings.extend(f for f in wave64pass.run(src, config)
+                                if not (layer and layer.covers(f.span.start, f.span.end)))
             # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
             findings = suppress.apply(src, findings)
             findings = _filter(findings, config)

@@ -26,6 +26,7 @@ API_RULES: dict[str, tuple[str, str]] = {
     "HP013": ("build-not-ported", "a CUDA part of a build file the port does not understand, left as it is"),
     "HP014": ("build-library", "a CUDA library with no HIP counterpart, or one Debian does not package"),
     "HP015": ("build-file-hip", "how a build file now compiles CUDA as HIP (the choice of compiler)"),
+    "HP016": ("already-hip", "code already written for HIP (a compatibility header, a HIP branch), left as it is"),
     "HP900": ("unused-suppression", "a `hipport: ignore` comment that silences nothing"),
     "HP901": ("unknown-suppression-rule", "a `hipport: ignore` comment naming a rule that does not exist"),
 }

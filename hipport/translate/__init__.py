@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from hipport import hipaware
 from hipport.config import Config
-from hipport.model import Severity
+from hipport.model import Finding, Severity
 from hipport.rules import RuleSet
 from hipport.source import SourceFile
 from hipport.translate import cgroups, devicecalls, includes, launches, minmax, names, overloads, vectorops
@@ -25,11 +26,20 @@ SUBPASSES = (
 
 def run(src: SourceFile, config: Config, rules: RuleSet) -> Context:
     ctx = Context(src, config, rules)
+    ctx.hip = hipaware.find(src.data, rules.names, rules.namespaces, rules.hip_names)
     if src.root.has_error:
         _parse_findings(ctx)
     for _, _, fn in SUBPASSES:
         fn(ctx)
     return ctx
+
+
+def hip_note(ctx: Context) -> list[Finding]:
+    """The one note of a file with code already written for HIP (left as it is)."""
+    if not ctx.hip:
+        return []
+    start, end, message = ctx.hip.note()
+    return [Finding("HP016", Severity.INFO, ctx.src.span(start, end), message)]
 
 
 def _parse_findings(ctx: Context) -> None:
