@@ -62,6 +62,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileRes
                 layer = ctx.hip.layer() if ctx.hip else None  # not a compatibility layer
                 findings.extend(f for f in wave64pass.run(src, config)
                                 if not (layer and layer.covers(f.span.start, f.span.end)))
+                findings = _drop_ported_ptx(findings)
             # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
             findings = suppress.apply(src, findings)
             findings = _filter(findings, config)
@@ -122,6 +123,15 @@ def _drop_superseded(findings: list[Finding], kept: list[Edit]) -> list[Finding]
         return i >= 0 and end <= wave[i][1]
 
     return [f for f in findings if not (f.rule == "HP003" and inside(f.span.start, f.span.end))]
+
+
+def _drop_ported_ptx(findings: list[Finding]) -> list[Finding]:
+    """translate/ptx.py reports every PTX statement; W012 ports (or reports) the warp ones."""
+    w012 = [(f.span.start, f.span.end) for f in findings if f.rule == "W012"]
+    if not w012:
+        return findings
+    return [f for f in findings if not (f.family == "ptx" and any(
+        s < f.span.end and f.span.start < e for s, e in w012))]
 
 
 def _filter(findings: list[Finding], config: Config) -> list[Finding]:

@@ -7,7 +7,20 @@ from hipport.config import Config
 from hipport.model import Finding, Severity
 from hipport.rules import RuleSet
 from hipport.source import SourceFile
-from hipport.translate import cgroups, devicecalls, includes, launches, minmax, names, overloads, vectorops
+from hipport.translate import (
+    cgroups,
+    devicecalls,
+    deviceptr,
+    includes,
+    launches,
+    minmax,
+    names,
+    overloads,
+    ptx,
+    texfetch,
+    tileshfl,
+    vectorops,
+)
 from hipport.translate.context import Context
 
 # Sub-passes, in order; each reads the tree and adds edits and findings to the context.
@@ -17,6 +30,10 @@ SUBPASSES = (
     ("overloads", "keep overloads the renaming makes identical once, under a guard", overloads.run),
     ("vectorops", "keep vector compound assignments HIP defines itself off AMD", vectorops.run),
     ("devicecalls", "report kernels launched and runtime calls made from device code", devicecalls.run),
+    ("deviceptr", "write CUdeviceptr arithmetic in bytes (hipDeviceptr_t is void *)", deviceptr.run),
+    ("tileshfl", "tile shuffles of vector and struct values, word by word", tileshfl.run),
+    ("texfetch", "fetch textures of non-channel types through a bit copy", texfetch.run),
+    ("ptx", "report inline PTX that the wave64 pass does not port", ptx.run),
     ("minmax", "min/max of a built-in coordinate: CUDA's unsigned overload, written", minmax.run),
     ("includes", "map #include lines; add the HIP runtime include where needed", includes.run),
     ("spaced-launches", "close up spaced launch chevrons (k << < g, b >> > (...))", launches.spaced),
