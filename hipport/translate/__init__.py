@@ -8,11 +8,13 @@ from hipport.model import Finding, Severity
 from hipport.rules import RuleSet
 from hipport.source import SourceFile
 from hipport.translate import (
+    atomics,
     cgroups,
     devicecalls,
     deviceptr,
     includes,
     launches,
+    literals,
     minmax,
     names,
     overloads,
@@ -31,10 +33,12 @@ SUBPASSES = (
     ("vectorops", "keep vector compound assignments HIP defines itself off AMD", vectorops.run),
     ("devicecalls", "report kernels launched and runtime calls made from device code", devicecalls.run),
     ("deviceptr", "write CUdeviceptr arithmetic in bytes (hipDeviceptr_t is void *)", deviceptr.run),
+    ("atomics", "write atomicInc_system/atomicDec_system as system-scope CAS loops", atomics.run),
     ("tileshfl", "tile shuffles of vector and struct values, word by word", tileshfl.run),
     ("texfetch", "fetch textures of non-channel types through a bit copy", texfetch.run),
     ("ptx", "report inline PTX that the wave64 pass does not port", ptx.run),
     ("minmax", "min/max of a built-in coordinate: CUDA's unsigned overload, written", minmax.run),
+    ("literals", "a space between a string literal and the macro name glued to it", literals.run),
     ("includes", "map #include lines; add the HIP runtime include where needed", includes.run),
     ("spaced-launches", "close up spaced launch chevrons (k << < g, b >> > (...))", launches.spaced),
     ("launches", "rewrite <<<...>>> launches as hipLaunchKernelGGL (--launch-syntax ggl)", launches.run),

@@ -150,6 +150,17 @@ def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = No
             count, _, value = param.partition("=")
             default(call, int(count), value)
             continue
+        if kind == "noop":  # noop:VALUE, a call HIP does without: its arguments, then VALUE
+            open_ = base + call.arglist.start_byte
+            close = base + call.arglist.end_byte - 1
+            ctx.edit(base + name_node.start_byte, open_ + 1, "((void)(", "HP-args", priority=1)
+            ctx.edit(close, close + 1, f"), {param})", "HP-args", priority=1)
+            continue
+        if kind == "overload":  # overload:N=NAME, CUDA's C++ overload of N arguments is HIP's NAME
+            count, _, value = param.partition("=")
+            if len(call.args) == int(count):
+                ctx.edit(base + name_node.start_byte, base + name_node.end_byte, value, "HP-args", priority=1)
+            continue
         fn = TRANSFORMS.get(kind)
         if fn is None:
             ctx.report("HP006", Severity.ERROR, base + name_node.start_byte, base + name_node.end_byte,

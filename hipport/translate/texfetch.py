@@ -14,11 +14,12 @@ import re
 from hipport.model import Severity
 from hipport.source import Node
 from hipport.translate.context import Context
+from hipport.translate.helpers import write_before
 from hipport.translate.names import SKIP_TYPES
 
 _FETCH = re.compile(rb"(?<![\w$])tex1Dfetch\s*<\s*((?:::)?\w+(?:\s*::\s*\w+)*)\s*>")
 # What HIP 5.2's __hip_is_itex_channel_type accepts, and the spellings of it code uses.
-_CHANNEL = re.compile(r"(?:(?:signed |unsigned )?(?:char|short|int)|unsigned|float|"
+_CHANNEL = re.compile(r"(?:(?:signed |unsigned )?(?:char|short|int)|unsigned|float|uint|ushort|uchar|"
                       r"(?:u?char|u?short|u?int|float)[124])")
 HELPER = "hipport_tex1Dfetch"
 BLOCK = """\
@@ -65,8 +66,4 @@ def run(ctx: Context) -> None:
         if first is None:
             first = node
     if first is not None:
-        top = first
-        while top.parent is not None and top.parent.type != "translation_unit":
-            top = top.parent
-        at = ctx.src.data.rfind(b"\n", 0, top.start_byte) + 1
-        ctx.edit(at, at, BLOCK.replace("\n", ctx.src.newline), "HP-texfetch")
+        write_before(ctx, first, BLOCK, "HP-texfetch")

@@ -15,6 +15,7 @@ import re
 from hipport.model import Severity
 from hipport.source import Node
 from hipport.translate.context import Context
+from hipport.translate.helpers import write_before
 
 _CALL = re.compile(rb"\.\s*(shfl(?:_xor|_up|_down)?)\s*\(")
 _VECTOR = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
@@ -70,11 +71,7 @@ def run(ctx: Context) -> None:
         if first is None:
             first = call
     if first is not None:
-        top = first
-        while top.parent is not None and top.parent.type != "translation_unit":
-            top = top.parent
-        at = data.rfind(b"\n", 0, top.start_byte) + 1
-        ctx.edit(at, at, BLOCK.replace("\n", ctx.src.newline), "HP-tileshfl")
+        write_before(ctx, first, BLOCK, "HP-tileshfl")
 
 
 def _type_of(ctx: Context, expr: Node) -> str | None:
