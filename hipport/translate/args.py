@@ -15,6 +15,7 @@ from hipport.model import Severity
 from hipport.rules import Mapping
 from hipport.source import Node, SourceFile
 from hipport.translate.context import Context
+from hipport.translate.helpers import declared_in_scope
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ def mem_location(c: Call, n: int) -> None:
     if n >= len(c.args) or c.args[n].type != "identifier":
         return
     name = c.src.text(c.args[n]).encode()
-    if name not in {m.group(1) for m in _LOCATION_VARS.finditer(c.ctx.src.data)}:
+    where = [m.start() for m in _LOCATION_VARS.finditer(c.ctx.src.data) if m.group(1) == name]
+    if not where or (c.src is c.ctx.src and not declared_in_scope(c.ctx, c.args[n], where)):
         return
     arg = c.args[n]
     end = arg.end_byte

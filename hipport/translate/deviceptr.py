@@ -15,6 +15,7 @@ import re
 from hipport.model import Severity
 from hipport.source import Node
 from hipport.translate.context import Context
+from hipport.translate.helpers import declared_in_scope
 
 _TYPES = (b"CUdeviceptr", b"CUdeviceptr_v2", b"cudaTextureObject_t", b"cudaSurfaceObject_t")
 _HANDLES = re.compile(rb"\b(cudaTextureObject_t|cudaSurfaceObject_t)\s*(?:const\s*)?&?\s*(\w+)\s*(?=[;=,)\[])")
@@ -29,7 +30,11 @@ def run(ctx: Context) -> None:
     if not any(t in data for t in _TYPES):
         return
     _handles(ctx)
-    names = {m.group(1) for m in _DECLARED.finditer(data)} - {b"const"}
+    declared: dict[bytes, list[int]] = {}
+    for m in _DECLARED.finditer(data):
+        if m.group(1) != b"const":
+            declared.setdefault(m.group(1), []).append(m.start())
+    names = set(declared)
     if not names:
         return
     pattern = re.compile(rb"(?<![\w$])(?:" + b"|".join(re.escape(n) for n in sorted(names)) + rb")(?![\w$])")
@@ -40,6 +45,8 @@ def run(ctx: Context) -> None:
         parent = node.parent
         if parent is None or parent.type not in ("binary_expression", "assignment_expression"):
             continue
+        if not declared_in_scope(ctx, node, declared[m.group()]):
+            continue  # a CUdeviceptr of that name elsewhere; here another variable
         op = parent.child_by_field_name("operator")
         left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
         if op is None or left is None or right is None:

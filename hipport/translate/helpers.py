@@ -22,3 +22,20 @@ def write_before(ctx: Context, use: Node, block: str, rule: str) -> None:
         top, prev = prev, prev.prev_sibling  # the comment that belongs to it stays with it
     at = ctx.src.data.rfind(b"\n", 0, top.start_byte) + 1
     ctx.edit(at, at, block.replace("\n", ctx.src.newline), rule)
+
+
+def declared_in_scope(ctx: Context, use: Node, declarations: list[int]) -> bool:
+    """Is one of the declarations (offsets) in the function holding `use`, or outside every
+    function (a global)?"""
+    fn = use.parent
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    if fn is not None and any(fn.start_byte <= d < use.start_byte for d in declarations):
+        return True
+    for d in declarations:
+        n = ctx.src.root.descendant_for_byte_range(d, d + 1)
+        while n is not None and n.type != "function_definition":
+            n = n.parent
+        if n is None:
+            return True
+    return False
