@@ -2,8 +2,8 @@
 
 Which preprocessor branches count as HIP code is decided by what their condition is in a CUDA
 build, where no HIP marker is defined; the golden cases hip_branches_left_alone and
-hip_compat_header_left_alone check whole ports, and the test at the end compiles the ported
-file's HIP branch itself.
+interplay_hip_compat_header_left_alone check whole ports, and the test at the end compiles
+the ported file's HIP branch itself.
 """
 
 from __future__ import annotations
