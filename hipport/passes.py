@@ -55,9 +55,14 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileRes
             rules = rulesmod.for_config(config)
             ctx = translate.run(src, config, rules)
             findings = list(ctx.findings)
-            findings.extend(f for f in ctx.unknown if f.subject not in ctx.defines)
-            if config.wave64:
-                findings.extend(wave64pass.run(src, config))
+            findings.extend(f for f in ctx.unknown if f.subject not in ctx.defines
+                            and not (ctx.hip and ctx.hip.covers(f.span.start, f.span.end)))
+            findings.extend(translate.hip_note(ctx))  # code already written for HIP, left alone
+            if config.wave64:  # wave64 judges AMD code too (a HIP branch may hard-code 64),
+                layer = ctx.hip.layer() if ctx.hip else None  # not a compatibility layer
+                findings.extend(f for f in wave64pass.run(src, config)
+                                if not (layer and layer.covers(f.span.start, f.span.end)))
+                findings = _drop_ported_ptx(findings, ctx.edits)
             # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
             findings = suppress.apply(src, findings)
             findings = _filter(findings, config)
@@ -118,6 +123,20 @@ def _drop_superseded(findings: list[Finding], kept: list[Edit]) -> list[Finding]
         return i >= 0 and end <= wave[i][1]
 
     return [f for f in findings if not (f.rule == "HP003" and inside(f.span.start, f.span.end))]
+
+
+def _drop_ported_ptx(findings: list[Finding], edits: list[Edit]) -> list[Finding]:
+    """translate/ptx.py reports every PTX statement and writes a few as builtins; W012 ports
+    (or reports) the warp ones. One word per statement: a W012 report where ptx.py wrote the
+    statement goes, as does ptx.py's report where W012 has one."""
+    written = [(e.start, e.end) for e in edits if e.rule == "HP-ptx"]
+    findings = [f for f in findings if not (f.rule == "W012" and f.fix is None and any(
+        s <= f.span.start and f.span.end <= e for s, e in written))]
+    w012 = [(f.span.start, f.span.end) for f in findings if f.rule == "W012"]
+    if not w012:
+        return findings
+    return [f for f in findings if not (f.family == "ptx" and f.severity != Severity.INFO and any(
+        s < f.span.end and f.span.start < e for s, e in w012))]
 
 
 def _filter(findings: list[Finding], config: Config) -> list[Finding]:

@@ -11,6 +11,7 @@ import pytest
 from hipport.config import version_tuple
 from hipport.errors import HipportError
 from hipport.rules import load, load_table, rules_dir
+from tests.conftest import ROOT
 
 HIP_INCLUDE = Path("/usr/include/hip")
 CORE = ("runtime", "driver", "device", "complex", "vector")
@@ -73,9 +74,17 @@ def _hip_identifiers() -> frozenset[str]:
 
 def _declared(name: str, words: frozenset[str]) -> bool:
     # HIP 5.2 builds the vector constructors by token pasting (`make_##type`); a template with
-    # its argument written (`min<unsigned int>`) is declared when the template is.
+    # its argument written (`min<unsigned int>`) is declared when the template is; a
+    # `hipport_` name is a helper the port writes itself (translate/atomics.py).
     name = name.split("<", 1)[0].strip()
-    return name in words or (name.startswith("make_") and "make_" in words)
+    return name in words or (name.startswith("make_") and "make_" in words) \
+        or (name.startswith("hipport_") and f" {name}(" in _helpers())
+
+
+@cache
+def _helpers() -> str:
+    """The text of the translate sub-passes, which hold the helpers the port writes."""
+    return "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "hipport" / "translate").glob("*.py")))
 
 
 @pytest.mark.skipif(not HIP_INCLUDE.is_dir(), reason="HIP headers are not installed "

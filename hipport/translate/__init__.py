@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+from hipport import hipaware
 from hipport.config import Config
-from hipport.model import Severity
+from hipport.model import Finding, Severity
 from hipport.rules import RuleSet
 from hipport.source import SourceFile
-from hipport.translate import cgroups, devicecalls, includes, launches, minmax, names, overloads, vectorops
+from hipport.translate import (
+    atomics,
+    cgroups,
+    devicecalls,
+    deviceptr,
+    includes,
+    launches,
+    literals,
+    minmax,
+    names,
+    overloads,
+    ptx,
+    texfetch,
+    tileshfl,
+    vectorops,
+)
 from hipport.translate.context import Context
 
 # Sub-passes, in order; each reads the tree and adds edits and findings to the context.
@@ -16,7 +32,13 @@ SUBPASSES = (
     ("overloads", "keep overloads the renaming makes identical once, under a guard", overloads.run),
     ("vectorops", "keep vector compound assignments HIP defines itself off AMD", vectorops.run),
     ("devicecalls", "report kernels launched and runtime calls made from device code", devicecalls.run),
+    ("deviceptr", "write CUdeviceptr arithmetic in bytes (hipDeviceptr_t is void *)", deviceptr.run),
+    ("atomics", "write atomicInc_system/atomicDec_system as system-scope CAS loops", atomics.run),
+    ("tileshfl", "tile shuffles of vector and struct values, word by word", tileshfl.run),
+    ("texfetch", "fetch textures of non-channel types through a bit copy", texfetch.run),
+    ("ptx", "report inline PTX that the wave64 pass does not port", ptx.run),
     ("minmax", "min/max of a built-in coordinate: CUDA's unsigned overload, written", minmax.run),
+    ("literals", "a space between a string literal and the macro name glued to it", literals.run),
     ("includes", "map #include lines; add the HIP runtime include where needed", includes.run),
     ("spaced-launches", "close up spaced launch chevrons (k << < g, b >> > (...))", launches.spaced),
     ("launches", "rewrite <<<...>>> launches as hipLaunchKernelGGL (--launch-syntax ggl)", launches.run),
@@ -25,11 +47,20 @@ SUBPASSES = (
 
 def run(src: SourceFile, config: Config, rules: RuleSet) -> Context:
     ctx = Context(src, config, rules)
+    ctx.hip = hipaware.find(src.data, rules.names, rules.namespaces, rules.hip_names)
     if src.root.has_error:
         _parse_findings(ctx)
     for _, _, fn in SUBPASSES:
         fn(ctx)
     return ctx
+
+
+def hip_note(ctx: Context) -> list[Finding]:
+    """The one note of a file with code already written for HIP (left as it is)."""
+    if not ctx.hip:
+        return []
+    start, end, message = ctx.hip.note()
+    return [Finding("HP017", Severity.INFO, ctx.src.span(start, end), message)]
 
 
 def _parse_findings(ctx: Context) -> None:

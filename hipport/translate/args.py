@@ -7,6 +7,7 @@ macro body on its own has offsets relative to that fragment: `base` shifts them 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ from hipport.model import Severity
 from hipport.rules import Mapping
 from hipport.source import Node, SourceFile
 from hipport.translate.context import Context
+from hipport.translate.helpers import declared_in_scope
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,41 @@ def store(c: Call, n: int) -> None:
             c.ctx.edit(at, at + 1, " =", "HP-args")
 
 
+_LOCATION_VARS = re.compile(rb"\b(?:struct\s+)?cudaMemLocation\s+(\w+)\s*[;=({]")
+
+
+def mem_location(c: Call, n: int) -> None:
+    """CUDA 13's `cudaMemAdvise(p, n, advice, loc)` and `cudaMemPrefetchAsync(p, n, loc, flags,
+    stream)` take a `cudaMemLocation`; HIP 5.2 (like CUDA 12) takes the device ordinal, and its
+    prefetch has no flags. The argument is a variable the file declares as a cudaMemLocation:
+    `loc` becomes its device ordinal (hipCpuDeviceId for a host location), and a zero `flags`
+    goes."""
+    if n >= len(c.args) or c.args[n].type != "identifier":
+        return
+    name = c.src.text(c.args[n]).encode()
+    where = [m.start() for m in _LOCATION_VARS.finditer(c.ctx.src.data) if m.group(1) == name]
+    if not where or (c.src is c.ctx.src and not declared_in_scope(c.ctx, c.args[n], where)):
+        return
+    arg = c.args[n]
+    end = arg.end_byte
+    if n == 2 and len(c.args) >= 4:  # cudaMemPrefetchAsync's flags, which HIP does without
+        flags = c.args[3]
+        if c.src.text(flags).strip() != "0":
+            c.ctx.report("HP001", Severity.WARNING, c.base + flags.start_byte, c.base + flags.end_byte,
+                         "hipMemPrefetchAsync has no flags argument: drop it by hand if these "
+                         "flags may go", "runtime")
+            return
+        end = flags.end_byte  # `loc, 0` becomes the ordinal alone
+    loc = name.decode()
+    c.ctx.edit(c.base + arg.start_byte, c.base + end,
+               f"({loc}.type == hipMemLocationTypeDevice ? {loc}.id : hipCpuDeviceId)", "HP-args")
+    c.ctx.report("HP011", Severity.INFO, c.base + arg.start_byte, c.base + arg.end_byte,
+                 f"wrote the device ordinal of {loc}: HIP takes one where CUDA 13 takes a "
+                 f"cudaMemLocation (a host location is hipCpuDeviceId)", "runtime")
+
+
 TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
+    "mem_location": mem_location,
     "hip_symbol": hip_symbol,
     "fn_cast": fn_cast,
     "host_malloc_flags": host_malloc_flags,
@@ -115,6 +151,17 @@ def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = No
         if kind == "default":  # default:N=VALUE, the value written when the call has N arguments
             count, _, value = param.partition("=")
             default(call, int(count), value)
+            continue
+        if kind == "noop":  # noop:VALUE, a call HIP does without: its arguments, then VALUE
+            open_ = base + call.arglist.start_byte
+            close = base + call.arglist.end_byte - 1
+            ctx.edit(base + name_node.start_byte, open_ + 1, "((void)(", "HP-args", priority=1)
+            ctx.edit(close, close + 1, f"), {param})", "HP-args", priority=1)
+            continue
+        if kind == "overload":  # overload:N=NAME, CUDA's C++ overload of N arguments is HIP's NAME
+            count, _, value = param.partition("=")
+            if len(call.args) == int(count):
+                ctx.edit(base + name_node.start_byte, base + name_node.end_byte, value, "HP-args", priority=1)
             continue
         fn = TRANSFORMS.get(kind)
         if fn is None:

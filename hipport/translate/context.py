@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
+from hipport import hipaware
 from hipport.config import Config, version_tuple
 from hipport.model import Edit, FamilyCount, Finding, Severity
 from hipport.rules import Mapping, RuleSet
@@ -33,17 +34,26 @@ class Context:
     # arguments only) or None (nowhere).
     solver: str | None = None
     solver_vars: dict[str, Mapping] = field(default_factory=dict)  # hipBLAS-typed enum variables
+    # Code already written for HIP (hipport/hipaware.py): nothing in it is edited, counted or
+    # reported.
+    hip: hipaware.HipAware = hipaware.NONE
 
     def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
+        if self.hip and self.hip.covers(start, end):
+            return
         self.edits.append(Edit(start, end, text, rule, priority))
 
     def report(self, rule: str, severity: Severity, start: int, end: int, message: str,
                family: str | None = None, subject: str | None = None) -> None:
+        if self.hip and self.hip.covers(start, end):
+            return
         self.findings.append(Finding(rule, severity, self.src.span(start, end), message,
                                      family=family, subject=subject))
 
     def count(self, m: Mapping, start: int, end: int) -> None:
         """Count one reference to a mapped name and report what a person must know."""
+        if self.hip and self.hip.covers(start, end):
+            return
         c = self.families.get(m.family)
         if c is None:
             c = self.families[m.family] = FamilyCount()

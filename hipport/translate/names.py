@@ -162,12 +162,35 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
     if m.hip == "":  # a macro HIP does without (CUDART_CB), or a call `args` rewrites
         ctx.edit(start, _blanks_end(ctx.src.data, end) if not m.args else end, "", "HP-rename")
     hip = solver.spelling(ctx, node, m)
+    tag = TYPEDEF_TAGS.get(hip or "")
+    if tag is not None and _elaborated(node):
+        hip = tag  # `struct cudaGraphicsResource *r`: HIP's name is a typedef, not a tag
     if hip and hip != name:
         ctx.edit(start, end, hip, "HP-rename")
     if m.args and m.status != "unsupported":
         argrewrite.apply(ctx, node, m)
     if ctx.solver == "calls":
         solver.track(ctx, node, m)
+
+
+# HIP types that HIP 5.2's headers declare as typedefs of a differently named tag, where CUDA's
+# name is the tag itself: `struct cudaGraphicsResource` must become `struct _hipGraphicsResource`
+# (`struct hipGraphicsResource` names a typedef, an error).
+TYPEDEF_TAGS = {
+    "hipGraphicsResource": "_hipGraphicsResource",
+    "hipIpcMemHandle_t": "hipIpcMemHandle_st",
+    "hipIpcEventHandle_t": "hipIpcEventHandle_st",
+    "hipUUID": "hipUUID_t",
+    "hipExternalMemoryBufferDesc": "hipExternalMemoryBufferDesc_st",
+}
+_ELABORATED = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
+
+
+def _elaborated(node: Node) -> bool:
+    """Is `node` the name in `struct NAME` (an elaborated type or a forward declaration)?"""
+    parent = node.parent
+    return parent is not None and parent.type in _ELABORATED \
+        and parent.child_by_field_name("name") == node and parent.child_by_field_name("body") is None
 
 
 def _blanks_end(data: bytes, at: int) -> int:

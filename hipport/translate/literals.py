@@ -1,0 +1,28 @@
+"""A string literal glued to a macro name: `"node ("fNID")"`, `"%"PRIu64`.
+
+C++11 reads `"abc"NAME` as a user-defined literal; nvcc compiles such C-era code, clang rejects
+it ("invalid suffix on literal"). A suffix that no literal operator can have (one not starting
+with `_`, other than the standard library's `s`, `sv`, `h`, `min`, ...) is a macro meant to be
+pasted by string concatenation, so a space goes between them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipport.translate.context import Context
+
+STANDARD = frozenset({"s", "sv", "h", "min", "ms", "us", "ns", "y", "d", "i", "il", "if"})
+# A quote, then a name: the tree says whether it is a suffix (the quote closes a string).
+_GLUED = re.compile(rb'"([A-Za-z]\w*)')
+
+
+def run(ctx: Context) -> None:
+    data = ctx.src.data
+    for m in _GLUED.finditer(data):
+        name = m.group(1).decode()
+        if name in STANDARD:
+            continue
+        node = ctx.src.root.descendant_for_byte_range(m.start(1), m.end(1))
+        if node is not None and node.type == "literal_suffix" and node.start_byte == m.start(1):
+            ctx.edit(m.start(1), m.start(1), " ", "HP-literal")
