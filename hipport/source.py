@@ -125,3 +125,20 @@ def walk(node: Node) -> Iterator[Node]:
             visited_children = True
         else:
             return
+
+
+def asm_template(src: SourceFile, asm: Node) -> str:
+    """The instruction text of a GNU `asm(...)` statement: its string pieces in order, with
+    `\\n` and `\\t` as spaces (what a PTX or assembler reader needs)."""
+    code = asm.child_by_field_name("assembly_code")
+    if code is None:
+        return ""
+    parts: list[tuple[int, str]] = []
+    stack = [code]
+    while stack:
+        n = stack.pop()
+        if n.type in ("string_content", "escape_sequence"):
+            parts.append((n.start_byte, src.text(n)))
+        else:
+            stack.extend(n.children)
+    return "".join(t for _, t in sorted(parts)).replace("\\n", " ").replace("\\t", " ").strip()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from hipport.model import Severity
-from hipport.source import Node
+from hipport.source import Node, asm_template
 from hipport.translate.context import Context
 
 FAMILY = "ptx"
@@ -46,7 +46,7 @@ def run(ctx: Context) -> None:
         if node is None or node.type != "gnu_asm_expression" or node.start_byte in seen:
             continue
         seen.add(node.start_byte)
-        text = _template(ctx, node)
+        text = asm_template(ctx.src, node)
         hit = _PTX.search(text)
         if hit is None:
             continue
@@ -90,16 +90,3 @@ def _operands(asm: Node, fieldname: str) -> list[tuple[Node, Node]]:
     return out
 
 
-def _template(ctx: Context, asm: Node) -> str:
-    code = asm.child_by_field_name("assembly_code")
-    if code is None:
-        return ""
-    parts: list[tuple[int, str]] = []
-    stack = [code]
-    while stack:
-        n = stack.pop()
-        if n.type in ("string_content", "escape_sequence"):
-            parts.append((n.start_byte, ctx.src.text(n)))
-        else:
-            stack.extend(n.children)
-    return "".join(t for _, t in sorted(parts)).replace("\\n", " ").replace("\\t", " ").strip()

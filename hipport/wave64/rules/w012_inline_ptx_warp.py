@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from hipport.model import Edit, Finding, Severity
-from hipport.source import Node
+from hipport.source import Node, asm_template
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, Emitter
 from hipport.wave64.facts import Facts
@@ -61,18 +61,7 @@ FORMS = {
 
 
 def template(facts: Facts, asm: Node) -> str:
-    code = asm.child_by_field_id(sx.F_ASSEMBLY_CODE)
-    if code is None:
-        return ""
-    parts = []
-    stack = [code]
-    while stack:
-        n = stack.pop()
-        if n.type in ("string_content", "escape_sequence"):
-            parts.append((n.start_byte, facts.src.text(n)))
-        else:
-            stack.extend(n.children)
-    return "".join(t for _, t in sorted(parts)).replace("\\n", " ").replace("\\t", " ").strip()
+    return asm_template(facts.src, asm)
 
 
 def outputs(asm: Node) -> list[Node]:
