@@ -8,11 +8,8 @@ bits, float32 intermediate results as the C code computes them.
 from __future__ import annotations
 
 import math
-import os
 import struct
-import subprocess
 import sys
-import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -23,6 +20,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from hipport.validate import emulator as emu  # noqa: E402
+from tests.conftest import hipport  # noqa: E402
 
 pytestmark = [
     pytest.mark.emulator,
@@ -218,3 +216,31 @@ def test_shuffle_from_exited_or_masked_out_lane_is_undefined_not_a_fault(bins, w
     assert proc.returncode == emu.EXIT_CODE and "which is not active at this call" in proc.stderr
     proc = emu.run(bins[wave], ["exited"], timeout=60, env={"HIPEMU_UNDEFINED": "bogus"})
     assert proc.returncode == emu.EXIT_CODE and "HIPEMU_UNDEFINED must be quiet, warn or error" in proc.stderr
+
+
+UNSUPPORTED = b"""#include <hip/hip_runtime.h>
+#include <cstdio>
+
+__global__ void k(float* out, hipTextureObject_t tex) {
+  out[threadIdx.x] = tex1Dfetch<float>(tex, threadIdx.x) + tex1Dfetch<float>(tex, 0);
+}
+
+__global__ void k2(int* out) { out[threadIdx.x] = __builtin_amdgcn_readfirstlane(threadIdx.x); }
+
+int main() { printf("never\\n"); return 0; }
+"""
+
+
+@pytest.mark.parametrize("wave", WAVES)
+def test_unsupported_construct_is_one_error_naming_it_and_its_line(tmp_path, wave):
+    f = tmp_path / "tex.hip"
+    f.write_bytes(UNSUPPORTED)
+    p = hipport("emulate", f, "--wave", str(wave), cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == b""
+    err = p.stderr.decode()
+    errors = [ln for ln in err.splitlines() if ": error: " in ln and not ln.startswith("hipport:")]
+    assert len(errors) == 3, err  # no errors that follow from these, no repeats of a name
+    for (line, name), got in zip([(4, "hipTextureObject_t"), (5, "tex1Dfetch"),
+                                  (8, "__builtin_amdgcn_readfirstlane")], errors, strict=True):
+        assert f"tex.hip:{line}:" in got and f"unsupported construct: '{name}'" in got, err
+    assert "Traceback" not in err and f"could not build the program for the wave emulator (wave {wave})" in err
