@@ -187,6 +187,21 @@ def test_template_kernels_with_constexpr_launch_parameters(bins, wave):
     assert got["tmpl:1"] == [(63 - t % 64) * 5 + 64 * (t // 64) for t in range(N)]
 
 
+@pytest.mark.parametrize("wave", WAVES)
+def test_coalesced_group_shuffles_and_reduction(bins, wave):
+    got = rows(bins[wave], "coalesced")
+    d, u, s = [-7] * N, [-7] * N, [-7] * N
+    for base in range(0, N, wave):
+        members = [t for t in range(base, base + wave) if (t - base) % 3 != 0]
+        for r, t in enumerate(members):
+            d[t] = members[r + 2] if r + 2 < len(members) else t
+            u[t] = members[r - 1] if r >= 1 else t
+            s[t] = sum(members)
+    assert got["coalesced:0"] == d
+    assert got["coalesced:1"] == u
+    assert got["coalesced:2"] == s
+
+
 def marker_line(marker: str) -> int:
     for i, line in enumerate((SRC / "realk.cpp").read_text().splitlines(), 1):
         if marker in line:

@@ -7,6 +7,7 @@
 #include <hip/hip_fp16.h>
 #include <hip/hip_bfloat16.h>
 #include <hip/hip_bf16.h>
+#include <hip/hip_cooperative_groups.h>
 #include <cstdio>
 #include <cstring>
 
@@ -104,6 +105,30 @@ __global__ void k_exited(int* out, int n) {
   }
 }
 
+// A coalesced group of the lanes whose lane % 3 != 0: shfl_down / shfl_up by rank (own value
+// past the ends), and a sum over the group in the shape hipport's cg::reduce stand-in has.
+namespace cg = cooperative_groups;
+template <class T>
+__device__ T group_sum(const cg::coalesced_group& g, T value) {
+  for (unsigned int lanes = 1; lanes < g.size(); lanes *= 2) {
+    T other = g.shfl_down(value, lanes);
+    if (g.thread_rank() + lanes < g.size()) value = value + other;
+  }
+  return g.shfl(value, 0);
+}
+__global__ void k_coalesced(int* out) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  out[t] = -7;
+  out[N + t] = -7;
+  out[2 * N + t] = -7;
+  if (__lane_id() % 3 != 0) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    out[t] = g.shfl_down(t, 2);
+    out[N + t] = g.shfl_up(t, 1);
+    out[2 * N + t] = group_sum(g, t);
+  }
+}
+
 static void launch_null(int* d, int dim3) {  // a host variable named dim3 too
   hipLaunchKernelGGL(k_null, 2, N / 2, 0, NULL, d, NULL, nullptr, dim3, 5);
 }
@@ -139,6 +164,7 @@ int main(int argc, char** argv) {
                        d + N, 5);  // T deduced from the arguments
     rows = 2;
   }
+  if (!strcmp(c, "coalesced")) { hipLaunchKernelGGL(k_coalesced, dim3(1), dim3(N), 0, 0, d); rows = 3; }
   if (!strcmp(c, "exited")) { hipLaunchKernelGGL(k_exited, dim3(1), dim3(64), 0, 0, d, 40); rows = 2; }
   if (hipDeviceSynchronize() != hipSuccess || hipGetLastError() != hipSuccess) return 1;
   static int h[kRows * N];
