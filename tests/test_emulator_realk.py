@@ -130,6 +130,7 @@ def test_half_and_half2_arithmetic_and_conversions(bins, wave):
             h_bits(inputs(t ^ 1)[1]),  # __shfl_xor(half2, 1): the neighbour's high half
             1 + 2 * (hx < hy),
             round(H(f32(hy * 3))),  # __half2int_rn: nearest, ties to even (as Python's round)
+            h_bits(32.0), h_bits(16.0), h_bits(8.0),  # atomicAdd by the 32 threads of a block
         ]
         assert [got[f"half:{r}"][t] for r in range(len(expect))] == expect, f"thread {t}"
 
@@ -159,6 +160,7 @@ def test_bfloat16_arithmetic_and_conversions(bins, wave):
             math.trunc(bx * 4),
             b_bits(inputs(src)[0]),
             b_bits(f32(bx + 1.0)),
+            b_bits(128.0), b_bits(64.0),  # atomicAdd on a __hip_bfloat162 by 128 threads
         ]
         assert [got[f"bf16:{r}"][t] for r in range(len(expect))] == expect, f"thread {t}"
 

@@ -38,6 +38,16 @@ __global__ void k_half(int* out) {
   out[10 * N + t] = __half_as_ushort(__high2half(s));
   out[11 * N + t] = __heq(hx, __ushort_as_half(__half_as_ushort(hx))) + 2 * __hlt(hx, hy);
   out[12 * N + t] = __half2int_rn(hy * __float2half(3.0f));
+  __shared__ __half2 sum2;
+  __shared__ __half sum1;
+  if (threadIdx.x == 0) sum2 = __float2half2_rn(0.0f), sum1 = __float2half(0.0f);
+  __syncthreads();
+  atomicAdd(&sum2, __floats2half2_rn(1.0f, 0.5f));
+  unsafeAtomicAdd(&sum1, __float2half(0.25f));
+  __syncthreads();
+  out[13 * N + t] = __half_as_ushort(__low2half(sum2));
+  out[14 * N + t] = __half_as_ushort(__high2half(sum2));
+  out[15 * N + t] = __half_as_ushort(sum1);
 }
 
 __global__ void k_bf16(int* out) {
@@ -62,6 +72,13 @@ __global__ void k_bf16(int* out) {
   const __hip_bfloat16 s = __shfl_down(bx, 2, 16);
   out[10 * N + t] = __bfloat16_as_ushort(s);
   out[11 * N + t] = __bfloat16_as_ushort(__float2bfloat16(__bfloat162float(bx) + 1.0f));
+  __shared__ __hip_bfloat162 sum2;
+  if (threadIdx.x == 0) sum2 = __float2bfloat162_rn(0.0f);
+  __syncthreads();
+  atomicAdd(&sum2, __floats2bfloat162_rn(1.0f, 0.5f));  // as llm.c's layernorm backward
+  __syncthreads();
+  out[12 * N + t] = __bfloat16_as_ushort(sum2.x);
+  out[13 * N + t] = __bfloat16_as_ushort(sum2.y);
 }
 
 // Cache-hint loads and stores on vector types, as llm.c's Packed128 uses them.
@@ -142,8 +159,8 @@ int main(int argc, char** argv) {
   hipMalloc(&fout, 4 * N * sizeof(float));
   hipMemset(d, 0, kRows * N * sizeof(int));
   int rows = 0;
-  if (!strcmp(c, "half")) { hipLaunchKernelGGL(k_half, dim3(N / 32), dim3(32), 0, 0, d); rows = 13; }
-  if (!strcmp(c, "bf16")) { hipLaunchKernelGGL(k_bf16, dim3(1), dim3(N), 0, 0, d); rows = 12; }
+  if (!strcmp(c, "half")) { hipLaunchKernelGGL(k_half, dim3(N / 32), dim3(32), 0, 0, d); rows = 16; }
+  if (!strcmp(c, "bf16")) { hipLaunchKernelGGL(k_bf16, dim3(1), dim3(N), 0, 0, d); rows = 14; }
   if (!strcmp(c, "hints")) {
     float h[4 * N];
     for (int i = 0; i < 4 * N; ++i) h[i] = (float)(i * 3 - 7);

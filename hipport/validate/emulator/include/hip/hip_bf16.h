@@ -147,3 +147,8 @@ inline __hip_bfloat162 operator*(__hip_bfloat162 a, __hip_bfloat162 b) { return 
 inline __hip_bfloat162 operator/(__hip_bfloat162 a, __hip_bfloat162 b) { return __h2div(a, b); }
 inline __hip_bfloat162& operator+=(__hip_bfloat162& a, __hip_bfloat162 b) { return a = __hadd2(a, b); }
 inline __hip_bfloat162& operator*=(__hip_bfloat162& a, __hip_bfloat162 b) { return a = __hmul2(a, b); }
+
+// Atomics (fibers are cooperative: a plain read-modify-write is atomic); unsafeAtomicAdd
+// and the scoped forms forward here (device.h).
+inline __hip_bfloat16 atomicAdd(__hip_bfloat16* p, __hip_bfloat16 v) { __hip_bfloat16 old = *p; *p = __hadd(old, v); return old; }
+inline __hip_bfloat162 atomicAdd(__hip_bfloat162* p, __hip_bfloat162 v) { __hip_bfloat162 old = *p; *p = __hadd2(old, v); return old; }

@@ -246,3 +246,8 @@ inline __half2& operator*=(__half2& a, __half2 b) { return a = __hmul2(a, b); }
 inline __half2& operator/=(__half2& a, __half2 b) { return a = __h2div(a, b); }
 inline bool operator==(__half2 a, __half2 b) { return __hbeq2(a, b); }
 inline bool operator!=(__half2 a, __half2 b) { return !__hbeq2(a, b); }
+
+// Atomics (fibers are cooperative: a plain read-modify-write is atomic); unsafeAtomicAdd
+// and the scoped forms forward here (device.h).
+inline __half atomicAdd(__half* p, __half v) { __half old = *p; *p = __hadd(old, v); return old; }
+inline __half2 atomicAdd(__half2* p, __half2 v) { __half2 old = *p; *p = __hadd2(old, v); return old; }
