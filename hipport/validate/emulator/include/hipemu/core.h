@@ -634,6 +634,27 @@ inline void undefined_note(const Fiber& f, int src, const char* why) {
                f.opname, f.site.file ? f.site.file : "?", f.site.line, f.lane, src, why);
 }
 
+// A shuffle of lane f reads lane s, which is not in its active group.  CUDA leaves the result
+// undefined when s has exited, does not exist (partial wave) or is outside the member mask:
+// an undefined value (all bits set: -1, NaN), not a fault; HIPEMU_UNDEFINED=warn notes it,
+// =error stops.  A lane that is alive but waits elsewhere is a divergence error.
+[[gnu::noinline, gnu::cold]] inline unsigned long long undefined_read(const Fiber& f, const Fiber* F,
+                                                                      int s, int cnt) {
+  const bool gone = s >= cnt || F[s].state == F_DONE;
+  const bool outside = (f.flags & FL_MASK) && !((f.mask >> s) & 1);
+  const int mode = undefined_mode();
+  if ((gone || outside) && mode != UNDEF_ERROR) {
+    if (mode == UNDEF_WARN)
+      undefined_note(f, s, gone ? (s >= cnt ? "does not exist" : "has exited") : "is outside the mask");
+    return ~0ull;
+  }
+  if (s >= cnt)
+    fatal_at(&f, &f.site,
+             "%s reads lane %d, which does not exist (the block has only %d thread(s) in this wave)",
+             f.opname, s, cnt);
+  inactive_error(f, F[s], "reads");
+}
+
 // Resolve the cross-lane op of the group of lanes `gm` (all at one site) in
 // the wave starting at fiber index `first`.
 inline void resolve_group(int first, int cnt, unsigned long long gm) {
@@ -688,24 +709,9 @@ inline void resolve_group(int first, int cnt, unsigned long long gm) {
       for (unsigned long long m = gm; m; m &= m - 1) {
         Fiber& f = F[__builtin_ctzll(m)];
         int s = shfl_src(op, f.lane, f.param, f.width);
-        if (!((gm >> s) & 1)) {
-          // CUDA leaves the result undefined when the source lane has exited, does not exist
-          // (partial wave) or is outside the member mask: an undefined value (all bits set:
-          // -1, NaN), not a fault.  HIPEMU_UNDEFINED=warn notes it, =error stops.
-          const bool gone = s >= cnt || F[s].state == F_DONE;
-          const bool outside = (f.flags & FL_MASK) && !((f.mask >> s) & 1);
-          const int mode = undefined_mode();
-          if ((gone || outside) && mode != UNDEF_ERROR) {
-            if (mode == UNDEF_WARN) undefined_note(f, s, gone ? (s >= cnt ? "does not exist" : "has exited") : "is outside the mask");
-            f.out = ~0ull;
-            continue;
-          }
-          if (s >= cnt)
-            fatal_at(&f, &f.site,
-                     "%s reads lane %d, which does not exist (the block has only %d thread(s) "
-                     "in this wave)",
-                     f.opname, s, cnt);
-          inactive_error(f, F[s], "reads");
+        if (__builtin_expect(!((gm >> s) & 1), 0)) {
+          f.out = undefined_read(f, F, s, cnt);
+          continue;
         }
         f.out = F[s].in;
       }
