@@ -394,11 +394,17 @@ def test_error_shuffle_from_inactive_lane(bins, wave):
     assert where("errors.cpp", "LINE_INACTIVE") in err
 
 
+STRICT = {"HIPEMU_UNDEFINED": "error"}  # reading an exited lane stops instead of yielding undefined
+
+
 def test_error_shuffle_from_exited_lane_only_on_wave64(bins):
-    err = run_fail(bins["errors64"], "exited")
+    err = run_fail(bins["errors64"], "exited", env=STRICT)
     assert "__shfl_down reads lane 32, which is not active at this call" in err
     assert "has exited the kernel" in err and "thread (16,0,0) [wave 0, lane 16]" in err
     assert where("errors.cpp", "LINE_EXITED") in err
+    # by default the read is undefined (all bits set: -1), not a fault
+    out = run_ok(bins["errors64"], "exited")
+    assert out.split()[1:33] == [str(2 * t + 16) for t in range(16)] + [str(t - 1) for t in range(16, 32)]
     out = run_ok(bins["errors32"], "exited")  # wave32: lanes 32.. are another wave
     # width 64 on a 32-lane wave: lane ln reads lane (ln + 16) mod 32 when ln + 16 < 64
     assert out.split()[1:33] == [str(t + (t + 16) % 32) for t in range(32)]
@@ -443,7 +449,8 @@ def test_error_unsupported_grid_sync_trap_partial_wave_outside(bins):
     )
     err = run_fail(b, "trap")
     assert "__trap() called" in err and "thread (3,0,0)" in err and where("errors.cpp", "LINE_TRAP") in err
-    err = run_fail(b, "partial")
+    assert run_ok(b, "partial").split()[1:41] == ["-1"] * 40  # undefined by default
+    err = run_fail(b, "partial", env=STRICT)
     assert "__shfl reads lane 50, which does not exist" in err and where("errors.cpp", "LINE_PARTIAL") in err
     err = run_fail(b, "outside")
     assert "__shfl called outside a kernel" in err and where("errors.cpp", "LINE_OUTSIDE") in err

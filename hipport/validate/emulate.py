@@ -117,6 +117,7 @@ def emulate(o: EmulateOptions, config: Config, err=None) -> int:  # noqa: ANN001
         except emulator.EmulatorBuildError as e:
             diags = errors_map.parse(e.stderr)
             map_diagnostics(diags, tree, copies[0].parent, None, "g++ (emulator)")
+            diags = condense_build_errors(diags)
             if not diags:
                 say(e.stderr.rstrip())
             for d in diags:
@@ -142,6 +143,37 @@ def emulate(o: EmulateOptions, config: Config, err=None) -> int:  # noqa: ANN001
     finally:
         if o.keep is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+# Names of the HIP/CUDA API, device intrinsics and builtins: when g++ says one is undeclared,
+# the program uses something the emulator does not provide.
+_API_NAME = re.compile(r"^(?:hip|HIP_|__|tex[1-3A-Z]|surf[1-3A-Z]|make_|atomic[A-Z]|cuda|cu[A-Z]|nv|"
+                       r"cooperative_groups|cg$|rocprim|hiprand|rocrand)")
+
+
+def condense_build_errors(diags: list[errors_map.Diagnostic]) -> list[errors_map.Diagnostic]:
+    """One error per construct the emulator lacks, and one per source line: a HIP name g++ calls
+    undeclared becomes "unsupported construct: 'NAME' ..." at its first use, and the errors g++
+    derives from it on the same line (or at later uses of the name) are dropped."""
+    out: list[errors_map.Diagnostic] = []
+    names: set[str] = set()
+    lines: set[tuple[str | None, int | None]] = set()
+    for d in diags:
+        where = (d.file or d.ported_file, d.line or d.ported_line)
+        name = errors_map.identifier(d.message)
+        if name is not None and not d.message.startswith("no matching function") \
+                and (_API_NAME.match(name) or errors_map.CUDA_NAME.match(name)):
+            if name in names:
+                continue
+            names.add(name)
+            d.message = (f"unsupported construct: '{name}' is not provided by the wave emulator "
+                         f"(docs/emulator.md lists what is)")
+            d.category = errors_map.UNSUPPORTED
+        elif where in lines or any(f"'{n}'" in d.message for n in names):
+            continue  # follows from an error already reported on this line, or from a missing name
+        lines.add(where)
+        out.append(d)
+    return out
 
 
 def _forward(out: str | bytes | None, err: str | bytes | None) -> None:
@@ -177,4 +209,4 @@ def _repo_root(p: Path) -> Path:
     return p.parent
 
 
-__all__ = ["BUILD_FAILED", "EmulateOptions", "emulate"]
+__all__ = ["BUILD_FAILED", "EmulateOptions", "condense_build_errors", "emulate"]

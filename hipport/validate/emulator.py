@@ -193,7 +193,9 @@ def build(
     cmd += list(extra_flags)
     # HIP sources may be named .hip/.cu: always compile the inputs as C++.
     cmd += ["-o", str(out), "-x", "c++", *inputs]
-    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    # The C locale makes g++ quote names with ASCII quotes, which the diagnostic parser reads.
+    env = {**os.environ, "LC_ALL": "C"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=env)
     if proc.returncode != 0:
         raise EmulatorBuildError(cmd, proc.returncode, proc.stderr)
     return out

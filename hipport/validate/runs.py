@@ -196,6 +196,8 @@ def emulator_leg(tree: PortedTree, program: Program, wave: int, workdir: Path, t
     except emulator.EmulatorBuildError as e:
         diags = errors_map.parse(e.stderr)
         map_diagnostics(diags, tree, srcs[0].parent, explain, f"g++ (emulator, wave {wave})")
+        from hipport.validate.emulate import condense_build_errors
+        diags = condense_build_errors(diags)
         tail = "" if diags else " | ".join([x for x in e.stderr.splitlines() if x.strip()][-3:])
         return Leg(BUILD_ERROR, tail or f"{len(diags)} compile error(s)", seconds=time.perf_counter() - t0,
                    diagnostics=diags[:25])

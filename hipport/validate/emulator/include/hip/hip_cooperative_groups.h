@@ -161,6 +161,14 @@ class coalesced_group : public thread_group {
  public:
   explicit coalesced_group(unsigned long long m) : thread_group(k_coalesced, 0, m) {}
   unsigned long long mask() const { return mask_; }
+  // This lane's rank in the group, and the lane of rank r (this lane when r is out of range).
+  unsigned rank() const { return (unsigned)__builtin_popcountll(mask_ & __lanemask_lt()); }
+  int rank_lane(int r) const {
+    if (r < 0 || r >= (int)size()) return (int)__lane_id();
+    unsigned long long m = mask_;
+    for (; r; --r) m &= m - 1;
+    return __builtin_ctzll(m);
+  }
   template <class T>
   T shfl(T v, int rank, ::hipemu::Site s = ::hipemu::Site()) const {
     unsigned long long m = mask_;  // lane of the rank-th active lane
@@ -168,6 +176,18 @@ class coalesced_group : public thread_group {
     int lane = __builtin_ctzll(m);
     return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL, "coalesced_group::shfl", v,
                                      lane, HIPEMU_WAVE, 0, 0, s);
+  }
+  // shfl_down / shfl_up: the member `delta` ranks above / below; past the group's end a
+  // lane keeps its own value (as HIP's coalesced_group does).
+  template <class T>
+  T shfl_down(T v, unsigned delta, ::hipemu::Site s = ::hipemu::Site()) const {
+    return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL, "coalesced_group::shfl_down", v,
+                                     rank_lane((int)rank() + (int)delta), HIPEMU_WAVE, 0, 0, s);
+  }
+  template <class T>
+  T shfl_up(T v, unsigned delta, ::hipemu::Site s = ::hipemu::Site()) const {
+    return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL, "coalesced_group::shfl_up", v,
+                                     rank_lane((int)rank() - (int)delta), HIPEMU_WAVE, 0, 0, s);
   }
   unsigned long long ballot(int pred, ::hipemu::Site s = ::hipemu::Site()) const {
     unsigned long long b = ::hipemu::detail::wave_op(

@@ -271,28 +271,49 @@ inline void launch_impl(const char* name, const char* file, int line, dim3 grid,
 }
 }  // namespace detail
 
+// Launch dimensions as hipLaunchKernelGGL takes them (dim3, uint3, or an integer).
+inline ::dim3 to_dim3(const ::dim3& d) { return d; }
+inline ::dim3 to_dim3(const ::uint3& d) { return ::dim3(d); }
+template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+inline ::dim3 to_dim3(I n) { return ::dim3((uint32_t)n); }
+
 // `call` invokes the kernel expression with the arguments (each thread calls
-// it, so every thread gets its own copies of the by-value parameters).
-template <class F, class... A>
+// it, so every thread gets its own copies of the by-value parameters).  When the
+// kernel cannot take the evaluated arguments as they are (an argument written `NULL`,
+// which g++ types as `long`, passed for a pointer parameter) `direct` is used instead:
+// it spells the call as written, so the argument expressions are evaluated per thread.
+template <class F, class D, class... A>
 inline void launch(const char* name, const char* file, int line, dim3 grid, dim3 block,
-                   size_t shm, hipStream_t stream, F&& call, A&&... args) {
+                   size_t shm, hipStream_t stream, F&& call, D&& direct, A&&... args) {
   if (!detail::stream_ok(stream)) {
     detail::set_error(hipErrorInvalidHandle);
     return;
   }
-  auto body = [&]() { call(args...); };
-  using B = decltype(body);
-  detail::launch_impl(name, file, line, grid, block, shm,
-                      [](void* c) { (*static_cast<B*>(c))(); }, &body);
+  if constexpr (std::is_invocable<F&, A&...>::value) {
+    auto body = [&]() { call(args...); };
+    using B = decltype(body);
+    detail::launch_impl(name, file, line, grid, block, shm,
+                        [](void* c) { (*static_cast<B*>(c))(); }, &body);
+  } else {
+    using B = std::remove_reference_t<D>;
+    detail::launch_impl(name, file, line, grid, block, shm,
+                        [](void* c) { (*static_cast<B*>(c))(); }, &direct);
+  }
 }
 }  // namespace hipemu
 
 // As in HIP, the kernel expression is called with the arguments, so template
 // parameters not given explicitly are deduced from them (k<float, 256>(x, op)).
-#define hipLaunchKernelGGL(kernel, grid, block, shm, stream, ...)                    \
-  ::hipemu::launch(                                                                  \
-      #kernel, __FILE__, __LINE__, grid, block, shm, stream,                         \
-      [&](auto&&... hipemu_args) { kernel(hipemu_args...); }, ##__VA_ARGS__)
+// grid and block are converted with ::dim3 so that a variable named `dim3` in the
+// calling scope does not hide the type.
+#define hipLaunchKernelGGL(kernel, grid, block, shm, stream, ...)                       \
+  ::hipemu::launch(                                                                     \
+      #kernel, __FILE__, __LINE__, ::hipemu::to_dim3(grid), ::hipemu::to_dim3(block),   \
+      shm, stream,                                                                      \
+      [&](auto&&... hipemu_args) -> decltype((void)kernel(hipemu_args...)) {            \
+        kernel(hipemu_args...);                                                         \
+      },                                                                                \
+      [&]() { kernel(__VA_ARGS__); }, ##__VA_ARGS__)
 
 // ------------------------------------------------------------ errors
 inline hipError_t hipGetLastError() {

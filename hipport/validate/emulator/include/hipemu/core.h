@@ -607,6 +607,54 @@ inline unsigned long long needs(const Fiber& f) {
            o.lane, d);
 }
 
+// What a read of an undefined source lane does (HIPEMU_UNDEFINED: quiet, warn or error).
+enum { UNDEF_QUIET, UNDEF_WARN, UNDEF_ERROR };
+inline int undefined_mode() {
+  static const int mode = [] {
+    const char* v = std::getenv("HIPEMU_UNDEFINED");
+    if (!v || !*v || !std::strcmp(v, "quiet")) return (int)UNDEF_QUIET;
+    if (!std::strcmp(v, "warn")) return (int)UNDEF_WARN;
+    if (!std::strcmp(v, "error")) return (int)UNDEF_ERROR;
+    std::fprintf(stderr, "hipemu: HIPEMU_UNDEFINED must be quiet, warn or error, not '%s'\n", v);
+    std::exit(HIPEMU_EXIT_CODE);
+  }();
+  return mode;
+}
+// One note per call site (the first one seen) on stderr.
+inline void undefined_note(const Fiber& f, int src, const char* why) {
+  static Site seen[64];
+  static int nseen = 0;
+  for (int i = 0; i < nseen; ++i)
+    if (seen[i].file == f.site.file && seen[i].line == f.site.line) return;
+  if (nseen < 64) seen[nseen++] = f.site;
+  std::fflush(stdout);
+  std::fprintf(stderr,
+               "hipemu: note: %s at %s:%d: lane %d reads lane %d, which %s; the result is "
+               "undefined (all bits set)\n",
+               f.opname, f.site.file ? f.site.file : "?", f.site.line, f.lane, src, why);
+}
+
+// A shuffle of lane f reads lane s, which is not in its active group.  CUDA leaves the result
+// undefined when s has exited, does not exist (partial wave) or is outside the member mask:
+// an undefined value (all bits set: -1, NaN), not a fault; HIPEMU_UNDEFINED=warn notes it,
+// =error stops.  A lane that is alive but waits elsewhere is a divergence error.
+[[gnu::noinline, gnu::cold]] inline unsigned long long undefined_read(const Fiber& f, const Fiber* F,
+                                                                      int s, int cnt) {
+  const bool gone = s >= cnt || F[s].state == F_DONE;
+  const bool outside = (f.flags & FL_MASK) && !((f.mask >> s) & 1);
+  const int mode = undefined_mode();
+  if ((gone || outside) && mode != UNDEF_ERROR) {
+    if (mode == UNDEF_WARN)
+      undefined_note(f, s, gone ? (s >= cnt ? "does not exist" : "has exited") : "is outside the mask");
+    return ~0ull;
+  }
+  if (s >= cnt)
+    fatal_at(&f, &f.site,
+             "%s reads lane %d, which does not exist (the block has only %d thread(s) in this wave)",
+             f.opname, s, cnt);
+  inactive_error(f, F[s], "reads");
+}
+
 // Resolve the cross-lane op of the group of lanes `gm` (all at one site) in
 // the wave starting at fiber index `first`.
 inline void resolve_group(int first, int cnt, unsigned long long gm) {
@@ -661,13 +709,9 @@ inline void resolve_group(int first, int cnt, unsigned long long gm) {
       for (unsigned long long m = gm; m; m &= m - 1) {
         Fiber& f = F[__builtin_ctzll(m)];
         int s = shfl_src(op, f.lane, f.param, f.width);
-        if (!((gm >> s) & 1)) {
-          if (s >= cnt)
-            fatal_at(&f, &f.site,
-                     "%s reads lane %d, which does not exist (the block has only %d thread(s) "
-                     "in this wave)",
-                     f.opname, s, cnt);
-          inactive_error(f, F[s], "reads");
+        if (__builtin_expect(!((gm >> s) & 1), 0)) {
+          f.out = undefined_read(f, F, s, cnt);
+          continue;
         }
         f.out = F[s].in;
       }

@@ -4,10 +4,10 @@
 #include "core.h"
 
 // Index variables: per fiber (threadIdx) or per block / launch.
-#define threadIdx (static_cast<const uint3&>(::hipemu::detail::g.cur->tid))
-#define blockIdx (static_cast<const uint3&>(::hipemu::detail::g.bidx))
-#define blockDim (static_cast<const dim3&>(::hipemu::detail::g.bdim))
-#define gridDim (static_cast<const dim3&>(::hipemu::detail::g.gdim))
+#define threadIdx (static_cast<const ::uint3&>(::hipemu::detail::g.cur->tid))
+#define blockIdx (static_cast<const ::uint3&>(::hipemu::detail::g.bidx))
+#define blockDim (static_cast<const ::dim3&>(::hipemu::detail::g.bdim))
+#define gridDim (static_cast<const ::dim3&>(::hipemu::detail::g.gdim))
 #define hipThreadIdx_x (threadIdx.x)
 #define hipThreadIdx_y (threadIdx.y)
 #define hipThreadIdx_z (threadIdx.z)
@@ -98,7 +98,7 @@ inline T __shfl_sync(MaskT mask, T var, int srcLane, int width = warpSize,
                      ::hipemu::Site s = ::hipemu::Site()) {
   HIPEMU_CHECK_MASK(MaskT);
   return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL, "__shfl_sync", var, srcLane, width,
-                                   (unsigned long long)mask, ::hipemu::detail::FL_MASK, s);
+                                   (unsigned long long)mask, ::hipemu::detail::FL_MASK | ::hipemu::detail::FL_LENIENT_EXITED, s);
 }
 template <class MaskT, class T>
 inline T __shfl_up_sync(MaskT mask, T var, unsigned int delta, int width = warpSize,
@@ -106,7 +106,7 @@ inline T __shfl_up_sync(MaskT mask, T var, unsigned int delta, int width = warpS
   HIPEMU_CHECK_MASK(MaskT);
   return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_UP, "__shfl_up_sync", var,
                                    (int)delta, width, (unsigned long long)mask,
-                                   ::hipemu::detail::FL_MASK, s);
+                                   ::hipemu::detail::FL_MASK | ::hipemu::detail::FL_LENIENT_EXITED, s);
 }
 template <class MaskT, class T>
 inline T __shfl_down_sync(MaskT mask, T var, unsigned int delta, int width = warpSize,
@@ -114,7 +114,7 @@ inline T __shfl_down_sync(MaskT mask, T var, unsigned int delta, int width = war
   HIPEMU_CHECK_MASK(MaskT);
   return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_DOWN, "__shfl_down_sync", var,
                                    (int)delta, width, (unsigned long long)mask,
-                                   ::hipemu::detail::FL_MASK, s);
+                                   ::hipemu::detail::FL_MASK | ::hipemu::detail::FL_LENIENT_EXITED, s);
 }
 template <class MaskT, class T>
 inline T __shfl_xor_sync(MaskT mask, T var, int laneMask, int width = warpSize,
@@ -122,7 +122,7 @@ inline T __shfl_xor_sync(MaskT mask, T var, int laneMask, int width = warpSize,
   HIPEMU_CHECK_MASK(MaskT);
   return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_XOR, "__shfl_xor_sync", var,
                                    laneMask, width, (unsigned long long)mask,
-                                   ::hipemu::detail::FL_MASK, s);
+                                   ::hipemu::detail::FL_MASK | ::hipemu::detail::FL_LENIENT_EXITED, s);
 }
 
 // ------------------------------------------------------------ votes
@@ -307,8 +307,33 @@ inline void __nanosleep(unsigned int) {}
   ::hipemu::detail::fatal_at(::hipemu::detail::g.in_kernel ? ::hipemu::detail::g.cur : nullptr,
                              &s, "__trap() called");
 }
+// Cache-hint loads and stores (read-only, streaming, L2-only, ...): plain accesses on the CPU.
 template <class T>
 inline T __ldg(const T* p) { return *p; }
+template <class T>
+inline T __ldcs(const T* p) { return *p; }
+template <class T>
+inline T __ldcg(const T* p) { return *p; }
+template <class T>
+inline T __ldca(const T* p) { return *p; }
+template <class T>
+inline T __ldlu(const T* p) { return *p; }
+template <class T>
+inline T __ldcv(const T* p) { return *p; }
+template <class T>
+inline void __stcs(T* p, T v) { *p = v; }
+template <class T>
+inline void __stcg(T* p, T v) { *p = v; }
+template <class T>
+inline void __stwb(T* p, T v) { *p = v; }
+template <class T>
+inline void __stwt(T* p, T v) { *p = v; }
+#if !__has_builtin(__builtin_nontemporal_load)
+template <class T>
+inline T __builtin_nontemporal_load(const T* p) { return *p; }
+template <class T>
+inline void __builtin_nontemporal_store(T v, T* p) { *p = v; }
+#endif
 
 // ------------------------------------------------------------ atomics
 // Fibers are cooperative: a plain read-modify-write is atomic.
