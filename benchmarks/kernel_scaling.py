@@ -145,6 +145,9 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="200,2000,20000", help="comma-separated kernel counts")
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs of each size")
+    ap.add_argument("--fail-above", type=float, default=None, metavar="X",
+                    help="exit 1 when the ratio exceeds X (CI uses a generous X: it catches a "
+                         "quadratic path, which shows as a ratio near the size ratio, not noise)")
     ap.add_argument("--in-process", action="store_true",
                     help="time port_bytes in this process instead of a hipport process")
     args = ap.parse_args(argv)
@@ -186,6 +189,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{n:>8} {lines:>8} {cpu:>9.3f} {wall:>9.3f} {net:>10.3f} {us:>10.1f}")
     ratio = max(per) / min(per)
     print(f"largest / smallest us per kernel (net CPU): {ratio:.2f}x (target <= 1.5x)")
+    if args.fail_above is not None and ratio > args.fail_above:
+        print(f"FAILED: {ratio:.2f}x is above {args.fail_above:g}x: a cost grows faster than the file", file=sys.stderr)
+        raise SystemExit(1)
 
 
 def best(run: Callable[[], tuple[float, float]], repeat: int) -> tuple[float, float]:

@@ -58,3 +58,10 @@ def test_bad_sizes_are_a_usage_error() -> None:
     proc = subprocess.run([sys.executable, str(SCRIPT), "--sizes", "ten"], capture_output=True, text=True,
                           timeout=60, cwd=ROOT)
     assert proc.returncode == 2 and "--sizes" in proc.stderr
+
+
+def test_fail_above_exits_1_when_the_ratio_is_exceeded() -> None:
+    """CI's guard against quadratic paths: a bound below any real ratio must fail."""
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--sizes", "20,40", "--repeat", "1", "--in-process",
+                           "--fail-above", "0.5"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 1 and "FAILED" in proc.stderr

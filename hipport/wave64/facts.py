@@ -506,6 +506,7 @@ class Facts:
         self.ident_uses: list[tuple[str, Node, Func | None, int, int]] = []
         self._headers: dict[str, tuple[int, bool]] | None = None if headers else {}
         self._header_names: frozenset[str] = frozenset()
+        self._defined_here: frozenset[str] | None = None  # names this file #defines (tree_defines)
         self.qual_macros: dict[str, set[str]] = {}  # macros that expand to __device__ / __global__
         self.empty = not might_hold_hazards(self.data)
         if self.empty:
@@ -942,9 +943,12 @@ class Facts:
     def tree_defines(self, name: str) -> bool:
         """True when this file (outside branches AMD never compiles) or a header it includes
         #defines `name`: the tree maps that CUDA builtin itself."""
-        for m in re.finditer(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", self.data, re.M):
-            if not (self.inactive and self.is_inactive(m.start())):
-                return True
+        if self._defined_here is None:  # once per file: a scan per call was quadratic
+            self._defined_here = frozenset(
+                m.group(1).decode("utf-8", "replace") for m in _DEFINE.finditer(self.data)
+                if not (self.inactive and self.is_inactive(m.start())))
+        if name in self._defined_here:
+            return True
         self._load_headers()
         return name in self._header_names
 
