@@ -62,3 +62,19 @@ def test_the_answer_is_the_same_with_and_without_it(tmp_path: Path) -> None:
     assert [(e["file"], e["line"], e["message"]) for e in with_pch["errors"]] == key
     assert {m for _, _, m in key} >= {"use of undeclared identifier 'undeclared_thing'",
                                       "use of undeclared identifier 'also_missing'"}
+
+
+@pytest.mark.hipcc
+@needs_hipcc
+def test_the_precompiled_pair_is_built_once_per_language_flags(tmp_path: Path) -> None:
+    """The speed-up is real only if the pair is built: a broken build would fall back silently."""
+    import shutil
+
+    from hipport.validate.pch import Precompiled
+
+    pch = Precompiled(shutil.which("hipcc") or "hipcc", tmp_path)
+    pair = pch.pair("gfx90a", ["-I/nowhere", "-std=c++17"])
+    assert pair is not None and all(p.is_file() and p.stat().st_size > 1_000_000 for p in pair)
+    assert pch.pair("gfx90a", ["-I/elsewhere", "-std=c++17"]) == pair  # include folders do not matter
+    other = pch.pair("gfx90a", ["-std=c++17", "-DX=1"])
+    assert other is not None and other != pair
