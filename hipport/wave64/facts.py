@@ -852,6 +852,8 @@ class Facts:
                 if v is None or v[0] not in (32, 64) or not is_warp_name(name):
                     continue
                 value = node.child_by_field_id(sx.F_VALUE)
+                if value is None:
+                    continue
                 raw = self.data[value.start_byte:value.end_byte]
                 m = re.search(rb"\b(32|64)\b", raw)
                 span = (value.start_byte + m.start(), value.start_byte + m.end()) if m else (
@@ -862,16 +864,16 @@ class Facts:
         for item in self.top_items:
             self._consts_in_decl(item, None)
             if item.type == "declaration" and not (self.inactive and self.is_inactive(item.start_byte)):
-                for v in self.declared_vars(item):  # (a declaration AMD never compiles does not count)
-                    self.gvars[v.name] = v
+                for var in self.declared_vars(item):  # (a declaration AMD never compiles does not count)
+                    self.gvars[var.name] = var
         for fn in self.funcs:
-            for name, v in fn.tparams.items():
-                if v.type == "number_literal" and is_warp_name(name):
-                    lit = sx.int_literal(self.src.text(v))
-                    if lit and lit[0] in (32, 64):
+            for name, tp in fn.tparams.items():
+                if tp.type == "number_literal" and is_warp_name(name):
+                    lit = sx.int_literal(self.src.text(tp))
+                    if lit and lit[0] in (32, 64) and tp.parent is not None:
                         self.consts.setdefault(name, []).append(WarpConst(
-                            name=name, value=lit[0], kind="template", node=v.parent, value_node=v,
-                            value_span=(v.start_byte, v.end_byte), func=fn))
+                            name=name, value=lit[0], kind="template", node=tp.parent, value_node=tp,
+                            value_span=(tp.start_byte, tp.end_byte), func=fn))
 
     def _arch_aliases(self) -> None:
         """A macro defined as a per-architecture wave size (`#define WARP_SIZE HIPPORT_WAVE_SIZE`,
@@ -909,14 +911,14 @@ class Facts:
         head = self.data[item.start_byte:(item.child_by_field_id(sx.F_TYPE) or item).start_byte]
         if b"const" not in head and b"constexpr" not in head:
             return
-        for v in self.declared_vars(item):
-            if v.value is None or v.value.type != "number_literal" or v.is_array or v.is_pointer:
+        for var in self.declared_vars(item):
+            if var.value is None or var.value.type != "number_literal" or var.is_array or var.is_pointer:
                 continue
-            lit = sx.int_literal(self.src.text(v.value))
-            if lit and lit[0] in (32, 64) and is_warp_name(v.name):
-                self.consts.setdefault(v.name, []).append(WarpConst(
-                    name=v.name, value=lit[0], kind="variable", node=v.declarator, value_node=v.value,
-                    value_span=(v.value.start_byte, v.value.end_byte), func=fn,
+            lit = sx.int_literal(self.src.text(var.value))
+            if lit and lit[0] in (32, 64) and is_warp_name(var.name):
+                self.consts.setdefault(var.name, []).append(WarpConst(
+                    name=var.name, value=lit[0], kind="variable", node=var.declarator, value_node=var.value,
+                    value_span=(var.value.start_byte, var.value.end_byte), func=fn,
                     amd_only=bool(self.amd_only) and self.is_amd_only(item.start_byte)))
 
     def external_const(self, name: str, fn: Func | None) -> bool:
@@ -1073,12 +1075,12 @@ class Facts:
                 return (-a[0]) & mask, a[1], a[2]
             return a
         if t == "cast_expression":
-            v = self.cval(node.child_by_field_id(sx.F_VALUE), fn)
+            val = self.cval(node.child_by_field_id(sx.F_VALUE), fn)
             tn = node.child_by_field_id(sx.F_TYPE)
-            bits = type_bits(self.src.text(tn)) if v is not None and tn is not None else None
-            if v is None or bits is None:
-                return v
-            return v[0] & ((1 << bits) - 1), bits, v[2]  # `(unsigned long long)(1)` is 64-bit
+            bits = type_bits(self.src.text(tn)) if val is not None and tn is not None else None
+            if val is None or bits is None:
+                return val
+            return val[0] & ((1 << bits) - 1), bits, val[2]  # `(unsigned long long)(1)` is 64-bit
         if t == "binary_expression":
             o, left, right = self.binop(node)
             a = self.cval(left, fn)
@@ -1341,9 +1343,9 @@ class Facts:
             return 0
         if t == "unary_expression":
             op = node.child_by_field_id(sx.F_OPERATOR)
-            a = self.kinds(node.child_by_field_id(sx.F_ARGUMENT), fn)
+            ka = self.kinds(node.child_by_field_id(sx.F_ARGUMENT), fn)
             if op is not None and op.type in ("~", "+"):
-                return a & (MASK | SHIFTMASK | TID | LANES)
+                return ka & (MASK | SHIFTMASK | TID | LANES)
             return 0
         if t == "assignment_expression":
             return self.kinds(node.child_by_field_id(sx.F_RIGHT), fn)
@@ -1598,8 +1600,8 @@ class Facts:
         active = []
         pending: list[tuple[tuple[Func, str, Node, bool], int, int, set[bytes]]] = []
         for f in flows:
-            v = f[2]
-            start, end = v.start_byte, v.end_byte
+            vnode = f[2]
+            start, end = vnode.start_byte, vnode.end_byte
             if _SEEDS.search(data, start, end):
                 active.append(f)
                 continue
@@ -1641,11 +1643,11 @@ class Facts:
                 if tracked:
                     rx = _WordSet(tracked)
                     more, still = [], []
-                    for p in pending:
-                        if rx.hits(data, p[1], p[2], p[3]):
-                            more.append(p[0])
+                    for pend in pending:
+                        if rx.hits(data, pend[1], pend[2], pend[3]):
+                            more.append(pend[0])
                         else:
-                            still.append(p)
+                            still.append(pend)
                     if more:
                         active += more
                         pending = still
@@ -1796,7 +1798,7 @@ class Facts:
                     fn.sites.append(Site("nwarp" if lk & BDIM and not lk & TID else "warp", b, right, "literal",
                                          None, fn))
                     continue
-            if kind is not None:
+            if kind is not None and left is not None and right is not None:  # (a kind implies both operands)
                 const = right
                 if o == "&" and self.kinds(right, fn) & TID and not self.kinds(left, fn) & TID:
                     const = left
@@ -1821,7 +1823,7 @@ class Facts:
             if o in ("<", "<=", ">", ">=", "%") and self._lane_vs_count(b, fn):
                 continue
             if o in ("<", ">=") and (fn.calls or fn.idents):
-                if self.kinds(left, fn) & TID and not self.kinds(left, fn) & (LANES | WARPS):
+                if right is not None and self.kinds(left, fn) & TID and not self.kinds(left, fn) & (LANES | WARPS):
                     cv = self.cval(right, fn)
                     if cv is not None and cv[0] == 32:
                         fn.sites.append(Site("guard", b, right, "named" if cv[2] else "literal", None, fn))
@@ -1840,7 +1842,7 @@ class Facts:
                 continue
             cop, cleft, cright = self.binop(c)
             cv = self.cval(cright, fn)
-            if not cop or cv is None or cv[2] or (cop, cv[0]) not in (("/", 32), (">>", 5)):
+            if cright is None or not cop or cv is None or cv[2] or (cop, cv[0]) not in (("/", 32), (">>", 5)):
                 continue
             if self.cval(cleft, fn) is None:
                 continue
@@ -2103,20 +2105,20 @@ class Facts:
             groups.setdefault(find(id(f)), []).append(f)
         del objs
         for funcs in groups.values():
-            g = Group(funcs)
+            grp = Group(funcs)
             strong = any(f.strong32 for f in funcs)
             weak = any(f.weak32 for f in funcs)
             agn = any(f.agnostic for f in funcs)
             if strong and agn:
-                g.model = "mixed"
+                grp.model = "mixed"
             elif strong or (weak and not agn):
-                g.model = "warp32"
+                grp.model = "warp32"
             else:
-                g.model = "agnostic"
-            g.strategy = self._strategy(g.model)
+                grp.model = "agnostic"
+            grp.strategy = self._strategy(grp.model)
             for f in funcs:
-                f.group = g
-            self.groups.append(g)
+                f.group = grp
+            self.groups.append(grp)
 
     def _strategy(self, model: str) -> str:
         if model == "agnostic":
