@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -24,7 +25,7 @@ T = TypeVar("T")
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
 ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver", "level",
-              "floors"}
+              "floors", "header"}
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand",
@@ -55,6 +56,10 @@ class Mapping:
     # floor at or above one, its name replaces `hip` (hipBLAS 6.x's `_v2` functions that take
     # hipComplex, which ROCm 7.0 renamed back). Resolved when the tables load (`load`).
     floors: tuple[tuple[str, str], ...] = ()
+    # The header that declares the HIP name where CUDA's own headers declare the CUDA one
+    # without being asked (cuBLAS brings `__nv_bfloat16`, nvcc's runtime brings the host
+    # `isfinite` of <math.h>): a file that uses the name gets it (translate/includes.py).
+    header: str | None = None
 
 
 @fast_pickle
@@ -78,6 +83,7 @@ class RuleSet:
     families: dict[str, str] = field(default_factory=dict)  # id -> title
     namespace_families: frozenset[str] = frozenset()
     hip_names: frozenset[str] = frozenset()  # every HIP name we emit: a ported file's names
+    implied: tuple[Mapping, ...] = ()  # the names with a `header`, for the includes pass
 
     def lookup(self, name: str) -> Mapping | None:
         return self.qualified.get(name) if "::" in name else self.names.get(name)
@@ -147,6 +153,9 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     if level is not None and (not isinstance(level, int) or kind != "macro" or not hip):
         raise _fail(path, f"{where}: 'level' must be an integer, on a macro with a 'hip' name")
     floors = e.get("floors", {})
+    header = e.get("header")
+    if header is not None and (not isinstance(header, str) or not re.fullmatch(r"[\w./-]+\.h", header)):
+        raise _fail(path, f"{where}: 'header' must be a header's path, such as \"hip/hip_fp16.h\"")
     if not isinstance(floors, dict) or floors and not hip or not all(
             isinstance(k, str) and _is_version(k) and isinstance(v, str) and v.isidentifier()
             for k, v in floors.items()):
@@ -154,7 +163,7 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
                           "beside a 'hip' name")
     return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
                    e.get("args"), e.get("note"), e.get("alt"), e.get("report"), solver, level,
-                   tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))))
+                   tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), header)
 
 
 def _is_version(v: str) -> bool:
@@ -305,4 +314,5 @@ def _load(blas: str, root: str | None, rocm: str | None = None) -> RuleSet:
                     table[k] = at_floor(m, rocm)
     rs.namespace_families = frozenset(ns_fams)
     rs.hip_names = frozenset(m.hip for m in rs.names.values() if m.hip)
+    rs.implied = tuple(m for m in rs.names.values() if m.header)
     return rs

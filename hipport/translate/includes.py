@@ -1,4 +1,5 @@
-"""Rewrite `#include` lines through the header map and add the HIP runtime include a file needs."""
+"""Rewrite `#include` lines through the header map and add the HIP includes a file needs: the
+runtime, and the headers that declare names CUDA's own headers declare unasked."""
 
 from __future__ import annotations
 
@@ -70,14 +71,49 @@ def run(ctx: Context) -> None:
                 ctx.edit(end, end + 1, ">", "HP-include")
     device = any(word in data for word in _DEVICE_CODE)
     nl = ctx.src.newline
+    added = []
     # HIP 5.2's <hip/hip_cooperative_groups.h> (and friends) compile only after the runtime, so a
     # runtime include that comes later does not count.
     runtime_first = needs_runtime_at is None and any(p in present for p in RUNTIME_HEADERS)
-    if runtime_first or (not device and RUNTIME_API in present and needs_runtime_at is None):
-        return
-    if ctx.families.keys() & RUNTIME_FAMILIES or device or needs_runtime_at is not None:
+    if not (runtime_first or (not device and RUNTIME_API in present and needs_runtime_at is None)) \
+            and (ctx.families.keys() & RUNTIME_FAMILIES or device or needs_runtime_at is not None):
+        added.append("hip/hip_runtime.h")
+    added += _implied(ctx, present)
+    if added:
         at = insertion_point(ctx.src)
-        ctx.edit(at, at, f"#include <hip/hip_runtime.h>{nl}", "HP-include")
+        ctx.edit(at, at, "".join(f"#include <{h}>{nl}" for h in added), "HP-include")
+
+
+def _implied(ctx: Context, present: set[str]) -> list[str]:
+    """Headers for names the file uses whose CUDA declarations come in unasked (`__nv_bfloat16`
+    through cuBLAS, the host `isfinite` through nvcc's runtime) but whose HIP ones do not.
+
+    A type counts where the tree has it as a type, a function where it is called unqualified
+    (`std::isfinite` needs nothing); code under a HIP branch and the file's own definitions
+    are not CUDA's to port."""
+    data = ctx.src.data
+    wanted: list[str] = []
+    for m in ctx.rules.implied:
+        if m.header in present or m.header in wanted or m.cuda in ctx.defines \
+                or m.cuda.encode() not in data:
+            continue
+        for use in re.finditer(rb"\b" + re.escape(m.cuda.encode()) + rb"\b", data):
+            if not ctx.hip.covers(use.start(), use.end()) and _uses(ctx, use.start(), use.end(), m.kind):
+                assert m.header is not None  # rules.implied holds only names with a header
+                wanted.append(m.header)
+                break
+    return wanted
+
+
+def _uses(ctx: Context, start: int, end: int, kind: str) -> bool:
+    node = ctx.src.root.descendant_for_byte_range(start, end)
+    if node is None or node.start_byte != start or node.end_byte != end:
+        return node is not None and node.type == "preproc_arg"  # a macro body: token by token
+    if kind == "type":
+        return node.type in ("type_identifier", "primitive_type")
+    parent = node.parent
+    return node.type == "identifier" and parent is not None and parent.type == "call_expression" \
+        and parent.child_by_field_name("function") == node
 
 
 def _beside(ctx: Context, path: str) -> bool:

@@ -2,10 +2,12 @@
 
 `blockDim.x` is an `unsigned int` in CUDA, so `min(rem, blockDim.x)` calls its unsigned
 `min`. In HIP the coordinate is a proxy object and HIP 5.2 declares `min` for int, float,
-double and one template, so the call is ambiguous. Where the other argument is a 32-bit
-integer (a coordinate, an integer literal, or a variable the function declares with such a
-type) the call is written `min<unsigned int>(...)`, which is CUDA's choice; other mixes are
-left as written.
+double and one template, so the call is ambiguous. Where one argument is unsigned through a
+coordinate (the coordinate itself, or `i + u * blockDim.x` over 32-bit integers: the usual
+arithmetic conversions make it `unsigned int`) and the other is a 32-bit integer (an integer
+literal, a variable the function declares with such a type, or arithmetic over those), the
+call is written `min<unsigned int>(...)`, which is CUDA's choice; other mixes are left as
+written.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ _INT_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint", "uint32_t", "
                         "signed int", "const unsigned int", "const int", "const unsigned",
                         "const uint", "const uint32_t", "const int32_t"})
 _CALL = re.compile(rb"\b(?:min|max)\s*\(")
+# Operators whose result takes the usual arithmetic conversions of both operands (not shifts,
+# whose type is the left operand's, nor comparisons).
+_ARITH = frozenset({"+", "-", "*", "/", "%", "&", "|", "^"})
 
 
 def run(ctx: Context) -> None:
@@ -37,12 +42,28 @@ def run(ctx: Context) -> None:
         items = [a for a in args.named_children if a.type != "comment"] if args is not None else []
         if len(items) != 2:
             continue
-        texts = [" ".join(ctx.src.text(a).split()) for a in items]
-        coords = [bool(_COORD.match(t)) for t in texts]
-        if not any(coords):
-            continue
-        if all(c or _int32(ctx, call, a, t) for a, t, c in zip(items, texts, coords, strict=True)):
+        kinds = [_kind(ctx, call, a) for a in items]
+        if "unsigned" in kinds and None not in kinds:
             ctx.edit(callee.end_byte, callee.end_byte, "<unsigned int>", "HP-args")
+
+
+def _kind(ctx: Context, call: Node, arg: Node) -> str | None:
+    """"unsigned" for a 32-bit unsigned value that comes from a coordinate, "int" for another
+    32-bit integer, None for anything else (a wider or floating type, a call, a shift)."""
+    if arg.type == "parenthesized_expression":
+        inner = [c for c in arg.named_children if c.type != "comment"]
+        return _kind(ctx, call, inner[0]) if len(inner) == 1 else None
+    if arg.type == "binary_expression":
+        op = arg.child_by_field_name("operator")
+        left, right = arg.child_by_field_name("left"), arg.child_by_field_name("right")
+        if op is None or op.type not in _ARITH or left is None or right is None:
+            return None
+        kinds = {_kind(ctx, call, left), _kind(ctx, call, right)}
+        return None if None in kinds else "unsigned" if "unsigned" in kinds else "int"
+    text = " ".join(ctx.src.text(arg).split())
+    if _COORD.match(text):
+        return "unsigned"
+    return "int" if _int32(ctx, call, arg, text) else None
 
 
 def _int32(ctx: Context, call: Node, arg: Node, text: str) -> bool:
