@@ -4,6 +4,9 @@ and a file that also uses a library in `unless` keeps the runtime spelling."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from hipport import rules as rulesmod
@@ -100,8 +103,32 @@ def test_real_rocblas_table_writes_rocblas_datatypes() -> None:
     assert "C, rocblas_datatype_f32_r, ldc" in out and "HIP_R" not in out
 
 
-def test_bad_overrides_table_is_an_error(tmp_path) -> None:
+def test_bad_overrides_table_is_an_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('family = "x"\n[overrides]\nunless = "cusparse"\n[overrides.names]\n')
     with pytest.raises(HipportError, match="unless"):
         rulesmod.load_table(bad)
+
+
+def test_real_rocsparse_table_writes_rocsparse_datatypes() -> None:
+    rs = rulesmod.load("rocsparse")
+    out = port(rs, "cudaDataType t = CUDA_C_64F;\ncusparseCreateDnVec(&v, n, p, CUDA_R_32F);\n")
+    assert out.endswith("rocsparse_datatype t = rocsparse_datatype_f64_c;\n"
+                        "rocsparse_create_dnvec_descr(&v, n, p, rocsparse_datatype_f32_r);\n")
+
+
+def test_cublas_and_cusparse_in_one_file_keep_hip_datatypes() -> None:
+    rs = rulesmod.load("rocblas,rocsparse")
+    out = port(rs, "cudaDataType t = CUDA_R_32F;\ncublasGemmEx(h, t);\ncusparseCreateDnVec(&v, n, p, t);\n")
+    assert out.startswith("hipDataType t = HIP_R_32F;\n")
+
+
+ROCSPARSE_TYPES = Path("/usr/include/rocsparse/rocsparse-types.h")
+
+
+@pytest.mark.skipif(not ROCSPARSE_TYPES.is_file(), reason="rocSPARSE headers are not installed")
+def test_rocsparse_overrides_are_declared_in_the_installed_header() -> None:
+    words = set(re.findall(r"\w+", ROCSPARSE_TYPES.read_text()))
+    (o,) = (o for o in rulesmod.load("rocsparse").overrides if o.family == "rocsparse")
+    missing = [m.hip for m in o.names.values() if m.hip and m.status != "unsupported" and m.hip not in words]
+    assert not missing
