@@ -26,7 +26,7 @@ STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
 ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver", "level",
               "floors", "header"}
-FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces"}
+FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces", "overrides"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand",
                 "rocsolver": "cusolver", "miopen_hipify": "cudnn"}
@@ -74,6 +74,17 @@ class HeaderMap:
     since: str = "5.2"  # first ROCm that ships the HIP header
 
 
+@fast_pickle
+@dataclass(frozen=True, slots=True)
+class Overrides:
+    """A table's own spellings of names another table maps (`[overrides]`): rocBLAS writes
+    `CUDA_R_32F`, a runtime name, as `rocblas_datatype_f32_r`. They hold in a file that uses a
+    name of `family` and none of the families in `unless` (translate/overrides.py)."""
+    family: str
+    unless: frozenset[str]
+    names: dict[str, Mapping]
+
+
 @dataclass(eq=False)  # hashed by identity: per-RuleSet caches key on it
 class RuleSet:
     names: dict[str, Mapping] = field(default_factory=dict)
@@ -84,6 +95,7 @@ class RuleSet:
     namespace_families: frozenset[str] = frozenset()
     hip_names: frozenset[str] = frozenset()  # every HIP name we emit: a ported file's names
     implied: tuple[Mapping, ...] = ()  # the names with a `header`, for the includes pass
+    overrides: tuple[Overrides, ...] = ()  # of the families loaded, in load order
 
     def lookup(self, name: str) -> Mapping | None:
         return self.qualified.get(name) if "::" in name else self.names.get(name)
@@ -102,6 +114,8 @@ def _fail(path: Path, msg: str) -> HipportError:
 
 
 def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[Mapping]]:
+    """The file's metadata (with its `[overrides]` as meta["overrides"], or None), names,
+    headers and namespaces."""
     import tomllib  # only when the tables are rebuilt (see `cached`)
 
     try:
@@ -125,8 +139,21 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
                                  h.get("note"), str(h.get("since", default_since))))
     spaces = [_entry(path, family, default_since, ns, {"kind": "namespace", **e})
               for ns, e in data.get("namespaces", {}).items()]
-    meta = {"family": family, "title": data.get("title", family)}
+    meta = {"family": family, "title": data.get("title", family),
+            "overrides": _overrides(path, family, default_since, data.get("overrides"))}
     return meta, names, headers, spaces
+
+
+def _overrides(path: Path, family: str, default_since: str, o: object) -> Overrides | None:
+    if o is None:
+        return None
+    if not isinstance(o, dict) or set(o) - {"unless", "names"} or not isinstance(o.get("names"), dict):
+        raise _fail(path, "[overrides]: expected a table with 'names' (and optionally 'unless')")
+    unless = o.get("unless", [])
+    if not isinstance(unless, list) or not all(isinstance(u, str) for u in unless):
+        raise _fail(path, "[overrides] unless: expected a list of family ids")
+    names = {cuda: _entry(path, family, default_since, cuda, e) for cuda, e in o["names"].items()}
+    return Overrides(family, frozenset(unless), names)
 
 
 def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) -> Mapping:
@@ -231,8 +258,8 @@ def _ours(path: Path) -> bytes | None:
 
 # Part of each cached file's name: bump it when what the pickles hold changes shape (2: the
 # table classes pickle as field tuples, model.fast_pickle; 3: Mapping.level, HeaderMap.since;
-# 4: Mapping.floors).
-PICKLE_FORMAT = 4
+# 4: Mapping.floors; 5: RuleSet.overrides).
+PICKLE_FORMAT = 5
 
 
 def cached(name: str, build: Callable[[], T], root: str | None = None) -> T:
@@ -285,12 +312,15 @@ def _load(blas: str, root: str | None, rocm: str | None = None) -> RuleSet:
     rs = RuleSet()
     selected = set(blas.split(",")) & set(ALTERNATIVES)
     ns_fams: set[str] = set()
+    overrides: list[Overrides] = []
     for path in sorted((base / "api").glob("*.toml")):
         meta, names, headers, spaces = load_table(path)
         fam = meta["family"]
         if fam in ALTERNATIVES and fam not in selected:
             continue
         rs.families[fam] = meta["title"]
+        if meta["overrides"] is not None:
+            overrides.append(meta["overrides"])
         for m in names:
             (rs.qualified if "::" in m.cuda else rs.names)[m.cuda] = m
         for h in headers:
@@ -308,11 +338,13 @@ def _load(blas: str, root: str | None, rocm: str | None = None) -> RuleSet:
                 for h in headers:
                     rs.headers[h.cuda] = h
     if rocm:
-        for table in (rs.names, rs.qualified):
+        for table in (rs.names, rs.qualified, *(o.names for o in overrides)):
             for k, m in table.items():
                 if m.floors:
                     table[k] = at_floor(m, rocm)
     rs.namespace_families = frozenset(ns_fams)
-    rs.hip_names = frozenset(m.hip for m in rs.names.values() if m.hip)
+    rs.overrides = tuple(overrides)
+    rs.hip_names = frozenset(m.hip for m in rs.names.values() if m.hip) | frozenset(
+        m.hip for o in overrides for m in o.names.values() if m.hip)
     rs.implied = tuple(m for m in rs.names.values() if m.header)
     return rs

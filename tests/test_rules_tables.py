@@ -133,3 +133,12 @@ def test_compiled_tables_are_cached_per_version_of_the_tables(tmp_path: Path, mo
     # only the current build is kept: a folder of stale 1 MB pickles helps nobody
     assert len(list((tmp_path / "cache" / "hipport" / "tables").glob("*-x.pickle"))) == 1
     rulesmod.tables_digest.cache_clear()
+
+
+def test_rocblas_alternatives_name_rocblas_not_hipblas() -> None:
+    """A rocBLAS port's alternatives are rocBLAS (or rocSOLVER) calls; hipBLAS is named only as
+    the other port (`--blas hipblas`), for what only hipBLASLt has."""
+    rs = load("rocblas")
+    wrong = [m.cuda for m in rs.names.values() if m.family == "rocblas" and m.alt
+             and "hipblas" in m.alt.lower() and "--blas hipblas" not in m.alt]
+    assert not wrong, wrong[:5]

@@ -59,6 +59,11 @@ def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
             lines.append(f"  by floor: {'; '.join(steps)} (the spelling follows --rocm)")
         if m.hipsolver:
             lines.append(f"  hipsolver: {m.hipsolver} (where cuSOLVER takes it, below a ROCm 6.0 floor)")
+        for o in rs.overrides:  # another library's own spelling, in the files that use it
+            om = o.names.get(m.cuda)
+            if om is not None and om is not m:
+                lines.append(f"  in a {o.family} file: {om.hip or 'no equivalent'}"
+                             f" (unless it also uses {', '.join(sorted(o.unless))})")
         if m.args:
             lines.append(f"  args:    {m.args}")
         if m.alt:

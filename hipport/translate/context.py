@@ -34,6 +34,8 @@ class Context:
     # arguments only) or None (nowhere).
     solver: str | None = None
     solver_vars: dict[str, Mapping] = field(default_factory=dict)  # hipBLAS-typed enum variables
+    # Another table's names that a library this file uses spells its own way (overrides.py).
+    overrides: dict[str, Mapping] = field(default_factory=dict)
     # Code already written for HIP (hipport/hipaware.py): nothing in it is edited, counted or
     # reported.
     hip: hipaware.HipAware = hipaware.NONE

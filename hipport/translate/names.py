@@ -13,7 +13,7 @@ from hipport.model import Severity
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
 from hipport.translate import args as argrewrite
-from hipport.translate import solver, versions
+from hipport.translate import overrides, solver, versions
 from hipport.translate.context import Context, newer
 from hipport.translate.lexer import code_ranges
 from hipport.translate.macros import macro_fragment
@@ -42,7 +42,9 @@ def run(ctx: Context) -> None:
     root = ctx.src.root
     macro_done: set[int] = set()
     hits = scan.find(data)
-    solver.prepare(ctx, {name for _, _, name in hits})
+    mentioned = {name for _, _, name in hits}
+    solver.prepare(ctx, mentioned)
+    overrides.prepare(ctx, mentioned)
     for start, end, name in hits:
         node = root.descendant_for_byte_range(start, end)
         if node is None:
@@ -140,7 +142,7 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
         if ns.hip and ns.hip != name:
             ctx.edit(start, end, ns.hip, "HP-rename")
         return
-    m = rules.names.get(name)
+    m = overrides.lookup(ctx, name) if ctx.overrides else rules.names.get(name)
     if m is not None and m.kind == "field":
         return  # a member name (`prop.deviceOverlap`), not this identifier of the file's own
     if m is None:
@@ -316,7 +318,7 @@ def _macro_body(ctx: Context, arg: Node, scan: NameScanner) -> None:
     for s, e, name in hits:
         if tokens.get(s) != e:
             continue
-        mp = ctx.rules.names.get(name) or ctx.rules.namespaces.get(name)
+        mp = overrides.lookup(ctx, name) or ctx.rules.namespaces.get(name)
         if mp is None:
             if _GENERIC.fullmatch(name):
                 ctx.unknown.append(_unknown(ctx, base + s, base + e, name))

@@ -51,3 +51,10 @@ def test_lookup_rocblas_target() -> None:
 def test_lookup_a_header() -> None:
     out = hipport("rules", "lookup", "cuda_runtime.h").stdout.decode()
     assert "<cuda_runtime.h> -> <hip/hip_runtime.h>" in out
+
+
+def test_lookup_shows_the_rocblas_spelling_of_a_datatype() -> None:
+    text = hipport("rules", "lookup", "CUDA_R_16F", "--blas", "rocblas").stdout.decode()
+    assert text.startswith("CUDA_R_16F -> HIP_R_16F\n")
+    assert "in a rocblas file: rocblas_datatype_f16_r (unless it also uses" in text
+    assert "in a rocblas file" not in hipport("rules", "lookup", "CUDA_R_16F").stdout.decode()
