@@ -3,7 +3,8 @@
 - `<cooperative_groups/reduce.h>` has no HIP counterpart: its include becomes HIP's
   cooperative-groups header followed by a reduction of hipport's own (a shuffle loop over the
   tile, exact at any tile width up to the 64-lane wavefront) under the names `cg::reduce`,
-  `cg::plus`, `cg::less`, `cg::greater`, `cg::bit_and`, `cg::bit_or`, `cg::bit_xor`.
+  `cg::plus`, `cg::less`, `cg::greater`, `cg::bit_and`, `cg::bit_or`, `cg::bit_xor`. A value
+  that is not an integer or float (a struct of a running max and sum) is shuffled word by word.
 - `tile.meta_group_rank()` / `tile.meta_group_size()` (HIP 6.2) are computed from the
   thread block's rank and size, which is what they mean for a tile of the thread block (the
   usual `tiled_partition<N>(this_thread_block())`); a tile of a tile is not, so each site
@@ -38,18 +39,34 @@ template <class T> struct greater { __device__ T operator()(const T& a, const T&
 template <class T> struct bit_and { __device__ T operator()(const T& a, const T& b) const { return a & b; } };
 template <class T> struct bit_or { __device__ T operator()(const T& a, const T& b) const { return a | b; } };
 template <class T> struct bit_xor { __device__ T operator()(const T& a, const T& b) const { return a ^ b; } };
+// HIP's group shuffles move integers and floats only; a struct (a running max and sum) moves
+// as 32-bit words, each with the group's own shuffle, as CUDA moves it.
+struct hipport_shfl_xor { template <class G, class V> __device__ V operator()(const G& g, V v, unsigned int n) const { return g.shfl_xor(v, n); } };
+struct hipport_shfl_down { template <class G, class V> __device__ V operator()(const G& g, V v, unsigned int n) const { return g.shfl_down(v, n); } };
+struct hipport_shfl { template <class G, class V> __device__ V operator()(const G& g, V v, unsigned int n) const { return g.shfl(v, n); } };
+template <class How, class G, class T> __device__ T hipport_move(const G& g, T v, unsigned int n, std::true_type) { return How()(g, v, n); }
+template <class How, class G, class T> __device__ T hipport_move(const G& g, T v, unsigned int n, std::false_type) {
+  int w[(sizeof(T) + sizeof(int) - 1) / sizeof(int)] = {};
+  __builtin_memcpy(w, &v, sizeof(T));
+  for (unsigned int k = 0; k < sizeof(w) / sizeof(int); ++k) w[k] = How()(g, w[k], n);
+  __builtin_memcpy(&v, w, sizeof(T));
+  return v;
+}
+template <class How, class G, class T> __device__ T hipport_move(const G& g, T v, unsigned int n) {
+  return hipport_move<How>(g, v, n, std::integral_constant<bool, std::is_arithmetic<T>::value>());
+}
 template <unsigned int Size, class Parent, class T, class Op>
 __device__ T reduce(const thread_block_tile<Size, Parent>& g, T value, Op op) {
-  for (unsigned int lanes = Size / 2; lanes > 0; lanes /= 2) value = op(value, g.shfl_xor(value, lanes));
+  for (unsigned int lanes = Size / 2; lanes > 0; lanes /= 2) value = op(value, hipport_move<hipport_shfl_xor>(g, value, lanes));
   return value;
 }
 template <class T, class Op>
 __device__ T reduce(const coalesced_group& g, T value, Op op) {
   for (unsigned int lanes = 1; lanes < g.size(); lanes *= 2) {
-    T other = g.shfl_down(value, lanes);
+    T other = hipport_move<hipport_shfl_down>(g, value, lanes);
     if (g.thread_rank() + lanes < g.size()) value = op(value, other);
   }
-  return g.shfl(value, 0);
+  return hipport_move<hipport_shfl>(g, value, 0);
 }
 }  // namespace cooperative_groups
 #endif
