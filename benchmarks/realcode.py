@@ -15,6 +15,9 @@ unit on its own with Debian's hipcc for gfx90a and prints one row:
              error, mapped back to the original file
   unflagged  failures with neither: the port left code that does not build and said nothing
 
+`--stub-absent` compiles with declaration stubs of hipBLAS and hipBLASLt (benchmarks/stubs), so
+a unit that stops on their include is judged on the rest of its code (compiles only).
+
 `--failures` lists each failing unit with its class and first error, which is how the
 failure classes are bucketed. Nothing is written into the checkout; every output lies in a
 temporary folder (or `--keep DIR`).
@@ -44,6 +47,8 @@ from hipport.validate.linemap import LineMap  # noqa: E402
 SOURCES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".inl")
 # Folders beside a unit that its build puts on the include path, when they exist.
 BESIDE = ("inc", "../inc", "include", "util", "kernel", "../common")
+# Declarations of packages Debian 12 lacks, for --stub-absent (see stubs/README.md).
+STUBS = ROOT / "benchmarks" / "stubs"
 # Headers of packages Debian 12 lacks (or platforms this machine lacks): a unit that stops on
 # one of these is not hipport's failure.
 ABSENT = re.compile(
@@ -151,9 +156,10 @@ def include_flags(tree: Path, unit: str, prof: Profile) -> list[str]:
     return [f"-I{d}" for d in seen]
 
 
-def compile_unit(tree: Path, unit: str, prof: Profile, timeout: int) -> tuple[bool, str]:
+def compile_unit(tree: Path, unit: str, prof: Profile, timeout: int,
+                 extra: tuple[str, ...] = ()) -> tuple[bool, str]:
     cmd = ["hipcc", "--offload-arch=gfx90a", "-std=c++17", "-w", *include_flags(tree, unit, prof),
-           "-c", str(tree / unit), "-o", os.devnull]
+           *(f"-I{d}" for d in extra), "-c", str(tree / unit), "-o", os.devnull]
     env = dict(os.environ, HIP_PLATFORM="amd")
     try:
         p = subprocess.run(cmd, cwd=(tree / unit).parent, env=env, capture_output=True,
@@ -223,9 +229,9 @@ def _cuda_header(header: str) -> bool:
 
 
 def run_units(tree: Path, original: Path, units: list[str], prof: Profile, jobs: int,
-              timeout: int, findings: dict[str, list[int]]) -> list[Outcome]:
+              timeout: int, findings: dict[str, list[int]], extra: tuple[str, ...] = ()) -> list[Outcome]:
     def one(unit: str) -> Outcome:
-        ok, log = compile_unit(tree, unit, prof, timeout)
+        ok, log = compile_unit(tree, unit, prof, timeout, extra)
         o = Outcome(unit, ok)
         if not ok:
             o.first, o.where, missing = first_error(tree, log)
@@ -268,11 +274,12 @@ def measure(src: Path, args: argparse.Namespace, work: Path) -> Row:
     out = work / f"{src.name}-hipport"
     row.trees["hipport"] = out
     findings = hipport_port(src, out, args.hipport_arg or [])
-    row.hipport = run_units(out, src, units, prof, args.jobs, args.timeout, findings)
+    extra = (str(STUBS),) if args.stub_absent else ()
+    row.hipport = run_units(out, src, units, prof, args.jobs, args.timeout, findings, extra)
     if args.hipify_perl:
         hout = work / f"{src.name}-hipify"
         hipify_perl(src, hout, Path(args.hipify_perl))
-        row.hipify = run_units(hout, src, units, prof, args.jobs, args.timeout, {})
+        row.hipify = run_units(hout, src, units, prof, args.jobs, args.timeout, {}, extra)
     return row
 
 
@@ -308,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", type=Path, help="keep the ported trees in this (new) folder")
     ap.add_argument("--hipport-arg", action="append", help="an extra option for hipport port")
     ap.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    ap.add_argument("--stub-absent", action="store_true",
+                    help="compile with benchmarks/stubs on the include path (hipBLAS and hipBLASLt "
+                         "declarations), to judge units past an absent package's include")
     args = ap.parse_args(argv)
     if shutil.which("hipcc") is None:
         ap.error("hipcc is not on PATH")

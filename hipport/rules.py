@@ -25,7 +25,7 @@ T = TypeVar("T")
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
 ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver", "level",
-              "floors", "header"}
+              "floors", "header", "value"}
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces", "overrides"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand",
@@ -60,6 +60,9 @@ class Mapping:
     # without being asked (cuBLAS brings `__nv_bfloat16`, nvcc's runtime brings the host
     # `isfinite` of <math.h>): a file that uses the name gets it (translate/includes.py).
     header: str | None = None
+    # For a struct member (kind "field") that HIP's struct gains at `since`: the value every AMD
+    # GPU reports, written for a read of the member below that floor (`prop.deviceOverlap`).
+    value: str | None = None
 
 
 @fast_pickle
@@ -180,6 +183,9 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     if level is not None and (not isinstance(level, int) or kind != "macro" or not hip):
         raise _fail(path, f"{where}: 'level' must be an integer, on a macro with a 'hip' name")
     floors = e.get("floors", {})
+    value = e.get("value")
+    if value is not None and (not isinstance(value, str) or kind != "field" or not value.isdigit()):
+        raise _fail(path, f"{where}: 'value' must be a number in a string, on a kind = \"field\" entry")
     header = e.get("header")
     if header is not None and (not isinstance(header, str) or not re.fullmatch(r"[\w./-]+\.h", header)):
         raise _fail(path, f"{where}: 'header' must be a header's path, such as \"hip/hip_fp16.h\"")
@@ -190,7 +196,7 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
                           "beside a 'hip' name")
     return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
                    e.get("args"), e.get("note"), e.get("alt"), e.get("report"), solver, level,
-                   tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), header)
+                   tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), header, value)
 
 
 def _is_version(v: str) -> bool:

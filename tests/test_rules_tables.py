@@ -83,8 +83,16 @@ def _declared(name: str, words: frozenset[str]) -> bool:
 
 @cache
 def _helpers() -> str:
-    """The text of the translate sub-passes, which hold the helpers the port writes."""
-    return "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "hipport" / "translate").glob("*.py")))
+    """The helpers the port writes: the text of the translate sub-passes and the blocks they
+    build when loaded (translate/rounding.py generates its 36 definitions)."""
+    import importlib
+
+    texts = []
+    for p in sorted((ROOT / "hipport" / "translate").glob("*.py")):
+        texts.append(p.read_text(encoding="utf-8"))
+        module = importlib.import_module(f"hipport.translate.{p.stem}" if p.stem != "__init__" else "hipport.translate")
+        texts += [v for k, v in vars(module).items() if k.isupper() and isinstance(v, str)]
+    return "".join(texts)
 
 
 @pytest.mark.skipif(not HIP_INCLUDE.is_dir(), reason="HIP headers are not installed "

@@ -31,6 +31,8 @@ cudaMemcpyHostToDevice = { hip = "hipMemcpyHostToDevice", kind = "enum" }
 cudaError_t = { hip = "hipError_t", kind = "type" }
 cudaSuccess = { hip = "hipSuccess", kind = "enum" }
 cudaDeviceProp = { hip = "hipDeviceProp_t", kind = "type" }
+deviceOverlap = { hip = "deviceOverlap", kind = "field", since = "6.0", value = "1", note = "copies overlap kernels" }
+unifiedAddressing = { hip = "unifiedAddressing", kind = "field", since = "6.0", value = "1", note = "one address space" }
 cudaMemcpyKind = { hip = "hipMemcpyKind", kind = "type" }
 cudaStream_t = { hip = "hipStream_t", kind = "type" }
 cudaStreamSynchronize = { hip = "hipStreamSynchronize", kind = "function" }
@@ -576,3 +578,20 @@ def test_mini_table_loaded(rules: rulesmod.RuleSet) -> None:
     assert rules.names["cudaMalloc"].hip == "hipMalloc"
     assert rules.namespaces["cub"].hip == "hipcub"
     assert "thrust::cuda::par" in rules.qualified
+
+
+def test_device_prop_member_below_its_floor(rules: rulesmod.RuleSet) -> None:
+    """A read of `prop.deviceOverlap` below ROCm 6.0 is written as the value AMD GPUs report;
+    a write, an address taken or an object with a call in it keeps the member (HP003), and at a
+    6.0 floor the member is HIP's own."""
+    body = (b"void f(cudaDeviceProp prop, cudaDeviceProp *all) {\n"
+            b"  int a = prop.deviceOverlap, b = all[0].unifiedAddressing;\n"
+            b"  prop.deviceOverlap = 1;\n  int *q = &prop.deviceOverlap;\n"
+            b"  int c = get(0).deviceOverlap;\n}\n")
+    out, ctx, _ = run(rules, HIP + body)
+    assert b"int a = 1, b = 1;" in out
+    assert b"prop.deviceOverlap = 1;" in out and b"&prop.deviceOverlap" in out
+    assert b"get(0).deviceOverlap" in out
+    assert len([f for f in ctx.findings if f.rule == "HP011"]) == 2
+    assert len([f for f in ctx.findings if f.rule == "HP003"]) == 3
+    assert port(rules, body, rocm="6.0") == body.replace(b"cudaDeviceProp", b"hipDeviceProp_t")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from hipport.model import Severity
+from hipport.model import FamilyCount, Severity
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
 from hipport.translate import args as argrewrite
@@ -214,6 +214,9 @@ def _member(ctx: Context, node: Node, name: str) -> None:
     `cudaDeviceProp` members) are counted and renamed.
     """
     m = ctx.rules.names.get(name)
+    if m is not None and m.kind == "field" and m.value is not None and newer(m.since, ctx.config.rocm):
+        if _field_value(ctx, node, m):
+            return
     if m is not None and m.kind == "field":  # a struct member HIP lacks or names differently
         ctx.count(m, node.start_byte, node.end_byte)
         if m.hip and m.hip != name and m.status != "unsupported":
@@ -223,6 +226,35 @@ def _member(ctx: Context, node: Node, name: str) -> None:
         return
     if m.status == "unsupported" or newer(m.since, ctx.config.rocm):
         ctx.count(m, node.start_byte, node.end_byte)
+
+
+def _field_value(ctx: Context, node: Node, m: Mapping) -> bool:
+    """`prop.deviceOverlap` read below the floor that adds the member: written as the value every
+    AMD GPU reports. A write, an address taken or a call in the object is left to HP003."""
+    expr = node.parent
+    if expr is None or expr.type != "field_expression" or expr.child_by_field_name("field") != node:
+        return False
+    obj = expr.child_by_field_name("argument")
+    if obj is None or re.search(rb"[()]", ctx.src.data[obj.start_byte:obj.end_byte]):
+        return False  # evaluating the object may matter (a call): keep it and say so
+    up = expr.parent
+    while up is not None and up.type == "parenthesized_expression":
+        up = up.parent
+    if up is not None and up.type in ("update_expression", "pointer_expression"):
+        return False  # `prop.x++`, `&prop.x`
+    left = up.child_by_field_name("left") if up is not None and up.type == "assignment_expression" else None
+    if left is not None and left.start_byte <= expr.start_byte and expr.end_byte <= left.end_byte:
+        return False  # `prop.x = 1`
+    if ctx.hip and ctx.hip.covers(expr.start_byte, expr.end_byte):
+        return True
+    c = ctx.families.setdefault(m.family, FamilyCount())
+    c.found += 1
+    c.ported += 1
+    ctx.edit(expr.start_byte, expr.end_byte, m.value or "", "HP-rename")
+    ctx.report("HP011", Severity.INFO, expr.start_byte, expr.end_byte,
+               f"hipDeviceProp_t has {m.cuda} from ROCm {m.since}; at the {ctx.config.rocm} floor its "
+               f"read is written as {m.value}, what every AMD GPU reports ({m.note})", m.family, m.cuda)
+    return True
 
 
 def _after_scope(data: bytes, start: int) -> bool:
