@@ -54,6 +54,8 @@ def run(src: SourceFile, config: Config, rules: RuleSet) -> Context:
         _parse_findings(ctx)
     for _, _, fn in SUBPASSES:
         fn(ctx)
+    for job in ctx.later:
+        job()
     return ctx
 
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hipport.edits import apply_edits, resolve
 from hipport.model import Severity
 from hipport.rules import Mapping
 from hipport.source import Node, SourceFile
@@ -129,6 +130,46 @@ def mem_location(c: Call, n: int) -> None:
                  f"cudaMemLocation (a host location is hipCpuDeviceId)", "runtime")
 
 
+_ORDER = "HP-args-order"  # the rule of `order` edits, which a moved argument's text leaves out
+
+
+def _ported_text(ctx: Context, start: int, end: int) -> str:
+    """The text of file bytes [start, end) with the edits made inside it applied: an argument
+    as it reads once its CUDA names are renamed, to write elsewhere."""
+    inner = [e for e in ctx.edits if start <= e.start and e.end <= end and e.rule != _ORDER]
+    kept, _ = resolve(inner)
+    return apply_edits(ctx.src.data[:end], kept)[start:].decode("utf-8", "surrogateescape")
+
+
+def order(c: Call, items: list[str]) -> None:
+    """MIOpen's argument order: output argument i is CUDA's argument `items[i]` (an index) or
+    the text `items[i]` (a value MIOpen takes and CUDA has none of). Each argument slot keeps its
+    place and spacing and gets the text of the argument moved there, with its renames; slots
+    past the new count go, new ones are appended. The moved text is taken once every rename is
+    made (ctx.later), and the slot edits outrank the renames inside the slot."""
+    args, ctx, base = c.args, c.ctx, c.base
+
+    def text(item: str) -> str:
+        if item.isdigit():
+            a = args[int(item)]
+            return _ported_text(ctx, base + a.start_byte, base + a.end_byte)
+        return item
+
+    def job() -> None:
+        for i, item in enumerate(items[:len(args)]):
+            if item != str(i):
+                a = args[i]
+                ctx.edit(base + a.start_byte, base + a.end_byte, text(item), _ORDER, priority=1)
+        if len(items) < len(args):  # `, dropped, ...` after the last kept argument goes
+            start = args[len(items) - 1].end_byte if items else args[0].start_byte
+            ctx.edit(base + start, base + args[-1].end_byte, "", _ORDER, priority=1)
+        elif len(items) > len(args):
+            at = base + args[-1].end_byte
+            ctx.edit(at, at, "".join(f", {text(i)}" for i in items[len(args):]), _ORDER, priority=1)
+
+    ctx.later.append(job)
+
+
 TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
     "mem_location": mem_location,
     "hip_symbol": hip_symbol,
@@ -157,6 +198,16 @@ def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = No
             close = base + call.arglist.end_byte - 1
             ctx.edit(base + name_node.start_byte, open_ + 1, "((void)(", "HP-args", priority=1)
             ctx.edit(close, close + 1, f"), {param})", "HP-args", priority=1)
+            continue
+        if kind == "order":  # order:N=I J ..., CUDA's N arguments in the HIP function's order
+            count, _, value = param.partition("=")
+            if len(call.args) == int(count):
+                order(call, value.split())
+            else:
+                ctx.report("HP001", Severity.WARNING, base + name_node.start_byte, base + name_node.end_byte,
+                           f"{m.hip} takes {m.cuda}'s arguments in another order, and this call "
+                           f"has {len(call.args)} where {count} were expected: order them by hand "
+                           f"({m.note or m.hip})", m.family, m.cuda)
             continue
         if kind == "overload":  # overload:N=NAME, CUDA's C++ overload of N arguments is HIP's NAME
             count, _, value = param.partition("=")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -39,6 +40,9 @@ class Context:
     # Code already written for HIP (hipport/hipaware.py): nothing in it is edited, counted or
     # reported.
     hip: hipaware.HipAware = hipaware.NONE
+    # Work that needs every other edit made first (an argument moved with the renames inside
+    # it: translate/args.py `order`), run once the sub-passes are done.
+    later: list[Callable[[], None]] = field(default_factory=list)
 
     def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
         if self.hip and self.hip.covers(start, end):
