@@ -193,12 +193,16 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
                 srcs = [(wf.display, wf.path.resolve()) for wf in originals]
             else:
                 srcs = [(e.display, e.copy) for e in product.entries]
-            programs = project.find_programs(srcs, stop)
-            programs += project.configured_programs(opts.config_file or _config_file(opts))
+            configured = project.configured_programs(opts.config_file or _config_file(opts))
             if opts.programs_file is not None:
                 if not opts.programs_file.is_file():
                     raise HipportError("no such file", opts.programs_file)
-                programs += project.configured_programs(opts.programs_file)
+                configured += project.configured_programs(opts.programs_file)
+            # A configured entry for a main file (its sizes, its own check) replaces the
+            # program found for that file.
+            mains = {pr.main.resolve() for pr in configured}
+            programs = [pr for pr in project.find_programs(srcs, stop) if pr.main.resolve() not in mains]
+            programs += configured
             for pr in programs:
                 pr.flags = (compdb.get(pr.main.resolve()) or pr.flags).merged(cli)
             ref_tree = port_tree = None

@@ -27,6 +27,7 @@ __all__ = [
     "include_dir",
     "prepare_source",
     "run",
+    "run_until",
 ]
 
 #: Exit status of an emulated program that the emulator stopped on an error.
@@ -226,3 +227,50 @@ def run(
         timeout=timeout,
         env=full_env,
     )
+
+
+def run_until(
+    binary: Path,
+    args: list[str],
+    timeout: float,
+    passed_when: re.Pattern[str],
+    *,
+    env: Mapping[str, str] | None = None,
+) -> tuple[subprocess.CompletedProcess[str], str | None]:
+    """`run`, stopped as soon as a line of stdout matches `passed_when` (a program's own check
+    has passed; what follows is its benchmark). Returns the run (exit status 0 when stopped)
+    and the matching line, or None when the program ended or timed out without one."""
+    import threading
+    import time
+
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    proc = subprocess.Popen([str(Path(binary).resolve()), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                            errors="replace", env=full_env)
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.append(proc.stderr.read() if proc.stderr else ""),
+                              daemon=True)
+    reader.start()
+    out: list[str] = []
+    matched: str | None = None
+    timer = threading.Timer(timeout, proc.kill)  # a program that never prints again
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            out.append(line)
+            if passed_when.search(line):
+                matched = line.rstrip("\n")
+                proc.kill()
+                break
+    finally:
+        timer.cancel()
+    proc.wait()
+    reader.join(timeout=5)
+    if matched is None and time.monotonic() - t0 >= timeout:
+        raise subprocess.TimeoutExpired(proc.args, timeout, "".join(out), "".join(err))
+    rc = 0 if matched is not None else proc.returncode
+    return subprocess.CompletedProcess(proc.args, rc, "".join(out), "".join(err)), matched

@@ -37,6 +37,12 @@ class Program:
     flags: Flags = field(default_factory=Flags)
     project_dir: Path | None = None
     stdin: str | None = None
+    # A program that checks itself (compares with a CPU reference, then benchmarks): it passes
+    # when a line of its output matches this, and is stopped there.
+    passed_when: str | None = None
+    # Problem sizes to run at: NAME = value for an integer initialiser (`int B = 8;`) or a
+    # `#define` of the main file, rewritten in a copy of it.
+    shrink: tuple[tuple[str, str], ...] = ()
 
 
 def project_dir(path: Path, stop: Path) -> Path | None:
@@ -194,7 +200,9 @@ def configured_programs(config_file: Path | None) -> list[Program]:
     file given with `validate --programs FILE`) entries:
 
     name = "app"; sources = ["src/main.cu", "src/util.cu"]; args = ["--n", "64"] (or a string);
-    expected = "expected.txt"; include = ["include"]; defines = ["USE_X=1"]; stdin = "..."
+    expected = "expected.txt"; include = ["include"]; defines = ["USE_X=1"]; stdin = "...";
+    passed_when = "All results match" (a regular expression: the program's own check passed,
+    stop it there); shrink = { B = 2, T = 64 } (integer sizes of the main file to run at).
     Paths are relative to the configuration file.
     """
     if config_file is None or not config_file.is_file():
@@ -223,9 +231,40 @@ def configured_programs(config_file: Path | None) -> list[Program]:
         exp = e.get("expected")
         flags = Flags(tuple((base / p).resolve() for p in _list(e.get("include", []))), (),
                       tuple(_list(e.get("defines", []))), e.get("std"))
+        passed = e.get("passed_when")
+        if passed is not None:
+            try:
+                re.compile(passed)
+            except (re.error, TypeError) as err:
+                raise HipportError(f"{where}: 'passed_when' is not a regular expression: {err}", config_file) from None
+        shrink = e.get("shrink", {})
+        if not isinstance(shrink, dict) or not all(
+                isinstance(k, str) and k.isidentifier() and isinstance(v, int) and not isinstance(v, bool)
+                for k, v in shrink.items()):
+            raise HipportError(f"{where}: 'shrink' must be a table of NAME = integer", config_file)
         out.append(Program(str(e.get("name") or srcs[0].name), srcs[0], srcs, args,
-                           (base / exp).resolve() if exp else None, flags, base, e.get("stdin")))
+                           (base / exp).resolve() if exp else None, flags, base, e.get("stdin"),
+                           passed, tuple((k, str(v)) for k, v in shrink.items())))
     return out
+
+
+def shrunk(text: str, sizes: tuple[tuple[str, str], ...]) -> tuple[str, list[str]]:
+    """`text` with each NAME's integer initialiser (`int B = 8;`, `const long n = 1 << 20;`) or
+    `#define NAME ...` set to its value; and the names it found nowhere."""
+    missing = []
+    for name, value in sizes:
+        n = re.escape(name)
+        text, k1 = re.subn(rf"(?m)^([ \t]*#[ \t]*define[ \t]+{n}[ \t]+)[^\n]*?([ \t]*(?://[^\n]*)?)$",
+                           lambda m: m[1] + value + m[2], text)
+        text, k2 = re.subn(rf"(?m)^([ \t]*(?:(?:const|constexpr|static)\s+)*{_INTEGER}\s+{n}\s*=\s*)[^;,\n]+",
+                           lambda m: m[1] + value, text)
+        if not k1 + k2:
+            missing.append(name)
+    return text, missing
+
+
+_INTEGER = (r"(?:(?:unsigned|signed)\s+)?(?:int|long\s+long|long|short|size_t|ssize_t|"
+            r"u?int(?:8|16|32|64)_t)(?:\s+int)?")
 
 
 def _list(v: Any) -> list[str]:

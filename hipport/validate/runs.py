@@ -189,6 +189,19 @@ def emulator_leg(tree: PortedTree, program: Program, wave: int, workdir: Path, t
     includes = [tree.copy_of_dir(p) for p in flags.includes + flags.system_includes]
     defines = [d for d in flags.defines if not d.startswith("!")]
     out = workdir / f"{tree.label}-w{wave}"
+    if program.shrink:
+        from hipport.validate.project import shrunk
+
+        text, missing = shrunk(srcs[0].read_text(encoding="utf-8", errors="surrogateescape"), program.shrink)
+        if missing:
+            return Leg(BUILD_ERROR, f"shrink: no integer initialiser or #define of {', '.join(missing)} "
+                                    f"in {program.main.name}")
+        # The shrunk main file lives in the work folder (a --ported tree is the user's); its
+        # own folder goes first on the include path, where its quoted includes are.
+        small = workdir / f"{tree.label}-{srcs[0].name}"
+        small.write_text(text, encoding="utf-8", errors="surrogateescape")
+        includes.insert(0, srcs[0].parent)
+        srcs = [small, *srcs[1:]]
     t0 = time.perf_counter()
     try:
         binary = emulator.build(srcs, out, wave=wave, include_dirs=includes, defines=defines, check=check,
@@ -204,8 +217,14 @@ def emulator_leg(tree: PortedTree, program: Program, wave: int, workdir: Path, t
     build_s = time.perf_counter() - t0
     occ = out.with_suffix(".occupancy")
     occ.unlink(missing_ok=True)
+    matched: str | None = None
     try:
-        p = emulator.run(binary, list(program.args), timeout, env={"HIPEMU_OCCUPANCY": str(occ)})
+        env = {"HIPEMU_OCCUPANCY": str(occ)}
+        if program.passed_when:
+            p, matched = emulator.run_until(binary, list(program.args), timeout, re.compile(program.passed_when),
+                                            env=env)
+        else:
+            p = emulator.run(binary, list(program.args), timeout, env=env)
         rc, so, se, reason = p.returncode, p.stdout, p.stderr, ""
     except subprocess.TimeoutExpired as e:
         rc, reason = None, f"timed out after {timeout:g}s"
@@ -215,6 +234,8 @@ def emulator_leg(tree: PortedTree, program: Program, wave: int, workdir: Path, t
         return Leg(RUN_ERROR, f"cannot start: {e}")
     leg = Leg(PASS, reason, rc, so, se, time.perf_counter() - t0)
     leg.detail = {"build_seconds": round(build_s, 3), "wave": wave, "occupancy": read_occupancy(occ)}
+    if program.passed_when:
+        leg.detail["own_check"] = matched
     if rc is None:
         leg.status = RUN_ERROR
     elif rc == emulator.EXIT_CODE:
@@ -295,6 +316,8 @@ def judge(leg: Leg, reference: Leg | None, expected: str | None, *, informationa
         if informational and leg.status in FAILED:
             leg.detail["informational"] = True
         return leg
+    if "own_check" in leg.detail:
+        return _own_check(leg, informational)
     diffs: list[tuple[str, FirstDiff]] = []
     exit_diff = ""
     if reference is not None and reference.status == PASS:
@@ -338,6 +361,8 @@ def judge_reference(leg: Leg, expected: str | None, what: str = "the CUDA refere
     .expected file if any."""
     if leg.status != PASS:
         return leg
+    if "own_check" in leg.detail:
+        return _own_check(leg, False, what)
     if expected is not None:
         d = first_diff(leg.stdout, expected)
         leg.against = ".expected"
@@ -348,6 +373,21 @@ def judge_reference(leg: Leg, expected: str | None, what: str = "the CUDA refere
     if leg.exit_code != 0:
         leg.status = MISMATCH
         leg.reason = leg.reason or f"{what} exited {leg.exit_code}"
+    return leg
+
+
+def _own_check(leg: Leg, informational: bool, what: str = "the program") -> Leg:
+    """A program that checks itself passes when its own check printed the pass line; its
+    output beyond that (timings) is not compared."""
+    leg.against = "its own check"
+    if leg.detail.get("own_check") is not None:
+        leg.reason = f"its own check passed: {leg.detail['own_check'].strip()[:200]}"
+        if informational:
+            leg.status = SAME
+        return leg
+    leg.status = DIFFERS if informational else MISMATCH
+    tail = _last_line(leg.stdout) or _last_line(leg.stderr)
+    leg.reason = f"{what} ended (exit {leg.exit_code}) before its own check passed" + (f": {tail}" if tail else "")
     return leg
 
 

@@ -23,6 +23,12 @@ inline float min(float a, float b) { return fminf(a, b); }
 inline float max(float a, float b) { return fmaxf(a, b); }
 inline double min(double a, double b) { return fmin(a, b); }
 inline double max(double a, double b) { return fmax(a, b); }
+// HIP's one-type template: `min<unsigned int>(n - 1, i + blockDim.x)`, as hipport writes CUDA's
+// unsigned overload, converts both arguments.
+template <class T, class = std::enable_if_t<std::is_arithmetic<T>::value>>
+inline T min(std::common_type_t<T> a, std::common_type_t<T> b) { return b < a ? b : a; }
+template <class T, class = std::enable_if_t<std::is_arithmetic<T>::value>>
+inline T max(std::common_type_t<T> a, std::common_type_t<T> b) { return a < b ? b : a; }
 // Mixed argument types: usual arithmetic conversions (as CUDA's overloads).
 template <class A, class B,
           class = std::enable_if_t<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value &&
