@@ -1,6 +1,9 @@
 """Discovery: which files to port, their roles and output paths; and safe reads and writes.
 
-Folders are walked honouring .gitignore files and --include/--exclude globs. Only regular
+A folder inside a git work tree is listed as git lists it (`git ls-files --cached --others
+--exclude-standard`: tracked files, even ones a .gitignore covers, and untracked files no
+ignore rule covers); elsewhere, or when git is missing or fails, it is walked honouring
+.gitignore files. Both apply --include/--exclude globs. Only regular
 files are read: a fifo, socket or device is listed as skipped and never opened. A symbolic
 link found in a folder is never followed: it stays a link (a mirror gets the same link), its
 target is ported where it lies if that is inside the tree, and a link out of the tree is
@@ -14,6 +17,7 @@ import fnmatch
 import os
 import re
 import stat as statmod
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,15 +101,16 @@ class _Ignore:
     git, the last pattern that matches wins, a deeper file's patterns over a shallower
     one's, so a nested `!keep.cu` brings back what a parent ignored."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, prefix: str = "") -> None:
+        """`prefix`: where `root` lies below the folder the walk's paths start from."""
         self.root = root
         # (folder prefix below root, what to put before the rest of the path, patterns)
         self.specs: list[tuple[str, str, list[Any]]] = []
         top = repository_top(root)
-        self._add(top / ".git" / "info" / "exclude", "", _up(root, top))
+        self._add(top / ".git" / "info" / "exclude", prefix, _up(root, top))
         for d in reversed(root.parents):  # folders above the walked one, top first
             if d.is_relative_to(top):
-                self._add(d / ".gitignore", "", _up(root, d))
+                self._add(d / ".gitignore", prefix, _up(root, d))
 
     def _add(self, gi: Path, prefix: str, up: str) -> None:
         if not gi.is_file():
@@ -159,11 +164,12 @@ def _globbed(rel: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bo
 
 
 def discover(inputs: list[Path], include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
-             skip: Path | None = None, force_exclude: bool = False) -> list[WorkFile]:
+             skip: Path | None = None, force_exclude: bool = False, git: bool = True) -> list[WorkFile]:
     """Every file under `inputs`, in a stable order, each once; `skip` is an output folder
     to leave out. A file named on the command line is read through a link (the user chose
     it) and written at its real path, so the link stays a link. It is taken whatever
-    `exclude` says, unless `force_exclude` (pre-commit names every staged file)."""
+    `exclude` says, unless `force_exclude` (pre-commit names every staged file). A folder
+    is listed by git where it can be (`git=False`: always walked, as without git)."""
     files: list[WorkFile] = []
     seen: set[str] = set()
     for given in inputs:
@@ -186,7 +192,9 @@ def discover(inputs: list[Path], include: tuple[str, ...] = (), exclude: tuple[s
         root = given.resolve()
         inside = skip if skip is not None and skip.is_relative_to(root) else None  # else no folder is it
         found: list[WorkFile] = []
-        _walk(root, root, "", _Ignore(root), include, exclude, inside, _display_base(given), found)
+        base = _display_base(given)
+        if not (git and _git_walk(root, root, "", include, exclude, inside, base, found)):
+            _walk(root, root, "", _Ignore(root), include, exclude, inside, base, found)
         for wf in found:
             if wf.file not in seen:
                 seen.add(wf.file)
@@ -238,12 +246,13 @@ def _walk(root: Path, folder: Path, prefix: str, ign: _Ignore, include: tuple[st
         os.close(fd)
 
 
-def _link(root: Path, path: str, rel: str, ign: _Ignore, include: tuple[str, ...],
+def _link(root: Path, path: str, rel: str, ign: _Ignore | None, include: tuple[str, ...],
           exclude: tuple[str, ...], base: str, out: list[WorkFile]) -> None:
-    """A symbolic link met in a walk: kept as a link, never followed."""
+    """A symbolic link met in a walk: kept as a link, never followed (`ign` None: git has
+    already applied the ignore rules)."""
     real = Path(os.path.realpath(path))
     is_dir = real.is_dir()
-    if ign.ignored(rel, is_dir) or (not is_dir and (include or exclude)
+    if (ign is not None and ign.ignored(rel, is_dir)) or (not is_dir and (include or exclude)
                                     and not _globbed(rel, include, exclude)):
         return
     try:
@@ -257,6 +266,101 @@ def _link(root: Path, path: str, rel: str, ign: _Ignore, include: tuple[str, ...
         out.append(WorkFile(path, rel, base + rel, root, st, LINK, text))
     else:
         out.append(WorkFile(path, rel, base + rel, root, st, LINK_OUT))
+
+
+# Every GIT_* variable is dropped: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_CONFIG_* and
+# the like would point git at another repository or config. The -c settings come first on
+# the command line, so a repository's own config (which may come with the tree: a shipped
+# `.git/`, a bare repository buried in it) cannot start an fsmonitor command or hook, be
+# taken as the repository when a folder inside the tree looks like a bare one, or write the
+# index. ls-files reads no blobs, so no filter or diff driver runs.
+_GIT = ("git", "--no-pager", "--no-optional-locks", "-c", "core.fsmonitor=false",
+        "-c", "core.untrackedCache=false", "-c", "core.hooksPath=/dev/null",
+        "-c", "safe.bareRepository=explicit")
+_GIT_TIMEOUT = 30.0  # seconds; a slower git (a hung network file system) means the walker
+_git_missing = False  # git was not found once: not looked for again in this process
+
+
+def _git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
+
+
+def _git_out(args: list[str], cwd: Path) -> bytes | None:
+    """git's output, or None when git is missing, fails or takes too long."""
+    global _git_missing
+    if _git_missing:
+        return None
+    try:
+        p = subprocess.run([*_GIT, *args], cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=_GIT_TIMEOUT, check=False)
+    except FileNotFoundError:
+        _git_missing = True
+        return None
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return p.stdout if p.returncode == 0 else None
+
+
+def _git_listing(folder: Path, own: bool = False) -> list[str] | None:
+    """The files git lists below `folder` (paths relative to it), or None when `folder` is
+    not inside a git work tree (`own`: not its top), or git cannot say."""
+    top = _git_out(["rev-parse", "--show-toplevel"], folder)
+    if top is None or not top.strip():
+        return None
+    top_path = os.path.realpath(os.fsdecode(top.rstrip(b"\n")))
+    here = str(folder)
+    if not (here == top_path or (not own and here.startswith(top_path.rstrip("/") + "/"))):
+        return None  # a core.worktree elsewhere: not this folder's repository
+    out = _git_out(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], folder)
+    if out is None:
+        return None
+    return [os.fsdecode(n) for n in out.split(b"\0") if n]
+
+
+def _git_walk(root: Path, folder: Path, prefix: str, include: tuple[str, ...],
+              exclude: tuple[str, ...], skip: Path | None, base: str, out: list[WorkFile],
+              own: bool = False) -> bool:
+    """List `folder` as git does; False (nothing added) when git cannot, so the caller walks.
+
+    A tracked file that no longer exists is left out; a submodule or a nested repository
+    (git lists it as one folder) is listed by its own git, else walked. Paths come in the
+    walker's order (name order per folder, depth first)."""
+    names = _git_listing(folder, own)
+    if names is None:
+        return False
+    skip_rel = skip.relative_to(folder).as_posix() + "/" if skip is not None \
+        and skip != folder and skip.is_relative_to(folder) else None
+    globbing = bool(include or exclude)
+    here = str(folder) + "/"
+    for name in sorted(set(names), key=lambda n: n.rstrip("/").split("/")):
+        name = name.rstrip("/")
+        parts = name.split("/")
+        if ".." in parts or "" in parts or "." in parts or name.startswith("/"):
+            continue  # never a path out of the folder
+        if any(p in ALWAYS_SKIP for p in parts[:-1]) or name.endswith(TMP_SUFFIX) \
+                or (skip_rel is not None and (name + "/").startswith(skip_rel)):
+            continue
+        path, rel = here + name, prefix + name
+        try:
+            st = os.lstat(path)
+        except OSError:  # tracked but deleted, or gone meanwhile
+            continue
+        if statmod.S_ISLNK(st.st_mode):
+            _link(root, path, rel, None, include, exclude, base, out)
+        elif statmod.S_ISDIR(st.st_mode):  # a submodule or a nested repository
+            if parts[-1] in ALWAYS_SKIP:
+                continue
+            sub = Path(path)
+            # own top only: an empty, uninitialised submodule is its parent's folder
+            if not _git_walk(root, sub, rel + "/", include, exclude, skip, base, out, own=True):
+                _walk(root, sub, rel + "/", _Ignore(sub, rel + "/"), include, exclude, skip, base, out)
+        elif not globbing or _globbed(rel, include, exclude):
+            out.append(WorkFile(path, rel, base + rel, root, st,
+                                REGULAR if statmod.S_ISREG(st.st_mode) else SPECIAL))
+    return True
 
 
 def _display_base(given: Path) -> str:

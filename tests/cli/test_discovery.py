@@ -6,7 +6,12 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from hipport import workspace
+from hipport.workspace import discover
 from tests.conftest import hipport
 
 
@@ -48,3 +53,98 @@ def test_force_exclude_applies_excludes_to_named_files(tmp_path: Path) -> None:
                           "--format", "json", "--no-cache", cwd=r)) == ["src/a.cu"]
     (r / "pyproject.toml").write_text('[tool.hipport]\nexclude = ["third/**"]\nforce-exclude = true\n')
     assert _files(hipport("lint", *named, "--format", "json", "--no-cache", cwd=r)) == ["src/a.cu"]
+
+
+# -- Listing through git, and the walker that stands in for it ---------------------------
+
+def _git(r: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=r, check=True,
+                   capture_output=True)
+
+
+def _listed(r: Path, **kw: Any) -> list[str]:
+    return [wf.rel for wf in discover([r], **kw)]
+
+
+def _git_repo(tmp_path: Path) -> Path:
+    """Nested .gitignore files with a negation, an info/exclude entry, an untracked file, a
+    tracked file a .gitignore covers, a tracked file deleted since, and a nested repository."""
+    r = tmp_path / "repo"
+    (r / "src" / "sub").mkdir(parents=True)
+    _git(r, "init", "-q")
+    (r / ".gitignore").write_text("*.cuh\nbuild/\nk*.cu\n")
+    (r / "src" / ".gitignore").write_text("gen_*.cu\n")
+    (r / "src" / "sub" / ".gitignore").write_text("!keep.cu\n")
+    (r / ".git" / "info" / "exclude").write_text("local.cu\n")
+    for f in ("a.cu", "gen_x.cu", "local.cu", "x.cuh", "kill.cu", "sub/keep.cu", "sub/kill.cu",
+              "vendored.cuh", "gone.cu", "build/b.cu"):
+        (r / "src" / f).parent.mkdir(parents=True, exist_ok=True)
+        (r / "src" / f).write_text("int x;\n")
+    _git(r, "add", ".")
+    _git(r, "add", "-f", "src/vendored.cuh")  # tracked, though `*.cuh` ignores it
+    _git(r, "commit", "-qm", "start")
+    (r / "src" / "gone.cu").unlink()  # still in the index
+    (r / "src" / "new.cu").write_text("int y;\n")  # untracked
+    (r / "src" / "nested").mkdir()
+    _git(r / "src" / "nested", "init", "-q")
+    (r / "src" / "nested" / "n.cu").write_text("int z;\n")
+    return r
+
+
+def test_git_lists_the_files_the_walker_finds_plus_tracked_ignored_ones(tmp_path: Path) -> None:
+    r = _git_repo(tmp_path)
+    walked = _listed(r, git=False)
+    listed = _listed(r)
+    assert [f for f in walked if f.endswith((".cu", ".cuh"))] == [
+        "src/a.cu", "src/nested/n.cu", "src/new.cu", "src/sub/keep.cu"]
+    # git's answer, which hipport follows: a tracked file is taken though a .gitignore covers it
+    assert set(listed) == set(walked) | {"src/vendored.cuh"}
+    assert listed == sorted(listed, key=lambda f: f.split("/"))  # the walker's order
+    git_says = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                              cwd=r, capture_output=True, text=True, check=True).stdout.split()
+    assert set(listed) == set(git_says) - {"src/gone.cu", "src/nested/"} | {"src/nested/n.cu"}
+    # globs, a sub-folder and an output folder to skip behave the same either way
+    for kw in ({"include": ("*.cu",)}, {"exclude": ("sub/*",)}, {"skip": (r / "src" / "sub")}):
+        assert set(_listed(r, **kw)) - {"src/vendored.cuh"} == set(_listed(r, git=False, **kw)), kw
+    inner = [".gitignore", "a.cu", "nested/n.cu", "new.cu", "sub/.gitignore", "sub/keep.cu"]
+    assert _listed(r / "src", git=False) == inner  # rules above the folder still apply
+    assert _listed(r / "src") == [*inner, "vendored.cuh"]
+
+
+def test_git_is_run_so_the_tree_cannot_choose_what_runs(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    r = _git_repo(tmp_path)
+    expected = {f for f in _listed(r) if f.endswith((".cu", ".cuh"))}  # vendored.cuh: git ran
+    marker = tmp_path / "ran"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    _git(r, "config", "core.fsmonitor", str(hook))  # plain `git ls-files` would run it
+    expected.add("src/bare/b.cu")  # to the outer repository, it is only files
+    bare = r / "src" / "bare"  # a bare repository buried in the tree, with the same hook
+    _git(r, "init", "-q", "--bare", str(bare))
+    _git(bare, "config", "core.fsmonitor", str(hook))
+    (bare / "b.cu").write_text("int b;\n")
+    other = tmp_path / "other"
+    other.mkdir()
+    _git(other, "init", "-q")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))  # would list another repository
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "no-index"))
+    assert {f for f in _listed(r) if f.endswith((".cu", ".cuh"))} == expected
+    assert not marker.exists()
+    assert "b.cu" in _listed(bare)  # walked: git refuses an implicit bare repository
+    assert not marker.exists()
+
+
+def test_without_git_the_walker_lists_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = _git_repo(tmp_path)
+    walked = _listed(r, git=False)
+    monkeypatch.setattr(workspace, "_git_missing", False)
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))  # no git
+    assert _listed(r) == walked
+    monkeypatch.setattr(workspace, "_git_missing", False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    (tmp_path / "git").write_text("#!/bin/sh\nexit 128\n")  # a git that fails
+    (tmp_path / "git").chmod(0o755)
+    assert _listed(r) == walked
