@@ -3,8 +3,9 @@
 A folder inside a git work tree is listed as git lists it (`git ls-files --cached --others
 --exclude-standard`: tracked files, even ones a .gitignore covers, and untracked files no
 ignore rule covers); elsewhere, or when git is missing or fails, it is walked honouring
-.gitignore files. Both apply --include/--exclude globs. Only regular
-files are read: a fifo, socket or device is listed as skipped and never opened. A symbolic
+.gitignore files and keeping what `.git/index` tracks, to the same effect. Both apply
+--include/--exclude globs. Only regular files are read: a fifo, socket or device is listed
+as skipped (by the walker; git lists none) and never opened. A symbolic
 link found in a folder is never followed: it stays a link (a mirror gets the same link), its
 target is ported where it lies if that is inside the tree, and a link out of the tree is
 left alone with a note.
@@ -12,11 +13,14 @@ left alone with a note.
 
 from __future__ import annotations
 
+import bisect
 import errno
 import fnmatch
+import hashlib
 import os
 import re
 import stat as statmod
+import struct
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,7 +103,8 @@ class _Ignore:
     """Git's ignore rules for one walk: `.git/info/exclude`, the `.gitignore` files from the
     repository top down to the walked folder, and each nested one met on the way. As in
     git, the last pattern that matches wins, a deeper file's patterns over a shallower
-    one's, so a nested `!keep.cu` brings back what a parent ignored."""
+    one's, so a nested `!keep.cu` brings back what a parent ignored. And as in git, ignoring
+    applies to untracked paths only: what the repository's index holds is kept."""
 
     def __init__(self, root: Path, prefix: str = "") -> None:
         """`prefix`: where `root` lies below the folder the walk's paths start from."""
@@ -107,6 +112,9 @@ class _Ignore:
         # (folder prefix below root, what to put before the rest of the path, patterns)
         self.specs: list[tuple[str, str, list[Any]]] = []
         top = repository_top(root)
+        self._top, self._prefix, self._up = top, prefix, _up(root, top)
+        self._index: tuple[frozenset[str], list[str]] | None = None
+        self._index_read = False  # read only once something is ignored
         self._add(top / ".git" / "info" / "exclude", prefix, _up(root, top))
         for d in reversed(root.parents):  # folders above the walked one, top first
             if d.is_relative_to(top):
@@ -140,7 +148,90 @@ class _Ignore:
             for pat in pats:
                 if pat.match_file(sub) is not None:
                     decision = bool(pat.include)
-        return decision
+        return decision and not self._tracked(rel, is_dir)
+
+    def _tracked(self, rel: str, is_dir: bool) -> bool:
+        if not self._index_read:
+            self._index, self._index_read = tracked_paths(self._top), True
+        if self._index is None or not rel.startswith(self._prefix):
+            return False
+        paths, ordered = self._index
+        path = self._up + rel[len(self._prefix):]
+        if path in paths:  # a file, or a submodule
+            return True
+        if not is_dir:
+            return False
+        i = bisect.bisect_left(ordered, path + "/")  # a folder holding a tracked file
+        return i < len(ordered) and ordered[i].startswith(path + "/")
+
+
+_INDEX_FLAGS = struct.Struct(">60xH")  # an index entry's flags, after its stat data and hash
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """git's offset varint (index version 4): the value and the position after it."""
+    c = data[pos]
+    pos += 1
+    value = c & 127
+    while c & 128:
+        c = data[pos]
+        pos += 1
+        value = ((value + 1) << 7) | (c & 127)
+    return value, pos
+
+
+def tracked_paths(top: Path) -> tuple[frozenset[str], list[str]] | None:
+    """The paths `top/.git/index` holds (submodules included) relative to `top`, as a set
+    and in order; read without git, for the walker. None where there is no index or one this
+    reader does not know (split or sparse index, SHA-256 objects): nothing counts as tracked
+    then. The index may come with the tree, so it is read as untrusted bytes."""
+    git = top / ".git"
+    try:
+        data, _ = read_regular(str(git / "index"))
+        config, _ = read_regular(str(git / "config"))
+    except OSError:  # none, not a regular file, or .git is a file (a worktree, a submodule)
+        return None
+    if re.search(rb"objectformat\s*=\s*sha256", config, re.IGNORECASE):
+        return None
+    names: list[bytes] = []
+    try:
+        tail = data[-20:]  # a SHA-1 of the rest, or zeros (index.skipHash)
+        if data[:4] != b"DIRC" or len(data) < 32 or (
+                tail != bytes(20) and tail != hashlib.sha1(data[:-20], usedforsecurity=False).digest()):
+            return None
+        version, count = struct.unpack_from(">II", data, 4)
+        if version not in (2, 3, 4) or count > len(data) // 62:
+            return None
+        pos, prev, flags_of = 12, b"", _INDEX_FLAGS.unpack_from
+        for _ in range(count):
+            start = pos
+            flags, = flags_of(data, pos)
+            pos += 62 + (2 if version >= 3 and flags & 0x4000 else 0)  # extended flags
+            if version == 4:  # the name is the previous one less `strip` bytes, plus a suffix
+                strip, pos = _varint(data, pos)
+                end = data.index(b"\0", pos)
+                if strip > len(prev):
+                    return None
+                name = prev[:len(prev) - strip] + data[pos:end]
+                pos = end + 1
+            else:  # NUL-padded to a multiple of 8 bytes, at least one NUL
+                size = flags & 0xFFF
+                end = pos + size if size < 0xFFF else data.index(b"\0", pos)
+                name = data[pos:end]
+                pos = start + ((end - start) // 8 + 1) * 8
+            if not name:
+                return None
+            names.append(name)
+            prev = name
+        while pos + 8 <= len(data) - 20:  # extensions, before the trailing checksum
+            sig, size = data[pos:pos + 4], struct.unpack_from(">I", data, pos + 4)[0]
+            if sig in (b"link", b"sdir"):  # entries live elsewhere, or folders stand for files
+                return None
+            pos += 8 + size
+    except (struct.error, ValueError, IndexError):
+        return None
+    paths = os.fsdecode(b"\0".join(names)).split("\0") if names else []  # one decode, not thousands
+    return frozenset(paths), sorted(paths)
 
 
 def _up(root: Path, ancestor: Path) -> str:
@@ -277,6 +368,8 @@ def _link(root: Path, path: str, rel: str, ign: _Ignore | None, include: tuple[s
 _GIT = ("git", "--no-pager", "--no-optional-locks", "-c", "core.fsmonitor=false",
         "-c", "core.untrackedCache=false", "-c", "core.hooksPath=/dev/null",
         "-c", "safe.bareRepository=explicit")
+# A path from git that the walker would not list, or that leaves the folder ("//": an empty name).
+_UNLISTED = re.compile("//|/(?:\\.\\.?|" + "|".join(map(re.escape, sorted(ALWAYS_SKIP))) + ")/")
 _GIT_TIMEOUT = 30.0  # seconds; a slower git (a hung network file system) means the walker
 _git_missing = False  # git was not found once: not looked for again in this process
 
@@ -307,6 +400,8 @@ def _git_out(args: list[str], cwd: Path) -> bytes | None:
 def _git_listing(folder: Path, own: bool = False) -> list[str] | None:
     """The files git lists below `folder` (paths relative to it), or None when `folder` is
     not inside a git work tree (`own`: not its top), or git cannot say."""
+    if not (repository_top(folder) / ".git").exists():
+        return None  # no repository above it: spare the process (git looks for .git the same way)
     top = _git_out(["rev-parse", "--show-toplevel"], folder)
     if top is None or not top.strip():
         return None
@@ -317,7 +412,7 @@ def _git_listing(folder: Path, own: bool = False) -> list[str] | None:
     out = _git_out(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], folder)
     if out is None:
         return None
-    return [os.fsdecode(n) for n in out.split(b"\0") if n]
+    return [n for n in os.fsdecode(out).split("\0") if n]  # one decode, not thousands
 
 
 def _git_walk(root: Path, folder: Path, prefix: str, include: tuple[str, ...],
@@ -335,31 +430,46 @@ def _git_walk(root: Path, folder: Path, prefix: str, include: tuple[str, ...],
         and skip != folder and skip.is_relative_to(folder) else None
     globbing = bool(include or exclude)
     here = str(folder) + "/"
-    for name in sorted(set(names), key=lambda n: n.rstrip("/").split("/")):
-        name = name.rstrip("/")
-        parts = name.split("/")
-        if ".." in parts or "" in parts or "." in parts or name.startswith("/"):
-            continue  # never a path out of the folder
-        if any(p in ALWAYS_SKIP for p in parts[:-1]) or name.endswith(TMP_SUFFIX) \
-                or (skip_rel is not None and (name + "/").startswith(skip_rel)):
-            continue
-        path, rel = here + name, prefix + name
-        try:
-            st = os.lstat(path)
-        except OSError:  # tracked but deleted, or gone meanwhile
-            continue
-        if statmod.S_ISLNK(st.st_mode):
-            _link(root, path, rel, None, include, exclude, base, out)
-        elif statmod.S_ISDIR(st.st_mode):  # a submodule or a nested repository
-            if parts[-1] in ALWAYS_SKIP:
+    # Component-wise name order, as the walker's: "/" sorts before every other character.
+    names = sorted({n.rstrip("/") for n in names}, key=lambda n: n.replace("/", "\0"))
+    cur, fd = None, -1  # each file's stat is a one-name lookup in its open folder
+    try:
+        for name in names:
+            folder_part, _, leaf = name.rpartition("/")
+            if leaf in ("", ".", "..") or (name != leaf and _UNLISTED.search("/" + folder_part + "/")) \
+                    or leaf.endswith(TMP_SUFFIX) or (skip_rel is not None and (name + "/").startswith(skip_rel)):
+                continue  # never a path out of the folder, nor one the walker leaves out
+            if folder_part != cur:
+                if fd >= 0:
+                    os.close(fd)
+                    fd = -1
+                cur = folder_part
+                try:
+                    fd = os.open(here + folder_part, os.O_RDONLY | os.O_DIRECTORY)
+                except OSError:
+                    continue
+            if fd < 0:
                 continue
-            sub = Path(path)
-            # own top only: an empty, uninitialised submodule is its parent's folder
-            if not _git_walk(root, sub, rel + "/", include, exclude, skip, base, out, own=True):
-                _walk(root, sub, rel + "/", _Ignore(sub, rel + "/"), include, exclude, skip, base, out)
-        elif not globbing or _globbed(rel, include, exclude):
-            out.append(WorkFile(path, rel, base + rel, root, st,
-                                REGULAR if statmod.S_ISREG(st.st_mode) else SPECIAL))
+            path, rel = here + name, prefix + name
+            try:
+                st = os.stat(leaf, dir_fd=fd, follow_symlinks=False)
+            except OSError:  # tracked but deleted, or gone meanwhile
+                continue
+            if statmod.S_ISLNK(st.st_mode):
+                _link(root, path, rel, None, include, exclude, base, out)
+            elif statmod.S_ISDIR(st.st_mode):  # a submodule or a nested repository
+                if leaf in ALWAYS_SKIP:
+                    continue
+                sub = Path(path)
+                # own top only: an empty, uninitialised submodule is its parent's folder
+                if not _git_walk(root, sub, rel + "/", include, exclude, skip, base, out, own=True):
+                    _walk(root, sub, rel + "/", _Ignore(sub, rel + "/"), include, exclude, skip, base, out)
+            elif not globbing or _globbed(rel, include, exclude):
+                out.append(WorkFile(path, rel, base + rel, root, st,
+                                    REGULAR if statmod.S_ISREG(st.st_mode) else SPECIAL))
+    finally:
+        if fd >= 0:
+            os.close(fd)
     return True
 
 

@@ -3,6 +3,7 @@ excludes applied to named files with --force-exclude (pre-commit names every sta
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from pathlib import Path
@@ -67,8 +68,9 @@ def _listed(r: Path, **kw: Any) -> list[str]:
 
 
 def _git_repo(tmp_path: Path) -> Path:
-    """Nested .gitignore files with a negation, an info/exclude entry, an untracked file, a
-    tracked file a .gitignore covers, a tracked file deleted since, and a nested repository."""
+    """Nested .gitignore files with a negation, an info/exclude entry, an untracked file,
+    tracked files a .gitignore covers (one in an ignored folder), a tracked file deleted
+    since, and a nested repository."""
     r = tmp_path / "repo"
     (r / "src" / "sub").mkdir(parents=True)
     _git(r, "init", "-q")
@@ -81,7 +83,7 @@ def _git_repo(tmp_path: Path) -> Path:
         (r / "src" / f).parent.mkdir(parents=True, exist_ok=True)
         (r / "src" / f).write_text("int x;\n")
     _git(r, "add", ".")
-    _git(r, "add", "-f", "src/vendored.cuh")  # tracked, though `*.cuh` ignores it
+    _git(r, "add", "-f", "src/vendored.cuh", "src/build/b.cu")  # tracked, though ignored
     _git(r, "commit", "-qm", "start")
     (r / "src" / "gone.cu").unlink()  # still in the index
     (r / "src" / "new.cu").write_text("int y;\n")  # untracked
@@ -91,24 +93,28 @@ def _git_repo(tmp_path: Path) -> Path:
     return r
 
 
-def test_git_lists_the_files_the_walker_finds_plus_tracked_ignored_ones(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [2, 3, 4], ids=["index-v2", "index-v3", "index-v4-prefix-compressed"])
+def test_git_and_the_walker_list_the_same_files(tmp_path: Path, version: int) -> None:
     r = _git_repo(tmp_path)
+    (r / "src" / "ita.cuh").write_text("int i;\n")
+    _git(r, "add", "-f", "-N", "src/ita.cuh")  # intent to add: an extended-flags entry
+    _git(r, "update-index", "--index-version", str(version))
     walked = _listed(r, git=False)
     listed = _listed(r)
-    assert [f for f in walked if f.endswith((".cu", ".cuh"))] == [
-        "src/a.cu", "src/nested/n.cu", "src/new.cu", "src/sub/keep.cu"]
-    # git's answer, which hipport follows: a tracked file is taken though a .gitignore covers it
-    assert set(listed) == set(walked) | {"src/vendored.cuh"}
-    assert listed == sorted(listed, key=lambda f: f.split("/"))  # the walker's order
+    # git's answer, which hipport follows: a tracked file is taken though a .gitignore covers
+    # it (the walker reads the index for that); a deleted one is not
+    assert [f for f in listed if f.endswith((".cu", ".cuh"))] == [
+        "src/a.cu", "src/build/b.cu", "src/ita.cuh", "src/nested/n.cu", "src/new.cu", "src/sub/keep.cu", "src/vendored.cuh"]
+    assert listed == walked  # the same files in the same order (name order per folder)
     git_says = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
                               cwd=r, capture_output=True, text=True, check=True).stdout.split()
     assert set(listed) == set(git_says) - {"src/gone.cu", "src/nested/"} | {"src/nested/n.cu"}
     # globs, a sub-folder and an output folder to skip behave the same either way
     for kw in ({"include": ("*.cu",)}, {"exclude": ("sub/*",)}, {"skip": (r / "src" / "sub")}):
-        assert set(_listed(r, **kw)) - {"src/vendored.cuh"} == set(_listed(r, git=False, **kw)), kw
-    inner = [".gitignore", "a.cu", "nested/n.cu", "new.cu", "sub/.gitignore", "sub/keep.cu"]
-    assert _listed(r / "src", git=False) == inner  # rules above the folder still apply
-    assert _listed(r / "src") == [*inner, "vendored.cuh"]
+        assert _listed(r, **kw) == _listed(r, git=False, **kw), kw
+    inner = [".gitignore", "a.cu", "build/b.cu", "ita.cuh", "nested/n.cu", "new.cu", "sub/.gitignore", "sub/keep.cu",
+             "vendored.cuh"]
+    assert _listed(r / "src") == _listed(r / "src", git=False) == inner  # rules above it apply
 
 
 def test_git_is_run_so_the_tree_cannot_choose_what_runs(tmp_path: Path,
@@ -148,3 +154,12 @@ def test_without_git_the_walker_lists_the_folder(tmp_path: Path, monkeypatch: py
     (tmp_path / "git").write_text("#!/bin/sh\nexit 128\n")  # a git that fails
     (tmp_path / "git").chmod(0o755)
     assert _listed(r) == walked
+
+
+@pytest.mark.parametrize("index", [b"", b"DIRC\0\0\0\2\xff\xff\xff\xff", b"DIRC\0\0\0\2\0\0\0\1" + b"\0" * 70],
+                         ids=["empty", "too-many-entries", "truncated-entry"])
+def test_a_damaged_index_only_loses_the_tracked_exception(tmp_path: Path, index: bytes) -> None:
+    r = _git_repo(tmp_path)
+    (r / ".git" / "index").write_bytes(index + hashlib.sha1(index).digest())  # past the checksum
+    assert workspace.tracked_paths(r) is None
+    assert "src/vendored.cuh" not in _listed(r, git=False)  # ignored, as with no index
