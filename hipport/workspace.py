@@ -436,8 +436,9 @@ def _git_walk(root: Path, folder: Path, prefix: str, include: tuple[str, ...],
     try:
         for name in names:
             folder_part, _, leaf = name.rpartition("/")
-            if leaf in ("", ".", "..") or (name != leaf and _UNLISTED.search("/" + folder_part + "/")) \
-                    or leaf.endswith(TMP_SUFFIX) or (skip_rel is not None and (name + "/").startswith(skip_rel)):
+            if leaf in ("", ".", "..") or leaf.endswith(TMP_SUFFIX) \
+                    or (name != leaf and _UNLISTED.search("/" + folder_part + "/")) \
+                    or (skip_rel is not None and (name + "/").startswith(skip_rel)):
                 continue  # never a path out of the folder, nor one the walker leaves out
             if folder_part != cur:
                 if fd >= 0:

@@ -87,6 +87,9 @@ def _git_repo(tmp_path: Path) -> Path:
     _git(r, "commit", "-qm", "start")
     (r / "src" / "gone.cu").unlink()  # still in the index
     (r / "src" / "new.cu").write_text("int y;\n")  # untracked
+    (r / "src" / "a b\u00e9.cu").write_text("int w;\n")  # a space and a non-ASCII name
+    (r / "src" / "to_a.cu").symlink_to("a.cu")  # links stay links, in and out of the tree
+    (r / "src" / "out").symlink_to(tmp_path)
     (r / "src" / "nested").mkdir()
     _git(r / "src" / "nested", "init", "-q")
     (r / "src" / "nested" / "n.cu").write_text("int z;\n")
@@ -104,16 +107,20 @@ def test_git_and_the_walker_list_the_same_files(tmp_path: Path, version: int) ->
     # git's answer, which hipport follows: a tracked file is taken though a .gitignore covers
     # it (the walker reads the index for that); a deleted one is not
     assert [f for f in listed if f.endswith((".cu", ".cuh"))] == [
-        "src/a.cu", "src/build/b.cu", "src/ita.cuh", "src/nested/n.cu", "src/new.cu", "src/sub/keep.cu", "src/vendored.cuh"]
+        "src/a b\u00e9.cu", "src/a.cu", "src/build/b.cu", "src/ita.cuh", "src/nested/n.cu",
+        "src/new.cu", "src/sub/keep.cu", "src/to_a.cu", "src/vendored.cuh"]
     assert listed == walked  # the same files in the same order (name order per folder)
-    git_says = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-                              cwd=r, capture_output=True, text=True, check=True).stdout.split()
-    assert set(listed) == set(git_says) - {"src/gone.cu", "src/nested/"} | {"src/nested/n.cu"}
+    git_says = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                              cwd=r, capture_output=True, check=True).stdout.decode().split("\0")
+    assert set(listed) == set(git_says) - {"", "src/gone.cu", "src/nested/"} | {"src/nested/n.cu"}
+    kinds = {wf.rel: wf.kind for wf in discover([r])}
+    assert kinds == {wf.rel: wf.kind for wf in discover([r], git=False)}
+    assert (kinds["src/to_a.cu"], kinds["src/out"]) == (workspace.LINK, workspace.LINK_OUT)
     # globs, a sub-folder and an output folder to skip behave the same either way
     for kw in ({"include": ("*.cu",)}, {"exclude": ("sub/*",)}, {"skip": (r / "src" / "sub")}):
         assert _listed(r, **kw) == _listed(r, git=False, **kw), kw
-    inner = [".gitignore", "a.cu", "build/b.cu", "ita.cuh", "nested/n.cu", "new.cu", "sub/.gitignore", "sub/keep.cu",
-             "vendored.cuh"]
+    inner = [".gitignore", "a b\u00e9.cu", "a.cu", "build/b.cu", "ita.cuh", "nested/n.cu", "new.cu",
+             "out", "sub/.gitignore", "sub/keep.cu", "to_a.cu", "vendored.cuh"]
     assert _listed(r / "src") == _listed(r / "src", git=False) == inner  # rules above it apply
 
 
@@ -156,8 +163,9 @@ def test_without_git_the_walker_lists_the_folder(tmp_path: Path, monkeypatch: py
     assert _listed(r) == walked
 
 
-@pytest.mark.parametrize("index", [b"", b"DIRC\0\0\0\2\xff\xff\xff\xff", b"DIRC\0\0\0\2\0\0\0\1" + b"\0" * 70],
-                         ids=["empty", "too-many-entries", "truncated-entry"])
+@pytest.mark.parametrize("index", [b"", b"DIRC\0\0\0\2\xff\xff\xff\xff",
+                                   b"DIRC\0\0\0\2\0\0\0\1" + b"\0" * 70],
+                         ids=["empty", "too-many-entries", "empty-name"])
 def test_a_damaged_index_only_loses_the_tracked_exception(tmp_path: Path, index: bytes) -> None:
     r = _git_repo(tmp_path)
     (r / ".git" / "index").write_bytes(index + hashlib.sha1(index).digest())  # past the checksum
