@@ -22,6 +22,7 @@ import re
 import stat as statmod
 import struct
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -387,29 +388,40 @@ def _git_out(args: list[str], cwd: Path) -> bytes | None:
     if _git_missing:
         return None
     try:
-        p = subprocess.run([*_GIT, *args], cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL,
-                           capture_output=True, timeout=_GIT_TIMEOUT, check=False)
+        p = subprocess.Popen([*_GIT, *args], cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except FileNotFoundError:
         _git_missing = True
         return None
-    except (OSError, subprocess.SubprocessError):
+    except OSError:
         return None
-    return p.stdout if p.returncode == 0 else None
+    # A timer kills a git that hangs: communicate(timeout=) would poll the exit with sleeps.
+    timer = threading.Timer(_GIT_TIMEOUT, p.kill)
+    timer.start()
+    try:
+        out, _ = p.communicate()
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    finally:
+        timer.cancel()
+    return out if p.returncode == 0 else None
 
 
 def _git_listing(folder: Path, own: bool = False) -> list[str] | None:
-    """The files git lists below `folder` (paths relative to it), or None when `folder` is
-    not inside a git work tree (`own`: not its top), or git cannot say."""
-    if not (repository_top(folder) / ".git").exists():
-        return None  # no repository above it: spare the process (git looks for .git the same way)
-    top = _git_out(["rev-parse", "--show-toplevel"], folder)
-    if top is None or not top.strip():
+    """The files git lists below `folder` (paths relative to it), or None when no `.git`
+    lies above it (`own`: in it), or git cannot say.
+
+    git is told the repository (the `.git` the walker would read, a folder or a worktree's
+    file) and its work tree rather than left to find them: a core.worktree in its config,
+    or a bare repository buried in the tree, cannot move it elsewhere."""
+    top = repository_top(folder)
+    dotgit = top / ".git"
+    if (own and top != folder) or not dotgit.exists():
         return None
-    top_path = os.path.realpath(os.fsdecode(top.rstrip(b"\n")))
-    here = str(folder)
-    if not (here == top_path or (not own and here.startswith(top_path.rstrip("/") + "/"))):
-        return None  # a core.worktree elsewhere: not this folder's repository
-    out = _git_out(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], folder)
+    out = _git_out([f"--git-dir={dotgit}", f"--work-tree={top}", "ls-files", "-z", "--cached",
+                    "--others", "--exclude-standard"], folder)
     if out is None:
         return None
     return [n for n in os.fsdecode(out).split("\0") if n]  # one decode, not thousands

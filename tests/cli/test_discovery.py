@@ -141,12 +141,18 @@ def test_git_is_run_so_the_tree_cannot_choose_what_runs(tmp_path: Path,
     other = tmp_path / "other"
     other.mkdir()
     _git(other, "init", "-q")
+    _git(r, "config", "core.worktree", str(other))  # so would a work tree set in its config
     monkeypatch.setenv("GIT_DIR", str(other / ".git"))  # would list another repository
     monkeypatch.setenv("GIT_WORK_TREE", str(other))
     monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "no-index"))
+
+    def no_walk(*args: object) -> None:
+        raise AssertionError("walked: git did not list the folder")
+
+    monkeypatch.setattr(workspace, "_walk", no_walk)
     assert {f for f in _listed(r) if f.endswith((".cu", ".cuh"))} == expected
     assert not marker.exists()
-    assert "b.cu" in _listed(bare)  # walked: git refuses an implicit bare repository
+    assert "b.cu" in _listed(bare)  # the outer repository's files: git never takes it for one
     assert not marker.exists()
 
 
