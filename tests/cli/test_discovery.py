@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +161,7 @@ def test_git_is_run_so_the_tree_cannot_choose_what_runs(tmp_path: Path,
 def test_without_git_the_walker_lists_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = _git_repo(tmp_path)
     walked = _listed(r, git=False)
+    sleep = shutil.which("sleep")
     monkeypatch.setattr(workspace, "_git_missing", False)
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))  # no git
     assert _listed(r) == walked
@@ -167,6 +170,11 @@ def test_without_git_the_walker_lists_the_folder(tmp_path: Path, monkeypatch: py
     (tmp_path / "git").write_text("#!/bin/sh\nexit 128\n")  # a git that fails
     (tmp_path / "git").chmod(0o755)
     assert _listed(r) == walked
+    (tmp_path / "git").write_text(f"#!/bin/sh\nexec {sleep} 60\n")  # one that hangs
+    monkeypatch.setattr(workspace, "_GIT_TIMEOUT", 0.5)
+    started = time.monotonic()
+    assert _listed(r) == walked
+    assert 0.4 < time.monotonic() - started < 30  # killed at the timeout
 
 
 @pytest.mark.parametrize("index", [b"", b"DIRC\0\0\0\2\xff\xff\xff\xff",
