@@ -1,7 +1,11 @@
 """Discovery: which files to port, their roles and output paths; and safe reads and writes.
 
-Folders are walked honouring .gitignore files and --include/--exclude globs. Only regular
-files are read: a fifo, socket or device is listed as skipped and never opened. A symbolic
+A folder inside a git work tree is listed as git lists it (`git ls-files --cached --others
+--exclude-standard`: tracked files, even ones a .gitignore covers, and untracked files no
+ignore rule covers); elsewhere, or when git is missing or fails, it is walked honouring
+.gitignore files and keeping what `.git/index` tracks, to the same effect. Both apply
+--include/--exclude globs. Only regular files are read: a fifo, socket or device is listed
+as skipped (by the walker; git lists none) and never opened. A symbolic
 link found in a folder is never followed: it stays a link (a mirror gets the same link), its
 target is ported where it lies if that is inside the tree, and a link out of the tree is
 left alone with a note.
@@ -9,11 +13,16 @@ left alone with a note.
 
 from __future__ import annotations
 
+import bisect
 import errno
 import fnmatch
+import hashlib
 import os
 import re
 import stat as statmod
+import struct
+import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,17 +104,22 @@ class _Ignore:
     """Git's ignore rules for one walk: `.git/info/exclude`, the `.gitignore` files from the
     repository top down to the walked folder, and each nested one met on the way. As in
     git, the last pattern that matches wins, a deeper file's patterns over a shallower
-    one's, so a nested `!keep.cu` brings back what a parent ignored."""
+    one's, so a nested `!keep.cu` brings back what a parent ignored. And as in git, ignoring
+    applies to untracked paths only: what the repository's index holds is kept."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, prefix: str = "") -> None:
+        """`prefix`: where `root` lies below the folder the walk's paths start from."""
         self.root = root
         # (folder prefix below root, what to put before the rest of the path, patterns)
         self.specs: list[tuple[str, str, list[Any]]] = []
         top = repository_top(root)
-        self._add(top / ".git" / "info" / "exclude", "", _up(root, top))
+        self._top, self._prefix, self._up = top, prefix, _up(root, top)
+        self._index: tuple[frozenset[str], list[str]] | None = None
+        self._index_read = False  # read only once something is ignored
+        self._add(top / ".git" / "info" / "exclude", prefix, _up(root, top))
         for d in reversed(root.parents):  # folders above the walked one, top first
             if d.is_relative_to(top):
-                self._add(d / ".gitignore", "", _up(root, d))
+                self._add(d / ".gitignore", prefix, _up(root, d))
 
     def _add(self, gi: Path, prefix: str, up: str) -> None:
         if not gi.is_file():
@@ -135,7 +149,90 @@ class _Ignore:
             for pat in pats:
                 if pat.match_file(sub) is not None:
                     decision = bool(pat.include)
-        return decision
+        return decision and not self._tracked(rel, is_dir)
+
+    def _tracked(self, rel: str, is_dir: bool) -> bool:
+        if not self._index_read:
+            self._index, self._index_read = tracked_paths(self._top), True
+        if self._index is None or not rel.startswith(self._prefix):
+            return False
+        paths, ordered = self._index
+        path = self._up + rel[len(self._prefix):]
+        if path in paths:  # a file, or a submodule
+            return True
+        if not is_dir:
+            return False
+        i = bisect.bisect_left(ordered, path + "/")  # a folder holding a tracked file
+        return i < len(ordered) and ordered[i].startswith(path + "/")
+
+
+_INDEX_FLAGS = struct.Struct(">60xH")  # an index entry's flags, after its stat data and hash
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """git's offset varint (index version 4): the value and the position after it."""
+    c = data[pos]
+    pos += 1
+    value = c & 127
+    while c & 128:
+        c = data[pos]
+        pos += 1
+        value = ((value + 1) << 7) | (c & 127)
+    return value, pos
+
+
+def tracked_paths(top: Path) -> tuple[frozenset[str], list[str]] | None:
+    """The paths `top/.git/index` holds (submodules included) relative to `top`, as a set
+    and in order; read without git, for the walker. None where there is no index or one this
+    reader does not know (split or sparse index, SHA-256 objects): nothing counts as tracked
+    then. The index may come with the tree, so it is read as untrusted bytes."""
+    git = top / ".git"
+    try:
+        data, _ = read_regular(str(git / "index"))
+        config, _ = read_regular(str(git / "config"))
+    except OSError:  # none, not a regular file, or .git is a file (a worktree, a submodule)
+        return None
+    if re.search(rb"objectformat\s*=\s*sha256", config, re.IGNORECASE):
+        return None
+    names: list[bytes] = []
+    try:
+        tail = data[-20:]  # a SHA-1 of the rest, or zeros (index.skipHash)
+        if data[:4] != b"DIRC" or len(data) < 32 or (
+                tail != bytes(20) and tail != hashlib.sha1(data[:-20], usedforsecurity=False).digest()):
+            return None
+        version, count = struct.unpack_from(">II", data, 4)
+        if version not in (2, 3, 4) or count > len(data) // 62:
+            return None
+        pos, prev, flags_of = 12, b"", _INDEX_FLAGS.unpack_from
+        for _ in range(count):
+            start = pos
+            flags, = flags_of(data, pos)
+            pos += 62 + (2 if version >= 3 and flags & 0x4000 else 0)  # extended flags
+            if version == 4:  # the name is the previous one less `strip` bytes, plus a suffix
+                strip, pos = _varint(data, pos)
+                end = data.index(b"\0", pos)
+                if strip > len(prev):
+                    return None
+                name = prev[:len(prev) - strip] + data[pos:end]
+                pos = end + 1
+            else:  # NUL-padded to a multiple of 8 bytes, at least one NUL
+                size = flags & 0xFFF
+                end = pos + size if size < 0xFFF else data.index(b"\0", pos)
+                name = data[pos:end]
+                pos = start + ((end - start) // 8 + 1) * 8
+            if not name:
+                return None
+            names.append(name)
+            prev = name
+        while pos + 8 <= len(data) - 20:  # extensions, before the trailing checksum
+            sig, size = data[pos:pos + 4], struct.unpack_from(">I", data, pos + 4)[0]
+            if sig in (b"link", b"sdir"):  # entries live elsewhere, or folders stand for files
+                return None
+            pos += 8 + size
+    except (struct.error, ValueError, IndexError):
+        return None
+    paths = os.fsdecode(b"\0".join(names)).split("\0") if names else []  # one decode, not thousands
+    return frozenset(paths), sorted(paths)
 
 
 def _up(root: Path, ancestor: Path) -> str:
@@ -159,11 +256,12 @@ def _globbed(rel: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bo
 
 
 def discover(inputs: list[Path], include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
-             skip: Path | None = None, force_exclude: bool = False) -> list[WorkFile]:
+             skip: Path | None = None, force_exclude: bool = False, git: bool = True) -> list[WorkFile]:
     """Every file under `inputs`, in a stable order, each once; `skip` is an output folder
     to leave out. A file named on the command line is read through a link (the user chose
     it) and written at its real path, so the link stays a link. It is taken whatever
-    `exclude` says, unless `force_exclude` (pre-commit names every staged file)."""
+    `exclude` says, unless `force_exclude` (pre-commit names every staged file). A folder
+    is listed by git where it can be (`git=False`: always walked, as without git)."""
     files: list[WorkFile] = []
     seen: set[str] = set()
     for given in inputs:
@@ -186,7 +284,9 @@ def discover(inputs: list[Path], include: tuple[str, ...] = (), exclude: tuple[s
         root = given.resolve()
         inside = skip if skip is not None and skip.is_relative_to(root) else None  # else no folder is it
         found: list[WorkFile] = []
-        _walk(root, root, "", _Ignore(root), include, exclude, inside, _display_base(given), found)
+        base = _display_base(given)
+        if not (git and _git_walk(root, root, "", include, exclude, inside, base, found)):
+            _walk(root, root, "", _Ignore(root), include, exclude, inside, base, found)
         for wf in found:
             if wf.file not in seen:
                 seen.add(wf.file)
@@ -238,12 +338,13 @@ def _walk(root: Path, folder: Path, prefix: str, ign: _Ignore, include: tuple[st
         os.close(fd)
 
 
-def _link(root: Path, path: str, rel: str, ign: _Ignore, include: tuple[str, ...],
+def _link(root: Path, path: str, rel: str, ign: _Ignore | None, include: tuple[str, ...],
           exclude: tuple[str, ...], base: str, out: list[WorkFile]) -> None:
-    """A symbolic link met in a walk: kept as a link, never followed."""
+    """A symbolic link met in a walk: kept as a link, never followed (`ign` None: git has
+    already applied the ignore rules)."""
     real = Path(os.path.realpath(path))
     is_dir = real.is_dir()
-    if ign.ignored(rel, is_dir) or (not is_dir and (include or exclude)
+    if (ign is not None and ign.ignored(rel, is_dir)) or (not is_dir and (include or exclude)
                                     and not _globbed(rel, include, exclude)):
         return
     try:
@@ -257,6 +358,132 @@ def _link(root: Path, path: str, rel: str, ign: _Ignore, include: tuple[str, ...
         out.append(WorkFile(path, rel, base + rel, root, st, LINK, text))
     else:
         out.append(WorkFile(path, rel, base + rel, root, st, LINK_OUT))
+
+
+# Every GIT_* variable is dropped: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_CONFIG_* and
+# the like would point git at another repository or config. The -c settings come first on
+# the command line, so a repository's own config (which may come with the tree: a shipped
+# `.git/`, a bare repository buried in it) cannot start an fsmonitor command or hook, be
+# taken as the repository when a folder inside the tree looks like a bare one, or write the
+# index. ls-files reads no blobs, so no filter or diff driver runs.
+_GIT = ("git", "--no-pager", "--no-optional-locks", "-c", "core.fsmonitor=false",
+        "-c", "core.untrackedCache=false", "-c", "core.hooksPath=/dev/null",
+        "-c", "safe.bareRepository=explicit")
+# A path from git that the walker would not list, or that leaves the folder ("//": an empty name).
+_UNLISTED = re.compile("//|/(?:\\.\\.?|" + "|".join(map(re.escape, sorted(ALWAYS_SKIP))) + ")/")
+_GIT_TIMEOUT = 30.0  # seconds; a slower git (a hung network file system) means the walker
+_git_missing = False  # git was not found once: not looked for again in this process
+
+
+def _git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
+
+
+def _git_out(args: list[str], cwd: Path) -> bytes | None:
+    """git's output, or None when git is missing, fails or takes too long."""
+    global _git_missing
+    if _git_missing:
+        return None
+    try:
+        p = subprocess.Popen([*_GIT, *args], cwd=cwd, env=_git_env(), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except FileNotFoundError:
+        _git_missing = True
+        return None
+    except OSError:
+        return None
+    # A timer kills a git that hangs: communicate(timeout=) would poll the exit with sleeps.
+    timer = threading.Timer(_GIT_TIMEOUT, p.kill)
+    timer.start()
+    try:
+        out, _ = p.communicate()
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    finally:
+        timer.cancel()
+    return out if p.returncode == 0 else None
+
+
+def _git_listing(folder: Path, own: bool = False) -> list[str] | None:
+    """The files git lists below `folder` (paths relative to it), or None when no `.git`
+    lies above it (`own`: in it), or git cannot say.
+
+    git is told the repository (the `.git` the walker would read, a folder or a worktree's
+    file) and its work tree rather than left to find them: a core.worktree in its config,
+    or a bare repository buried in the tree, cannot move it elsewhere."""
+    top = repository_top(folder)
+    dotgit = top / ".git"
+    if (own and top != folder) or not dotgit.exists():
+        return None
+    out = _git_out([f"--git-dir={dotgit}", f"--work-tree={top}", "ls-files", "-z", "--cached",
+                    "--others", "--exclude-standard"], folder)
+    if out is None:
+        return None
+    return [n for n in os.fsdecode(out).split("\0") if n]  # one decode, not thousands
+
+
+def _git_walk(root: Path, folder: Path, prefix: str, include: tuple[str, ...],
+              exclude: tuple[str, ...], skip: Path | None, base: str, out: list[WorkFile],
+              own: bool = False) -> bool:
+    """List `folder` as git does; False (nothing added) when git cannot, so the caller walks.
+
+    A tracked file that no longer exists is left out; a submodule or a nested repository
+    (git lists it as one folder) is listed by its own git, else walked. Paths come in the
+    walker's order (name order per folder, depth first)."""
+    names = _git_listing(folder, own)
+    if names is None:
+        return False
+    skip_rel = skip.relative_to(folder).as_posix() + "/" if skip is not None \
+        and skip != folder and skip.is_relative_to(folder) else None
+    globbing = bool(include or exclude)
+    here = str(folder) + "/"
+    # Component-wise name order, as the walker's: "/" sorts before every other character.
+    names = sorted({n.rstrip("/") for n in names}, key=lambda n: n.replace("/", "\0"))
+    cur, fd = None, -1  # each file's stat is a one-name lookup in its open folder
+    try:
+        for name in names:
+            folder_part, _, leaf = name.rpartition("/")
+            if leaf in ("", ".", "..") or leaf.endswith(TMP_SUFFIX) \
+                    or (name != leaf and _UNLISTED.search("/" + folder_part + "/")) \
+                    or (skip_rel is not None and (name + "/").startswith(skip_rel)):
+                continue  # never a path out of the folder, nor one the walker leaves out
+            if folder_part != cur:
+                if fd >= 0:
+                    os.close(fd)
+                    fd = -1
+                cur = folder_part
+                try:
+                    fd = os.open(here + folder_part, os.O_RDONLY | os.O_DIRECTORY)
+                except OSError:
+                    continue
+            if fd < 0:
+                continue
+            path, rel = here + name, prefix + name
+            try:
+                st = os.stat(leaf, dir_fd=fd, follow_symlinks=False)
+            except OSError:  # tracked but deleted, or gone meanwhile
+                continue
+            if statmod.S_ISLNK(st.st_mode):
+                _link(root, path, rel, None, include, exclude, base, out)
+            elif statmod.S_ISDIR(st.st_mode):  # a submodule or a nested repository
+                if leaf in ALWAYS_SKIP:
+                    continue
+                sub = Path(path)
+                # own top only: an empty, uninitialised submodule is its parent's folder
+                if not _git_walk(root, sub, rel + "/", include, exclude, skip, base, out, own=True):
+                    _walk(root, sub, rel + "/", _Ignore(sub, rel + "/"), include, exclude, skip, base, out)
+            elif not globbing or _globbed(rel, include, exclude):
+                out.append(WorkFile(path, rel, base + rel, root, st,
+                                    REGULAR if statmod.S_ISREG(st.st_mode) else SPECIAL))
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    return True
 
 
 def _display_base(given: Path) -> str:
