@@ -243,7 +243,7 @@ def run_until(
     import threading
     import time
 
-    full_env = dict(os.environ)
+    full_env = dict(os.environ, HIPEMU_LINE_BUFFERED="1")  # see the line as it is printed
     if env:
         full_env.update(env)
     proc = subprocess.Popen([str(Path(binary).resolve()), *args], stdout=subprocess.PIPE,
@@ -272,5 +272,7 @@ def run_until(
     reader.join(timeout=5)
     if matched is None and time.monotonic() - t0 >= timeout:
         raise subprocess.TimeoutExpired(proc.args, timeout, "".join(out), "".join(err))
+    # What the program does after its check passed (llm.c's permute calls its kernel without a
+    # launch in the benchmark) is not its check.
     rc = 0 if matched is not None else proc.returncode
     return subprocess.CompletedProcess(proc.args, rc, "".join(out), "".join(err)), matched

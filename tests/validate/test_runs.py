@@ -223,3 +223,93 @@ def test_programs_file_names_sources_args_and_expected(tmp_path: Path) -> None:
     assert r["emulator"]["ref32"]["stdout"] == "hello 42\n"
     assert r["emulator"]["port64"]["status"] == "pass", r["emulator"]["port64"]
     assert p.returncode == 0, p.stderr.decode()
+
+
+# --- programs that check themselves ------------------------------------------------------------
+
+SELF_CHECK = (b"#include <cstdio>\n#include <cstdlib>\n#include <cuda_runtime.h>\n"
+              b"__global__ void sq(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;"
+              b" if (i < n) x[i] = x[i] * x[i]; }\n"
+              b"int main() {\n  int N = 1 << 30;  // far too big for an emulator\n"
+              b"  const int reps = 1000000;\n  float* h = (float*)malloc(N * sizeof(float));\n"
+              b"  for (int i = 0; i < N; i++) h[i] = i % 7;\n  float* d; cudaMalloc(&d, N * sizeof(float));\n"
+              b"  cudaMemcpy(d, h, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+              b"  sq<<<(N + 63) / 64, 64>>>(d, N);\n"
+              b"  float* o = (float*)malloc(N * sizeof(float));\n"
+              b"  cudaMemcpy(o, d, N * sizeof(float), cudaMemcpyDeviceToHost);\n"
+              b"  for (int i = 0; i < N; i++) if (o[i] != h[i] * h[i]) { printf(\"wrong at %d\\n\", i); return 1; }\n"
+              b"  printf(\"All results match.\\n\");\n  fflush(stdout);\n"
+              b"  for (int r = 0; r < reps; r++) sq<<<(N + 63) / 64, 64>>>(d, N);  // the benchmark\n"
+              b"  printf(\"time %d\\n\", reps);\n  return 0;\n}\n")
+
+
+def test_shrunk_rewrites_integer_initialisers_and_defines() -> None:
+    from hipport.validate.project import shrunk
+
+    text = ("int main() {\n    int B = 8;\n    const long num_parameters = 1048576; // 1M\n"
+            "    int64_t V = 50257, X = 3;\n#define N 1024 // rows\n    int Bx = 9;\n    float B2 = 1;\n}\n")
+    out, missing = shrunk(text, (("B", "2"), ("num_parameters", "4096"), ("V", "257"), ("N", "16"),
+                                 ("Q", "1"), ("B2", "3")))
+    assert "int B = 2;" in out and "const long num_parameters = 4096; // 1M" in out
+    assert "int64_t V = 257, X = 3;" in out and "#define N 16 // rows" in out
+    assert "int Bx = 9;" in out and "float B2 = 1;" in out  # other names, and non-integers, kept
+    assert missing == ["Q", "B2"]
+
+
+def test_programs_file_rejects_bad_passed_when_and_shrink(tmp_path: Path) -> None:
+    (tmp_path / "a.cu").write_text("int main() { return 0; }\n")
+    for bad, what in (('passed_when = "("', "regular expression"), ('shrink = { B = "two" }', "NAME = integer"),
+                      ("shrink = { B = true }", "NAME = integer")):
+        (tmp_path / "p.toml").write_text(f'[[programs]]\nsources = ["a.cu"]\n{bad}\n')
+        p = hipport("validate", tmp_path / "a.cu", "--programs", tmp_path / "p.toml", "--run", "--no-compile",
+                    "--no-cache", env={"HIPPORT_NO_GPU": "1"})
+        assert p.returncode == 2 and what in p.stderr.decode(), p.stderr.decode()
+
+
+def test_run_until_stops_a_real_process_at_the_line(tmp_path: Path) -> None:
+    import re
+    import sys
+    import time
+
+    from hipport.validate import emulator
+
+    script = tmp_path / "slow.py"
+    script.write_text("import sys, time\nprint('checking', flush=True)\nprint('All results match.', flush=True)\n"
+                      "time.sleep(60)\nprint('never')\n")
+    launcher = tmp_path / "slow"
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    launcher.chmod(0o755)
+    t0 = time.monotonic()
+    p, line = emulator.run_until(launcher, [], 30, re.compile("All results match"))
+    assert time.monotonic() - t0 < 10 and p.returncode == 0 and line == "All results match."
+    assert p.stdout == "checking\nAll results match.\n"
+    script.write_text("print('wrong at 3', flush=True)\nraise SystemExit(1)\n")
+    p, line = emulator.run_until(launcher, [], 30, re.compile("All results match"))
+    assert line is None and p.returncode == 1 and "wrong at 3" in p.stdout
+
+
+@needs_emulator
+def test_program_passes_by_its_own_check_at_the_sizes_given(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "selfcheck.cu").write_bytes(SELF_CHECK)
+    before = (tmp_path / "app" / "selfcheck.cu").read_bytes()
+    (tmp_path / "progs.toml").write_text('[[programs]]\nname = "selfcheck"\nsources = ["app/selfcheck.cu"]\n'
+                                         'passed_when = "All results match"\nshrink = { N = 1000 }\n')
+    p = hipport("validate", tmp_path / "app", "--programs", tmp_path / "progs.toml", "--run", "--no-compile",
+                "--no-cache", "--format", "json", "--timeout", "60", env={"HIPPORT_NO_GPU": "1"})
+    doc = json.loads(p.stdout)
+    (r,) = doc["details"]["runs"]  # the configured entry replaced the program found for the file
+    for leg in ("ref32", "port64"):
+        assert r["emulator"][leg]["status"] == "pass", r["emulator"][leg]
+        assert r["emulator"][leg]["against"] == "its own check"
+        assert "time" not in r["emulator"][leg]["stdout"]  # stopped before the benchmark
+    assert (tmp_path / "app" / "selfcheck.cu").read_bytes() == before  # shrunk in a copy
+    assert p.returncode == 0, p.stderr.decode()
+    # a name the file does not initialise is a build error that says so
+    (tmp_path / "progs.toml").write_text('[[programs]]\nname = "selfcheck"\nsources = ["app/selfcheck.cu"]\n'
+                                         'passed_when = "All results match"\nshrink = { M = 1 }\n')
+    p = hipport("validate", tmp_path / "app", "--programs", tmp_path / "progs.toml", "--run", "--no-compile",
+                "--no-cache", "--format", "json", "--timeout", "60", env={"HIPPORT_NO_GPU": "1"})
+    (r,) = json.loads(p.stdout)["details"]["runs"]
+    assert "shrink: no integer initialiser or #define of M" in r["emulator"]["port64"]["reason"]
+    assert p.returncode == 1

@@ -857,6 +857,13 @@ inline void resolve_wave(int w) {
 // doing work; `present` counts the lanes the wave has at all (a block smaller than the wave
 // leaves the rest absent, where masked-off lanes are divergence). With HIPEMU_OCCUPANCY=FILE
 // set, one line per kernel is appended to FILE at exit:
+// HIPEMU_LINE_BUFFERED=1: stdout goes out line by line, so a run stopped (or crashed) after a
+// program printed that its own check passed still shows that line.
+inline const int line_buffered = [] {
+  const char* v = std::getenv("HIPEMU_LINE_BUFFERED");
+  return v && *v == '1' ? std::setvbuf(stdout, nullptr, _IOLBF, 0) == 0 : 0;
+}();
+
 // "kernel<TAB>wave<TAB>steps<TAB>lanes<TAB>present".
 struct Occupancy {
   char name[256];
