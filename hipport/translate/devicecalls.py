@@ -35,7 +35,7 @@ def run(ctx: Context) -> None:
                 callee = n.child_by_field_name("function")
                 name = ctx.src.text(callee) if callee is not None and callee.type == "identifier" else ""
                 m = ctx.rules.names.get(name)
-                if m is not None and m.family in _RUNTIME and m.kind == "function":
+                if callee is not None and m is not None and m.family in _RUNTIME and m.kind == "function":
                     ctx.report("HP001", Severity.WARNING, callee.start_byte, callee.end_byte,
                                f"{name} called from device code (CUDA's device runtime) has no "
                                f"HIP equivalent: HIP's runtime API is host-only", "runtime")

@@ -57,7 +57,7 @@ def run(ctx: Context) -> None:
             top = parent  # `a + n + m` is `(a + n) + m`: the sum ends after m
             while top.parent is not None and top.parent.type == "binary_expression" \
                     and top.parent.child_by_field_name("left") == top \
-                    and ctx.src.text(top.parent.child_by_field_name("operator")) in _OPS:
+                    and _operator(ctx, top.parent) in _OPS:
                 top = top.parent
             ctx.edit(node.start_byte, node.start_byte, "(hipDeviceptr_t)((char *)", "HP-deviceptr")
             ctx.edit(top.end_byte, top.end_byte, ")", "HP-deviceptr")
@@ -106,3 +106,8 @@ def _handles(ctx: Context) -> None:
                        f"`{sym}` on a {kind}: CUDA's is a 64-bit integer, HIP's a pointer; keep "
                        f"the object itself (an array of objects, or reinterpret_cast through "
                        f"uintptr_t where it must be packed into integers)", "runtime")
+
+
+def _operator(ctx: Context, node: Node) -> str:
+    op = node.child_by_field_name("operator")
+    return ctx.src.text(op) if op is not None else ""

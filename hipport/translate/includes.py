@@ -175,7 +175,7 @@ def _children(node: Node, named: bool = False) -> Iterator[Node]:
         return
     while True:
         child = cursor.node
-        if (child.is_named or not named) and child.type != "comment":
+        if child is not None and (child.is_named or not named) and child.type != "comment":
             yield child
         if not cursor.goto_next_sibling():
             return

@@ -344,9 +344,9 @@ def _macro_body(ctx: Context, arg: Node, scan: NameScanner) -> None:
     tokens = dict(code_ranges(body, until=hits[-1][0] + 1)) if hits else {}
     parent = arg.parent
     if parent is not None and parent.type in ("preproc_def", "preproc_function_def"):
-        name = parent.child_by_field_name("name")
-        if name is not None:
-            ctx.defines.add(ctx.src.text(name))
+        defined = parent.child_by_field_name("name")
+        if defined is not None:
+            ctx.defines.add(ctx.src.text(defined))
     for s, e, name in hits:
         if tokens.get(s) != e:
             continue

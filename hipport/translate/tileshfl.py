@@ -82,9 +82,9 @@ def _type_of(ctx: Context, expr: Node) -> str | None:
         base = expr.child_by_field_name("argument")
         return _type_of(ctx, base) if base is not None else None
     if expr.type == "field_expression":
-        base, name = expr.child_by_field_name("argument"), expr.child_by_field_name("field")
+        base, member = expr.child_by_field_name("argument"), expr.child_by_field_name("field")
         owner = _type_of(ctx, base) if base is not None else None
-        return _field_type(ctx, owner, ctx.src.text(name)) if owner and name is not None else None
+        return _field_type(ctx, owner, ctx.src.text(member)) if owner and member is not None else None
     if expr.type != "identifier":
         return None
     name = ctx.src.text(expr)

@@ -30,7 +30,7 @@ def port(ctx: Context, node: Node, m: Mapping) -> None:
     if ptype in ("preproc_defined", "preproc_ifdef", "preproc_elifdef"):
         ctx.edit(node.start_byte, node.end_byte, m.hip, "HP-rename")
         return
-    if ptype == "binary_expression" and _in_condition(parent):
+    if parent is not None and ptype == "binary_expression" and _in_condition(parent):
         decided = _decide(ctx, parent, node, m.level)
         if decided is not None:
             text = f"defined({m.hip})" if decided else f"!defined({m.hip})"
