@@ -255,9 +255,9 @@ def shrunk(text: str, sizes: tuple[tuple[str, str], ...]) -> tuple[str, list[str
     for name, value in sizes:
         n = re.escape(name)
         text, k1 = re.subn(rf"(?m)^([ \t]*#[ \t]*define[ \t]+{n}[ \t]+)[^\n]*?([ \t]*(?://[^\n]*)?)$",
-                           lambda m, v=value: m[1] + v + m[2], text)
+                           rf"\g<1>{value}\g<2>", text)
         text, k2 = re.subn(rf"(?m)^([ \t]*(?:(?:const|constexpr|static)\s+)*{_INTEGER}\s+{n}\s*=\s*)[^;,\n]+",
-                           lambda m, v=value: m[1] + v, text)
+                           rf"\g<1>{value}", text)
         if not k1 + k2:
             missing.append(name)
     return text, missing
