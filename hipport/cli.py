@@ -37,6 +37,12 @@ class LintFmt(str, Enum):
     github = "github"
 
 
+class ValidateFmt(str, Enum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+
+
 class Strategy(str, Enum):
     auto = "auto"
     logical32 = "logical32"
@@ -412,7 +418,7 @@ def validate(
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds each program run may take.")] = 60.0,
     strict: Annotated[bool, typer.Option("--strict", help="Count checks that could not run (no hipcc, no GPU) as failures.")] = False,
     work_dir: Annotated[Path | None, typer.Option("--work-dir", help="Keep the ported trees and binaries here (default: a temporary folder).")] = None,
-    fmt: Annotated[Fmt, typer.Option("--format", help="text (a table) or json.")] = Fmt.text,
+    fmt: Annotated[ValidateFmt, typer.Option("--format", help="text (a table), json, or sarif (SARIF 2.1.0: failures, and occupancy notes for kernels that idle half a wave).")] = ValidateFmt.text,
     report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML porting report, with the validation results, here.")] = None,
     launch_syntax: Annotated[Launch | None, typer.Option("--launch-syntax", help="Launch syntax of the port that is compiled.")] = None,
     wave_strategy: StrategyOpt = None,

@@ -10,13 +10,15 @@ from hipport.config import Config
 from hipport.ui import UI
 from hipport.validate import Options, Validation
 from hipport.validate import validate as do_validate
-from hipport.validate.views import render_json, render_text
+from hipport.validate.views import render_json, render_sarif, render_text
 
 
 def validate(opts: Options, cfg: Config, ui: UI, fmt: str, quiet: bool, report: Path | None) -> int:
     result = do_validate(opts, cfg, progress=ui.progress, log=None if quiet else ui.err)
     if fmt == "json":
         sys.stdout.write(render_json(result.doc))
+    elif fmt == "sarif":
+        sys.stdout.write(render_sarif(result.doc))
     elif not quiet or result.failed:
         sys.stdout.write(render_text(result.doc, color=ui.color))
     sys.stdout.flush()

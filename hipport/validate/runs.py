@@ -282,8 +282,25 @@ def occupancy_rows(results: list[ProgramResult], root: Path | None = None) -> li
                                    "wave 64 / wave 32": round(f64 / f32, 3) if f32 and f64 is not None else None}
             present = fill(at64[kernel], 64, 2) if kernel in at64 else None
             row["note"] = occupancy_note(f32, f64, present)
+            row["file"], row["line"] = kernel_location(r.program.sources, kernel)
             rows.append(row)
     return rows
+
+
+def kernel_location(sources: Sequence[Path], kernel: str) -> tuple[str | None, int | None]:
+    """Where `kernel` (a name the emulator recorded, maybe with template arguments) is defined
+    in a program's sources: (absolute path, 1-based line), or (None, None)."""
+    name = re.escape(kernel.split("<", 1)[0].strip())
+    pattern = re.compile(rf"__global__[^;{{}}]*?\b{name}\s*\(")
+    for src in sources:
+        try:
+            text = src.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        m = pattern.search(text)
+        if m:
+            return str(src), text.count("\n", 0, m.start(0) + m.group(0).rfind(kernel.split("<", 1)[0].strip())) + 1
+    return None, None
 
 
 def occupancy_note(f32: float | None, f64: float | None, present: float | None = None) -> str:

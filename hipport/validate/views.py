@@ -29,6 +29,59 @@ def render_json(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
+def render_sarif(doc: dict[str, Any]) -> str:
+    """SARIF 2.1.0: each compile error and run failure, and a note for each kernel whose wave-64
+    port leaves lanes idle that wave 32 used (the occupancy view's notes), at its definition."""
+    from hipport import __version__
+    from hipport.report.sarif import SCHEMA, SRCROOT, artifact_location, repository_top
+
+    rules = [{"id": rid, "name": name, "shortDescription": {"text": text}} for rid, name, text in SARIF_RULES]
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    results: list[dict[str, Any]] = []
+
+    def add(rule: str, level: str, message: str, file: str | None, line: int | None,
+            props: dict[str, Any] | None = None) -> None:
+        res: dict[str, Any] = {"ruleId": rule, "ruleIndex": index[rule], "level": level,
+                               "message": {"text": message}}
+        if file:
+            loc: dict[str, Any] = {"artifactLocation": artifact_location(file)}
+            if line:
+                loc["region"] = {"startLine": line}
+            res["locations"] = [{"physicalLocation": loc}]
+        if props:
+            res["properties"] = props
+        results.append(res)
+
+    for e in doc.get("errors", []):
+        run = e.get("category") == "run"
+        add("run-failure" if run else "compile-error", "error",
+            f"{e['message']} ({e['where']})" if e.get("where") else e["message"],
+            None if run and e.get("line") is None else e.get("file"), e.get("line"),
+            {"hipportRule": e["rule"]} if e.get("rule") else None)
+    for row in doc.get("occupancy", []):
+        if row.get("note"):
+            w32, w64 = row.get("lanes busy, wave 32"), row.get("lanes busy, wave 64")
+            add("occupancy", "note", f"{row['kernel']}: {w64}% of lanes busy at wave 64 against {w32}% at "
+                f"wave 32: {row['note']}", row.get("file"), row.get("line"),
+                {"kernel": row["kernel"], "program": row["program"], "wave64OverWave32": row.get("wave 64 / wave 32")})
+    run_doc: dict[str, Any] = {
+        "tool": {"driver": {"name": "hipport validate", "version": __version__,
+                            "informationUri": "https://github.com/hipport/hipport", "rules": rules}},
+        "results": results,
+    }
+    if any("uriBaseId" in loc["physicalLocation"]["artifactLocation"]
+           for r in results for loc in r.get("locations", [])):
+        run_doc["originalUriBaseIds"] = {SRCROOT: {"uri": repository_top().as_uri().rstrip("/") + "/"}}
+    return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run_doc]}, indent=2) + "\n"
+
+
+SARIF_RULES = (
+    ("compile-error", "CompileError", "The port does not compile for an AMD target"),
+    ("run-failure", "RunFailure", "A run of the program failed or printed what CUDA does not"),
+    ("occupancy", "HalfWaveIdle", "A kernel's wave-64 port leaves lanes idle that its wave-32 run used"),
+)
+
+
 def render_text(doc: dict[str, Any], color: bool = False, width: int | None = None) -> str:
     buf = StringIO()
     con = Console(file=buf, force_terminal=color, no_color=not color, width=width or 120,

@@ -79,3 +79,25 @@ def test_counts_file_and_note(tmp_path: Path) -> None:
     assert read_occupancy(tmp_path / "missing.txt") == {}
     assert occupancy_note(1.0, 0.99) == "" and occupancy_note(None, None) == ""
     assert "blocks are smaller" in occupancy_note(1.0, 0.5, 0.5)
+
+
+def test_sarif_notes_each_kernel_that_idles_half_a_wave_at_its_definition(tmp_path: Path) -> None:
+    import jsonschema
+
+    from tests.test_sarif import _errors, _schema_bytes
+
+    (tmp_path / "occ.cu").write_bytes(PROGRAM)
+    p = hipport("validate", tmp_path / "occ.cu", "--run", "--no-gpu", "--no-compile", "--no-cache",
+                "--format", "sarif")
+    assert p.returncode == 0, p.stdout.decode()[-3000:] + p.stderr.decode()
+    doc = json.loads(p.stdout)
+    schema = jsonschema.Draft4Validator(json.loads(_schema_bytes()))
+    assert _errors(schema, doc) == []
+    notes = {r["properties"]["kernel"]: r for r in doc["runs"][0]["results"] if r["ruleId"] == "occupancy"}
+    assert set(notes) == {"small_block", "first_warp"}  # `full` keeps its lanes busy
+    for kernel, line, why in (("small_block", 4, "blocks are smaller"), ("first_warp", 6, "32-lane work")):
+        r = notes[kernel]
+        assert r["level"] == "note" and why in r["message"]["text"]
+        loc = r["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"].endswith("occ.cu") and loc["region"]["startLine"] == line
+    assert notes["small_block"]["properties"]["wave64OverWave32"] == 0.5
