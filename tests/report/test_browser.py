@@ -229,3 +229,29 @@ def test_file_page_filters_findings_by_severity_and_rule(tmp_path: Path, chromiu
     assert shown("#sev=warning&rule=HP") == ["HP002"]
     doc = parse(chromium.dump_dom(uri + "#sev=error"))
     assert doc.by_id("findings-shown").text == "1 of 4 findings"
+
+
+@pytest.mark.slow
+def test_a_five_thousand_file_report_stays_usable(tmp_path: Path, chromium: Chromium) -> None:
+    """5,000 files (issue 18): the index loads with its script, lists every file with a page that
+    exists, the headline counts them all, and a filter from the fragment finds one file among
+    them; per-file data stays on the file pages, so the index stays small."""
+    run = make_run(5000, blocks=1, probe_at=None)
+    out = tmp_path / "report"
+    html.write(run, out)
+    index = out / "index.html"
+    assert index.stat().st_size < 3 * 1024 * 1024  # about 240 bytes a file
+    paged = [r.path for r in run.files if html._has_page(r)]
+    doc = parse(chromium.dump_dom(index.as_uri()))
+    body = doc.find("body")
+    assert body.get("data-js") == "ready" and body.get("data-shown") == str(len(paged))
+    assert doc.by_id("shown").text == f"{len(paged)} of {len(paged)} files"
+    rows = _rows(doc)
+    assert [r.find("td").text for r in rows] == paged
+    for a in rows[::997]:  # spot checks across the table: the links lead to written pages
+        assert (out / a.find("a").get("href")).is_file()
+    doc = parse(chromium.dump_dom(index.as_uri() + "#filter=kernels_4321.cu"))
+    assert _visible(doc) == [p for p in paged if p.endswith("/kernels_4321.cu")]
+    shot = chromium.screenshot(index.as_uri(), tmp_path / "report-5000.png")
+    keep_artifact(shot)
+    assert shot.stat().st_size > 10_000
