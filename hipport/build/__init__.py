@@ -34,7 +34,7 @@ def port(src: SourceFile, config: Config) -> tuple[list[Edit], list[Finding]]:
     if kind(src.path) == "cmake":
         changes, notes = cmake.port(text, t, archs)
     else:
-        changes, notes = make.port(text, t, archs)
+        changes, notes = make.port(text, t, archs, lambda inc: own_copy(src.path, inc))
     edits = [Edit(c.start, c.end, _utf8(c.text), RULE) for c in changes]
     findings: list[Finding] = []
     seen: set[tuple[str, int, int, str]] = set()
@@ -46,6 +46,27 @@ def port(src: SourceFile, config: Config) -> tuple[list[Edit], list[Finding]]:
         findings.append(Finding(n.rule, Severity(n.severity), src.span(n.start, n.end),
                                 _utf8(n.message), family="build"))
     return edits, findings
+
+
+def own_copy(makefile: str, include: str, levels: int = 6) -> str | None:
+    """The tree's own copy of a file a Makefile includes by an absolute or home path: the
+    longest tail of that path (two parts at least: `common/make.config`) that exists as a
+    regular file in the Makefile's folder or one of the `levels` above, relative to the
+    Makefile's folder. Only existence is looked at; nothing is read."""
+    parts = [p for p in include.replace("\\", "/").split("/") if p not in ("", "~", ".", "..")]
+    here = os.path.dirname(os.path.abspath(makefile))
+    for k in range(len(parts) - 1):
+        tail = os.path.join(*parts[k:])
+        d = here
+        for _ in range(levels + 1):
+            cand = os.path.join(d, tail)
+            if os.path.isfile(cand) and not os.path.islink(cand):
+                return os.path.relpath(cand, here).replace(os.sep, "/")
+            up = os.path.dirname(d)
+            if up == d:
+                break
+            d = up
+    return None
 
 
 def _utf8(s: str) -> str:

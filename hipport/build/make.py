@@ -11,6 +11,7 @@ another file (an included make.config) are known by the conventional CUDA_* name
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hipport.build import flags
@@ -92,12 +93,17 @@ def _command_start(ws: list[Word]) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out if a < b]
 
 
-def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], list[Note]]:
+def port(text: str, t: Tables, archs: tuple[str, ...],
+         in_tree: Callable[[str], str | None] | None = None) -> tuple[list[Change], list[Note]]:
+    """Edits and notes for one Makefile. `in_tree` maps an include path outside the tree (the
+    author's checkout, `~/rodinia_3.0/common/make.config`) to the tree's own copy of that file,
+    as a path relative to the Makefile, or None."""
     lines = logical_lines(text)
     hipcc = "hipcc " + " ".join(f"--offload-arch={a}" for a in archs)
     assigns: list[tuple[Line, Assign]] = []
     recipes: list[tuple[Line, list[Word]]] = []
     notes: list[Note] = []
+    changes: list[Change] = []
     for ln in lines:
         raw = text[ln.start:ln.end]
         if ln.recipe:
@@ -115,9 +121,16 @@ def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], li
             continue
         inc = re.match(r"[ \t]*(-?include|sinclude)[ \t]+(\S+)", raw)
         if inc and (inc.group(2).startswith(("/", "~")) and not inc.group(1).startswith(("-", "s"))):
-            notes.append(Note("HP013", "warning", ln.start, ln.end,
-                              f"includes {inc.group(2)}, a path outside the tree: left as it is; "
-                              "make it relative to this Makefile"))
+            own = in_tree(inc.group(2)) if in_tree is not None else None
+            if own is not None:
+                changes.append(Change(ln.start + inc.start(2), ln.start + inc.end(2), own))
+                notes.append(Note("HP013", "warning", ln.start, ln.end,
+                                  f"includes {inc.group(2)}, a path on the author's machine: the "
+                                  f"tree's own {own} is included instead"))
+            else:
+                notes.append(Note("HP013", "warning", ln.start, ln.end,
+                                  f"includes {inc.group(2)}, a path outside the tree: left as it is; "
+                                  "make it relative to this Makefile"))
     by_name: dict[str, list[Assign]] = {}
     for _, a in assigns:
         by_name.setdefault(a.name, []).append(a)
@@ -146,7 +159,6 @@ def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], li
     def cuda_path(p: str) -> bool:
         return is_cuda_path(p, path_vars)
 
-    changes: list[Change] = []
     flag_vars: set[str] = {n for n in by_name if _FLAGS_NAME.fullmatch(n)}
     said_hipcc = False
     said_host = False

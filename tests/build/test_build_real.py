@@ -131,3 +131,28 @@ def test_no_build_files_copies_them(tmp_path: Path) -> None:
     assert r.returncode == 0 and (out / "Makefile").read_bytes() == (src / "Makefile").read_bytes()
     lint = hipport("lint", src, "--no-cache", "--fail-on", "never")
     assert b"HP015" in lint.stdout  # lint shows the build findings
+
+
+def test_an_include_of_the_authors_checkout_becomes_the_trees_own(tmp_path: Path) -> None:
+    """Rodinia's hotspot3D includes `~/rodinia_3.0/common/make.config`: the port includes the
+    tree's own common/make.config instead, says so, and the benchmark builds."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    write(src, {
+        "common/make.config": "CUDA_DIR = /usr/local/cuda\nCUDA_LIB_DIR := $(CUDA_DIR)/lib64\n",
+        "bench/app/Makefile": "include ~/nowhere_9f3/common/make.config\n\nCC := $(CUDA_DIR)/bin/nvcc\n\n"
+                              "app: main.cu\n\t$(CC) -G main.cu -o app -L$(CUDA_LIB_DIR)\n",
+        "bench/app/main.cu": "#include <cstdio>\n#include <cuda_runtime.h>\n__global__ void k(int* p) { *p = 7; }\n"
+                             "int main() { int* d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); return 0; }\n",
+    })
+    r = hipport("port", src, "-o", out, "--no-cache")
+    assert r.returncode == 0, r.stderr
+    assert b"the tree's own ../../common/make.config is included instead" in r.stderr + r.stdout
+    text = (out / "bench" / "app" / "Makefile").read_text()
+    assert text.startswith("include ../../common/make.config\n")
+    sh("make", "-C", out / "bench" / "app")
+    assert links_hip(out / "bench" / "app" / "app")
+    lone = tmp_path / "lone"  # no copy in the tree: left as it is, with the old advice
+    write(lone, {"Makefile": "include ~/nowhere_9f3/common/make.config\nall:\n\tnvcc k.cu\n",
+                 "k.cu": "__global__ void k() {}\n"})
+    lint = hipport("lint", lone, "--no-cache", "--fail-on", "never")
+    assert b"a path outside the tree: left as it is" in lint.stdout
