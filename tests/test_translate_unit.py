@@ -595,3 +595,11 @@ def test_device_prop_member_below_its_floor(rules: rulesmod.RuleSet) -> None:
     assert len([f for f in ctx.findings if f.rule == "HP011"]) == 2
     assert len([f for f in ctx.findings if f.rule == "HP003"]) == 3
     assert port(rules, body, rocm="6.0") == body.replace(b"cudaDeviceProp", b"hipDeviceProp_t")
+
+
+def test_macro_parameter_named_like_an_api_is_the_files_own(rules: rulesmod.RuleSet) -> None:
+    """`#define INIT(cuDevice) cuDevice = 0` (Rodinia's cutil): the parameter is not an unknown
+    CUDA API, in the parameter list or the body."""
+    _, ctx, _ = run(rules, HIP + b"#define INIT(cuDevice) do { cuDevice = 0; } while (0)\n")
+    assert "cuDevice" in ctx.defines
+    assert reported(ctx, "HP002") == []

@@ -62,6 +62,9 @@ def run(ctx: Context) -> None:
             continue
         if node.start_byte != start or node.end_byte != end:
             continue  # part of a larger token (a literal, an operator name)
+        if node.parent is not None and node.parent.type == "preproc_params":
+            ctx.defines.add(name)  # a macro's parameter (`#define INIT(cuDevice)`): the file's own
+            continue
         _identifier(ctx, node, kind, name, start, end)
     if b"namespace" in data:
         _alias_uses(ctx)
