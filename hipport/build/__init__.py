@@ -34,7 +34,9 @@ def port(src: SourceFile, config: Config) -> tuple[list[Edit], list[Finding]]:
     if kind(src.path) == "cmake":
         changes, notes = cmake.port(text, t, archs)
     else:
-        changes, notes = make.port(text, t, archs, lambda inc: own_copy(src.path, inc))
+        folder = os.path.dirname(os.path.abspath(src.path))
+        changes, notes = make.port(text, t, archs, lambda inc: own_copy(src.path, inc),
+                                   lambda name: _regular(os.path.join(folder, name)))
     edits = [Edit(c.start, c.end, _utf8(c.text), RULE) for c in changes]
     findings: list[Finding] = []
     seen: set[tuple[str, int, int, str]] = set()
@@ -67,6 +69,10 @@ def own_copy(makefile: str, include: str, levels: int = 6) -> str | None:
                 break
             d = up
     return None
+
+
+def _regular(path: str) -> bool:
+    return os.path.isfile(path) and not os.path.islink(path)
 
 
 def _utf8(s: str) -> str:

@@ -94,10 +94,12 @@ def _command_start(ws: list[Word]) -> list[tuple[int, int]]:
 
 
 def port(text: str, t: Tables, archs: tuple[str, ...],
-         in_tree: Callable[[str], str | None] | None = None) -> tuple[list[Change], list[Note]]:
+         in_tree: Callable[[str], str | None] | None = None,
+         beside: Callable[[str], bool] | None = None) -> tuple[list[Change], list[Note]]:
     """Edits and notes for one Makefile. `in_tree` maps an include path outside the tree (the
     author's checkout, `~/rodinia_3.0/common/make.config`) to the tree's own copy of that file,
-    as a path relative to the Makefile, or None."""
+    as a path relative to the Makefile, or None; `beside` says whether a file of that name
+    lies in the Makefile's folder."""
     lines = logical_lines(text)
     hipcc = "hipcc " + " ".join(f"--offload-arch={a}" for a in archs)
     assigns: list[tuple[Line, Assign]] = []
@@ -242,7 +244,46 @@ def port(text: str, t: Tables, archs: tuple[str, ...],
                               cuda_path=cuda_path)
         changes.extend(res.changes)
         notes.extend(res.notes)
+    if cuda_build and beside is not None and PLATFORM not in text:
+        _builtin_rule_objects(text, lines, beside, changes, notes)
     return changes, notes
+
+
+_OBJECT = re.compile(r"(?<![\w./$-])([\w][\w./-]*)\.o\b")
+_HOST_SOURCES = (".cpp", ".cc", ".cxx", ".c")
+
+
+def _builtin_rule_objects(text: str, lines: list[Line], beside: Callable[[str], bool],
+                          changes: list[Change], notes: list[Note]) -> None:
+    """Objects the Makefile names but builds by make's built-in rules (`$(CXX) ... -c x.cpp`):
+    host code that includes HIP's headers, now compiled without hipcc, needs the platform macro
+    hipcc defines itself. One `CPPFLAGS +=` line at the end gives it to those rules."""
+    explicit: set[str] = set()
+    for ln in lines:
+        raw = text[ln.start:ln.end]
+        if ln.recipe or _ASSIGN.match(raw) or _DIRECTIVE.match(raw) or ":" not in raw:
+            continue
+        head = raw.split(":", 1)[0]
+        if "%" in head or re.fullmatch(r"\s*\.\w+\.o\s*", head):
+            return  # a pattern or suffix rule of the Makefile's own builds its objects
+        explicit.update(head.split())
+    for m in _OBJECT.finditer(text):
+        name = m.group(1)
+        if f"{name}.o" in explicit or "$" in name:
+            continue
+        source = next((name + ext for ext in _HOST_SOURCES if beside(name + ext)), None)
+        if source is None:
+            continue
+        nl = "\r\n" if "\r\n" in text else "\n"
+        end = len(text)
+        lead = "" if text.endswith(("\n", "\r")) or not text else nl
+        changes.append(Change(end, end, f"{lead}# hipport: make's built-in rules compile host sources such as "
+                                        f"{source}; HIP's headers need what hipcc defines itself{nl}"
+                                        f"CPPFLAGS += {PLATFORM}{nl}"))
+        notes.append(Note("HP012", "info", m.start(), m.end(),
+                          f"{name}.o is built by make's built-in rule from {source} (no rule here): "
+                          f"CPPFLAGS gets {PLATFORM} for HIP's headers"))
+        return
 
 
 def is_cuda_path(p: str, path_vars: set[str]) -> bool:

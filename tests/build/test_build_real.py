@@ -156,3 +156,25 @@ def test_an_include_of_the_authors_checkout_becomes_the_trees_own(tmp_path: Path
                  "k.cu": "__global__ void k() {}\n"})
     lint = hipport("lint", lone, "--no-cache", "--fail-on", "never")
     assert b"a path outside the tree: left as it is" in lint.stdout
+
+
+def test_host_objects_from_makes_builtin_rules_get_the_platform_macro(tmp_path: Path) -> None:
+    """Rodinia's huffman builds stats_logger.o by make's built-in C++ rule (g++), from a source
+    that includes the runtime header: the port gives those rules HIP's platform macro."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    write(src, {
+        "Makefile": "NVCC = nvcc\nOBJ = main.o count.o\n\napp: $(OBJ)\n\t$(NVCC) $(OBJ) -o app\n\n"
+                    "main.o: main.cu\n\t$(NVCC) -arch=sm_70 -c main.cu\n",
+        "main.cu": "#include <cstdio>\nint devices();\n__global__ void k(int* p) { *p = 1; }\n"
+                   "int main() { printf(\"%d\\n\", devices()); return 0; }\n",
+        "count.cpp": "#include <cuda_runtime.h>\nint devices() { int n = 0; cudaGetDeviceCount(&n); return n; }\n",
+    })
+    r = hipport("port", src, "-o", out, "--no-cache")
+    assert r.returncode == 0, r.stderr
+    text = (out / "Makefile").read_text()
+    assert text.endswith("CPPFLAGS += -D__HIP_PLATFORM_AMD__\n")
+    assert b"count.o is built by make's built-in rule from count.cpp" in r.stderr + r.stdout
+    sh("make", "-C", out)
+    assert links_hip(out / "app")
+    again = hipport("port", out, "--check", "--no-cache")  # the line is there: nothing to add
+    assert again.returncode == 0, again.stdout.decode() + again.stderr.decode()
