@@ -46,3 +46,19 @@ def hipcc_compile(path: Path, arch: str = "gfx90a", extra: tuple[str, ...] = ())
 
 needs_hipcc = pytest.mark.skipif(HIPCC is None, reason="hipcc is not installed "
                                  "(apt-get install hipcc libamdhip64-dev rocm-device-libs)")
+
+
+def port_below(head: bytes, body: bytes, config, rules) -> tuple[bytes, list[str]]:  # type: ignore[no-untyped-def]
+    """Port `body` below `head` (a library's include, so that none is added) with the real
+    translator; the ported body and the rules of its findings."""
+    from hipport import translate
+    from hipport.edits import apply_edits, resolve
+    from hipport.source import SourceFile
+
+    src = SourceFile("t.cu", head + body)
+    ctx = translate.run(src, config, rules)
+    kept, conflicts = resolve(ctx.edits)
+    assert not conflicts
+    out = apply_edits(src.data, kept)
+    assert out.startswith(head)
+    return out[len(head):], [f.rule for f in ctx.findings]

@@ -10,6 +10,7 @@ from hipport import translate
 from hipport.config import Config
 from hipport.edits import apply_edits, resolve
 from hipport.source import SourceFile
+from tests.conftest import port_below
 
 CONFIG = Config(wave64=False, dnn="miopen-hipify")
 HEAD = b"#include <miopen/miopen.h>\n"
@@ -22,13 +23,7 @@ def rules() -> rulesmod.RuleSet:
 
 def port(rules: rulesmod.RuleSet, body: bytes) -> tuple[bytes, list[str]]:
     """The ported body (below a MIOpen include, so none is added) and its finding rules."""
-    src = SourceFile("t.cu", HEAD + body)
-    ctx = translate.run(src, CONFIG, rules)
-    kept, conflicts = resolve(ctx.edits)
-    assert not conflicts
-    out = apply_edits(src.data, kept)
-    assert out.startswith(HEAD)
-    return out[len(HEAD):], [f.rule for f in ctx.findings]
+    return port_below(HEAD, body, CONFIG, rules)
 
 
 REORDERED = [
