@@ -5,9 +5,17 @@ lane/warp arithmetic sites (`Site`) and groups of functions sharing one model (`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from hipport.source import Node
+
+# The string values the records hold (plain strings at run time, as rules and findings use them).
+ConstKind = Literal["macro", "variable", "enumerator", "template"]
+Family = Literal["shfl", "ballot", "vote", "activemask", "syncwarp", "match", "reduce", "lane_id", "lanemask", "tile"]
+LoopWarp = Literal["32", "rt", "64", "derived", ""]
+SiteKind = Literal["lane", "warp", "nwarp", "guard", "stride"]
+Origin = Literal["literal", "named", "rt"]
+Space = Literal["global", "device", "hd", "host"]
 
 
 class MacroDef(NamedTuple):
@@ -51,7 +59,7 @@ class WarpConst:
 
     name: str
     value: int  # 32 or 64
-    kind: str  # "macro", "variable", "enumerator", "template"
+    kind: ConstKind
     node: Node  # the definition
     value_node: Node | None  # the node holding the value (number_literal), or None for macros
     value_span: tuple[int, int]  # bytes of the value literal
@@ -79,7 +87,7 @@ class WarpCall:
     node: Node
     fn: Func
     name: str  # callee name as written
-    family: str  # shfl, ballot, vote, activemask, syncwarp, match, reduce, lane_id, lanemask, tile
+    family: Family
     base: str = ""  # shfl, shfl_up, shfl_down, shfl_xor for shuffles; any/all/uni for votes
     sync: bool = False
     args: list[Node] = field(default_factory=list)
@@ -98,7 +106,7 @@ class Loop:
     start: Node | None
     bound: Node | None
     down: bool
-    warp: str  # "32" (literal or 32-constant), "rt" (warpSize), "64", "derived", ""
+    warp: LoopWarp  # "32" (literal or 32-constant), "rt" (warpSize), "64", "derived", ""
     shuffles: list[WarpCall] = field(default_factory=list)
     outer: Loop | None = None  # for "derived": the warp loop whose variable starts this one
     exp: bool = False  # over the exponent: `for (l = 0; l <= 4; ++l)` with shuffle offsets `1 << l`
@@ -108,10 +116,10 @@ class Loop:
 class Site:
     """A lane / warp id computation: tid & 31, tid >> 5, blockDim.x / 32, tid < 32 ..."""
 
-    kind: str  # lane, warp, nwarp, guard
+    kind: SiteKind
     node: Node  # the binary expression
     const: Node  # the constant operand (31, 32, 5, WARP_SIZE, warpSize)
-    origin: str  # "literal", "named" (a warp-size constant), "rt" (warpSize)
+    origin: Origin  # "named": a warp-size constant; "rt": warpSize
     ceil: Node | None = None  # the `31` of (x + 31) / 32
     fn: Func | None = None
 
@@ -121,7 +129,7 @@ class Func:
     node: Node
     name: str
     body: Node | None
-    space: str  # global, device, hd, host
+    space: Space
     top: Node  # ancestor directly below the translation unit
     tparams: dict[str, Node] = field(default_factory=dict)
     nodes: dict[str, list[Node]] = field(default_factory=dict)

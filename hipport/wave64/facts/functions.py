@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import preproc
-from hipport.wave64.facts.data import Func, MacroDef, Wrapper
+from hipport.wave64.facts.data import Func, MacroDef, Space, Wrapper
 from hipport.wave64.facts.names import WARP_FN
 from hipport.wave64.facts.text import WORD
 
@@ -121,6 +121,7 @@ def _add_function(fx: Facts, node: Node, top: Node, tparams: dict[str, Node]) ->
     if not quals and fx.qual_macros:  # `#define DEVICE_FUNCTION static inline __device__`
         for w in WORD.findall(fx.data, start, end):
             quals |= fx.qual_macros.get(w.decode(), set())
+    space: Space
     if "__global__" in quals:
         space = "global"
     elif "__device__" in quals:

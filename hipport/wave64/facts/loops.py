@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
-from hipport.wave64.facts.data import Func, Loop, WarpCall
+from hipport.wave64.facts.data import Func, Loop, LoopWarp, WarpCall
 from hipport.wave64.facts.kinds import WSRT
 from hipport.wave64.facts.text import SPACES
 
@@ -105,7 +105,7 @@ def _loop(fx: Facts, fs: Node, fn: Func) -> Loop | None:
         left = cond.child_by_field_id(sx.F_LEFT)
         if left is not None and left.type == "identifier" and fx.src.text(left) == var:
             bound = cond.child_by_field_id(sx.F_RIGHT)
-    warp = ""
+    warp: LoopWarp = ""
     probe = start if down else bound
     if probe is not None:
         cv = fx.cval(probe, fn)

@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING
 
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
-from hipport.wave64.facts.data import Func, Site
+from hipport.wave64.facts.data import Func, Origin, Site, SiteKind
 from hipport.wave64.facts.kinds import BDIM, LANES, TID, WARPS, WSRT
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
 
+_SITE_KIND: dict[str, SiteKind] = {"lane32": "lane", "lanert": "lane", "warp32": "warp", "warprt": "warp",
+                                   "nwarp32": "nwarp", "nwarprt": "nwarp"}
 _FLOAT_32 = re.compile(r"32\.0*(?:[eE]0)?[fF]?")
 
 
@@ -40,6 +42,7 @@ def scan_sites(fx: Facts, fn: Func) -> None:
             const = right
             if o == "&" and fx.kinds(right, fn) & TID and not fx.kinds(left, fn) & TID:
                 const = left
+            origin: Origin
             rt = kind.endswith("rt")
             if rt:
                 origin = "rt"
@@ -54,8 +57,7 @@ def scan_sites(fx: Facts, fn: Func) -> None:
                     cc = fx.cval(br, fn)
                     if cc is not None and cc[0] == 31:
                         ceil = br
-            k = {"lane32": "lane", "lanert": "lane", "warp32": "warp", "warprt": "warp",
-                 "nwarp32": "nwarp", "nwarprt": "nwarp"}[kind]
+            k = _SITE_KIND[kind]
             fn.sites.append(Site(k, b, const, origin, ceil, fn))
             continue
         if o in ("<", "<=", ">", ">=", "%") and _lane_vs_count(fx, b, fn):
