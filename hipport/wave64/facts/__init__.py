@@ -25,6 +25,8 @@ what is a finding.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hipport.config import Config
 from hipport.source import Node, SourceFile
 from hipport.wave64.facts import (
@@ -106,6 +108,26 @@ __all__ = [
 ]
 
 
+# The providers in the order they run: each reads what the ones above it filled in.
+PROVIDERS: tuple[Callable[[Facts], None], ...] = (
+    functions.find_qualifier_macros,  # qual_macros
+    functions.scan_top,  # funcs, macros, arch_macros, wrappers, includes, top_items, #if ranges
+    preproc.scan_bodies,  # #if ranges inside function bodies
+    functions.index_functions,  # by_name, the ranges of func_at
+    consts.find_consts,  # consts (file level and template defaults), gvars
+    functions.qualify,  # Func.quick: worth the full analysis
+    bodies.scan,  # Func.nodes, params, vars; consts declared in bodies
+    consts.find_identifier_uses,  # ident_uses, aliases, wave_macros, Func.idents, WarpConst.users
+    flow.propagate,  # Func.env, genv, Func.ret, Func.callees
+    calls.scan,  # Func.calls, calls
+    calls.mark_collective,  # Func.collective
+    sites.scan,  # Func.sites
+    loops.scan,  # Func.loops
+    evidence.scan,  # Func.strong32, weak32, agnostic
+    groups.group,  # groups, Func.group (model and strategy)
+)
+
+
 class Facts:
     """The facts of one file. The providers fill the attributes below in order; the methods are
     the providers' queries (bound here so that rules keep calling `facts.kinds(node, fn)`)."""
@@ -114,67 +136,54 @@ class Facts:
         self.src = src
         self.config = config
         self.data = src.data
+        # functions
+        self.qual_macros: dict[str, set[str]] = {}  # macros that expand to __device__ / __global__
         self.funcs: list[Func] = []
         self.by_name: dict[str, list[Func]] = {}
-        self.consts: dict[str, list[WarpConst]] = {}
         self.macros: dict[str, list[MacroDef]] = {}
-        self.gvars: dict[str, Var] = {}
-        self.genv: dict[str, int] = {}
+        self.arch_macros: set[str] = set()
+        self.wrappers: dict[str, Wrapper] = {}
         self.includes: list[Node] = []
+        self.top_items: list[Node] = []
+        self._ranges: list[tuple[int, int, Func]] = []
+        self._range_starts: list[int] = []
+        # preproc
         self.preproc_conds: list[Node] = []  # #if / #elif conditions and #ifdef names
         self.inactive: list[tuple[int, int]] = []  # byte ranges compiled only for NVIDIA
         self.amd_only: list[tuple[int, int]] = []  # byte ranges compiled only for AMD
         self._inactive_starts: list[int] = []
         self._amd_starts: list[int] = []
-        self.top_items: list[Node] = []
-        self.groups: list[Group] = []
-        self.calls: list[WarpCall] = []
-        self._memo: dict[int, int] = {}
-        self._ranges: list[tuple[int, int, Func]] = []
-        self._range_starts: list[int] = []
-        self.aliases: set[str] = set()
-        self.arch_macros: set[str] = set()
-        self.wave_macros: set[str] = set()  # per-architecture wave-size macros (already agnostic)
-        self.wrappers: dict[str, Wrapper] = {}
-        self._cdepth = 0
+        # decls
         self._decl_cache: dict[int, list[Var]] = {}
-        self._eval_cache: dict[tuple[str, int], tuple[int, int] | None] = {}
-        self._bin: dict[int, tuple[str, Node | None, Node | None]] = {}
-        self._names: dict[int, str] = {}
-        self._plain: set[tuple[Func, str]] = set()
-        self._device: list[Func] | None = None
+        # consts
+        self.consts: dict[str, list[WarpConst]] = {}
+        self.gvars: dict[str, Var] = {}
+        self.aliases: set[str] = set()  # macros defined as warpSize
+        self.wave_macros: set[str] = set()  # per-architecture wave-size macros (already agnostic)
         self.ident_uses: list[IdentUse] = []
+        self._eval_cache: dict[tuple[str, int], tuple[int, int] | None] = {}
+        self._cdepth = 0
+        # headers (read lazily, on the first question; none for a header read for another file)
         self._headers: dict[str, tuple[int, bool]] | None = None if headers else {}
         self._header_names: frozenset[str] = frozenset()
         self._defined_here: frozenset[str] | None = None  # names this file #defines (tree_defines)
-        self.qual_macros: dict[str, set[str]] = {}  # macros that expand to __device__ / __global__
+        # exprs
+        self._bin: dict[int, tuple[str, Node | None, Node | None]] = {}
+        self._names: dict[int, str] = {}
+        # values and flow
+        self.genv: dict[str, int] = {}  # kinds of file-level variables
+        self._memo: dict[int, int] = {}
+        self._plain: set[tuple[Func, str]] = set()
+        # calls and groups
+        self.calls: list[WarpCall] = []
+        self.groups: list[Group] = []
+        self._device: list[Func] | None = None
         self.empty = not might_hold_hazards(self.data)
         if self.empty:
             return
         self._has_gfx = b"__GFX" in self.data  # once: a search per #define grows with the file
-        functions.find_qualifier_macros(self)
-        functions.scan_top(self, src.root)
-        for fn in self.funcs:
-            preproc.body_branches(self, fn)
-        functions.index_functions(self)
-        consts.find_consts(self)
-        functions.qualify(self)
-        for fn in self.funcs:
-            bodies.scan_func(self, fn)
-        consts.find_identifier_uses(self)
-        flow.propagate(self)
-        for fn in self.funcs:
-            if fn.device and fn.body is not None and fn.nodes:
-                calls.scan_calls(self, fn)
-        calls.mark_collective(self)
-        for fn in self.funcs:
-            if fn.device and fn.nodes:
-                sites.scan_sites(self, fn)
-                if fn.collective:
-                    sites.scan_strides(self, fn)
-                loops.scan_loops(self, fn)
-                evidence.scan_evidence(self, fn)
-        groups.group(self)
+        for provider in PROVIDERS:
+            provider(self)
 
     # ---- queries (the providers' functions, bound as methods) ------------------------------
 

@@ -33,6 +33,11 @@ def _collect_query() -> tree_sitter.Query:
     return _COLLECT_QUERY
 
 
+def scan(fx: Facts) -> None:
+    for fn in fx.funcs:
+        scan_func(fx, fn)
+
+
 def scan_func(fx: Facts, fn: Func) -> None:
     body = fn.body
     if body is None:

@@ -28,6 +28,12 @@ if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
 
 
+def scan(fx: Facts) -> None:
+    for fn in fx.funcs:
+        if fn.device and fn.body is not None and fn.nodes:
+            scan_calls(fx, fn)
+
+
 def scan_calls(fx: Facts, fn: Func) -> None:
     for c in fn.nodes.get("call_expression", []):
         name = fx.call_name(c)

@@ -19,6 +19,12 @@ if TYPE_CHECKING:
 _UPPER = re.compile(rb"\b(?:[A-Z][A-Z0-9_]*|k[A-Z]\w*)\b")
 
 
+def scan(fx: Facts) -> None:
+    for fn in fx.funcs:
+        if fn.device and fn.nodes:
+            scan_evidence(fx, fn)
+
+
 def scan_evidence(fx: Facts, fn: Func) -> None:
     """Sort the function's warp-size sites into 32-lane, wave-agnostic and weak 32 evidence."""
     for s in fn.sites:

@@ -49,8 +49,9 @@ def index_functions(fx: Facts) -> None:
     fx._range_starts = [r[0] for r in fx._ranges]
 
 
-def scan_top(fx: Facts, root: Node) -> None:
-    stack: list[tuple[Node, Node | None, dict[str, Node]]] = [(root, None, {})]
+def scan_top(fx: Facts) -> None:
+    """One walk of the top level: functions, macros, wrappers, includes, top-level items, #if chains."""
+    stack: list[tuple[Node, Node | None, dict[str, Node]]] = [(fx.src.root, None, {})]
     while stack:
         node, top, tparams = stack.pop()
         for child in reversed(node.children):

@@ -17,6 +17,12 @@ if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
 
 
+def scan(fx: Facts) -> None:
+    for fn in fx.funcs:
+        if fn.device and fn.nodes:
+            scan_loops(fx, fn)
+
+
 def scan_loops(fx: Facts, fn: Func) -> None:
     loops: list[Loop] = []
     for fs in fn.nodes.get("for_statement", []):

@@ -60,6 +60,12 @@ def preproc_branch(fx: Facts, node: Node) -> None:
             _add_range(fx.amd_only, fx._amd_starts, (start, end))
 
 
+def scan_bodies(fx: Facts) -> None:
+    """The #if chains inside function bodies (those of the top level come with `functions.scan_top`)."""
+    for fn in fx.funcs:
+        body_branches(fx, fn)
+
+
 def body_branches(fx: Facts, fn: Func) -> None:
     """#if chains inside a function body (the top-level scan does not enter bodies)."""
     body = fn.body

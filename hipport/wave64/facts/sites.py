@@ -20,6 +20,14 @@ _SITE_KIND: dict[str, SiteKind] = {"lane32": "lane", "lanert": "lane", "warp32":
 _FLOAT_32 = re.compile(r"32\.0*(?:[eE]0)?[fF]?")
 
 
+def scan(fx: Facts) -> None:
+    for fn in fx.funcs:
+        if fn.device and fn.nodes:
+            scan_sites(fx, fn)
+            if fn.collective:
+                scan_strides(fx, fn)
+
+
 def scan_sites(fx: Facts, fn: Func) -> None:
     if not fn.collective:
         return
