@@ -46,6 +46,7 @@ from hipport.wave64.facts import (
     values,
 )
 from hipport.wave64.facts.data import (
+    ArgSpan,
     Func,
     Group,
     IdentUse,
@@ -103,7 +104,7 @@ __all__ = [
     "MASK_SOURCES", "MATCHES", "NWARP32", "NWARPHW", "QUICK_TOKENS", "REDUCES", "SHFL", "SHFL_SYNC", "SHIFTMASK",
     "TID", "TILE_MEMBERS", "TILE_SHFL", "TYPES32", "TYPES64", "VOTES", "WARP32", "WARPHW", "WARPS", "WARP_CALLS",
     "WS32", "WS64", "WSRT",
-    "Facts", "Func", "Group", "IdentUse", "Loop", "MacroDef", "Site", "Var", "WarpCall", "WarpConst", "Wrapper",
+    "ArgSpan", "Facts", "Func", "Group", "IdentUse", "Loop", "MacroDef", "Site", "Var", "WarpCall", "WarpConst", "Wrapper",
     "is_warp_name", "might_hold_hazards", "type_bits",
 ]
 

@@ -26,6 +26,14 @@ class MacroDef(NamedTuple):
     amd_only: bool  # defined in a branch only AMD compiles
 
 
+class ArgSpan(NamedTuple):
+    """One argument of the call in a wrapper macro's body."""
+
+    start: int
+    end: int
+    text: str
+
+
 class IdentUse(NamedTuple):
     """One use of warpSize, a warp-size constant or a wave-size macro."""
 
@@ -53,7 +61,7 @@ class Var:
     count: int = 1
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, frozen=True)
 class WarpConst:
     """A named warp-size constant: a macro, constexpr/const variable, enumerator or template default."""
 
@@ -68,7 +76,7 @@ class WarpConst:
     users: list[Func] = field(default_factory=list)
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, frozen=True)
 class Wrapper:
     """A function-like macro whose body is one warp shuffle or ballot call:
     `#define SHFL_DOWN(v, o) __shfl_down_sync(0xffffffff, v, o)`."""
@@ -77,7 +85,7 @@ class Wrapper:
     node: Node  # the preproc_function_def
     callee: str  # the intrinsic in the body
     callee_span: tuple[int, int]
-    args: list[tuple[int, int, str]]  # (start, end, text) of the body call's arguments
+    args: list[ArgSpan]  # the body call's arguments
     close: int  # byte offset of the body call's closing parenthesis
     params: list[str]
 
@@ -112,7 +120,7 @@ class Loop:
     exp: bool = False  # over the exponent: `for (l = 0; l <= 4; ++l)` with shuffle offsets `1 << l`
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, frozen=True)
 class Site:
     """A lane / warp id computation: tid & 31, tid >> 5, blockDim.x / 32, tid < 32 ..."""
 
@@ -159,8 +167,11 @@ class Func:
         return self.nodes.get(kind, [])
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, frozen=True)
 class Group:
+    """Functions that must agree on one warp width, with the model their evidence gives (warp32,
+    agnostic, mixed) and the rewrite strategy chosen for it (logical32, native)."""
+
     funcs: list[Func]
     model: str = "agnostic"
     strategy: str = "native"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import preproc
-from hipport.wave64.facts.data import Func, MacroDef, Space, Wrapper
+from hipport.wave64.facts.data import ArgSpan, Func, MacroDef, Space, Wrapper
 from hipport.wave64.facts.names import WARP_FN
 from hipport.wave64.facts.text import WORD
 
@@ -186,10 +186,10 @@ def _add_wrapper(fx: Facts, node: Node) -> None:
         (value.start_byte + m.start(1), value.start_byte + m.end(1)), args, close, names)
 
 
-def _arg_span(fx: Facts, start: int, end: int) -> tuple[int, int, str]:
+def _arg_span(fx: Facts, start: int, end: int) -> ArgSpan:
     text = fx.data[start:end].decode("utf-8", "surrogateescape")
     lead = len(text) - len(text.lstrip())
-    return start + lead, start + len(text.rstrip()), text.strip()
+    return ArgSpan(start + lead, start + len(text.rstrip()), text.strip())
 
 
 def _add_macro(fx: Facts, node: Node) -> None:

@@ -47,17 +47,16 @@ def group(fx: Facts) -> None:
         groups.setdefault(find(id(f)), []).append(f)
     del objs
     for funcs in groups.values():
-        grp = Group(funcs)
         strong = any(f.strong32 for f in funcs)
         weak = any(f.weak32 for f in funcs)
         agn = any(f.agnostic for f in funcs)
         if strong and agn:
-            grp.model = "mixed"
+            model = "mixed"
         elif strong or (weak and not agn):
-            grp.model = "warp32"
+            model = "warp32"
         else:
-            grp.model = "agnostic"
-        grp.strategy = strategy(fx, grp.model)
+            model = "agnostic"
+        grp = Group(funcs, model, strategy(fx, model))
         for f in funcs:
             f.group = grp
         fx.groups.append(grp)
