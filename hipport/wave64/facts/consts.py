@@ -1,0 +1,311 @@
+"""Warp-size constants and constant values: the named constants equal to 32 or 64 (macros,
+const/constexpr variables, enumerators, template defaults: `consts`), those a header defines
+(through `headers`), the value of macro bodies (`eval_text`) and of integer constant
+expressions (`cval`), and every use of warpSize or of such a constant (`ident_uses`)."""
+
+from __future__ import annotations
+
+import operator
+import re
+from functools import cache
+from typing import TYPE_CHECKING
+
+from hipport.source import Node
+from hipport.wave64 import platform
+from hipport.wave64 import syntax as sx
+from hipport.wave64.facts.data import Func, IdentUse, WarpConst
+from hipport.wave64.facts.names import is_warp_name, type_bits
+from hipport.wave64.facts.text import SPACES, word_hits
+
+if TYPE_CHECKING:
+    from hipport.wave64.facts import Facts
+
+_K_NAME = re.compile(r"k[A-Z]\w*")
+_FULL_MASK_NAME = re.compile(r"(?i)^(k_?)?(full|all|final|warp)_?(lanes?_?|warp_?)?mask$")
+_WORD_STR = re.compile(r"[A-Za-z_]\w*")
+_EVAL_TOKENS = re.compile(r"0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*|<<|>>|[-+*/%&|^~()]")
+_CONST_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv, "%": operator.mod,
+              "<<": operator.lshift, ">>": operator.rshift, "&": operator.and_, "|": operator.or_, "^": operator.xor}
+
+
+@cache
+def _external_name(name: str) -> bool:
+    """WARP_SIZE or kWarpSize: the shape of a warp-size constant defined in another file."""
+    return name.isupper() and is_warp_name(name) or bool(_K_NAME.fullmatch(name)) and is_warp_name(name)
+
+
+@cache
+def _full_mask_name(name: str) -> bool:
+    return bool(_FULL_MASK_NAME.search(name))
+
+
+@cache
+def _eval_digits(expr: str) -> int | None:
+    """The value of an expression of integers and operators (macro bodies), or None."""
+    try:
+        value = eval(expr, {"__builtins__": {}}, {})  # noqa: S307 - digits and operators only
+    except Exception:
+        return None
+    return value if isinstance(value, int) else None
+
+
+def find_consts(fx: Facts) -> None:
+    _arch_aliases(fx)
+    for name, defs in fx.macros.items():
+        if name in fx.arch_macros:
+            continue
+        for node, text, amd in defs:
+            v = fx.eval_text(text)
+            if v is None or v[0] not in (32, 64) or not is_warp_name(name):
+                continue
+            value = node.child_by_field_id(sx.F_VALUE)
+            if value is None:
+                continue
+            raw = fx.data[value.start_byte:value.end_byte]
+            m = re.search(rb"\b(32|64)\b", raw)
+            span = (value.start_byte + m.start(), value.start_byte + m.end()) if m else (
+                value.start_byte, value.end_byte)
+            fx.consts.setdefault(name, []).append(WarpConst(
+                name=name, value=v[0], kind="macro", node=node, value_node=None, value_span=span,
+                amd_only=amd))
+    for item in fx.top_items:
+        consts_in_decl(fx, item, None)
+        if item.type == "declaration" and not (fx.inactive and fx.is_inactive(item.start_byte)):
+            for var in fx.declared_vars(item):  # (a declaration AMD never compiles does not count)
+                fx.gvars[var.name] = var
+    for fn in fx.funcs:
+        for name, tp in fn.tparams.items():
+            if tp.type == "number_literal" and is_warp_name(name):
+                lit = sx.int_literal(fx.src.text(tp))
+                if lit and lit[0] in (32, 64) and tp.parent is not None:
+                    fx.consts.setdefault(name, []).append(WarpConst(
+                        name=name, value=lit[0], kind="template", node=tp.parent, value_node=tp,
+                        value_span=(tp.start_byte, tp.end_byte), func=fn))
+
+
+def _arch_aliases(fx: Facts) -> None:
+    """A macro defined as a per-architecture wave size (`#define WARP_SIZE HIPPORT_WAVE_SIZE`,
+    which hipport writes) is one too, however the chain evaluates on one architecture."""
+    if not fx.arch_macros:
+        return
+    for _ in range(8):
+        more = {name for name, defs in fx.macros.items() if name not in fx.arch_macros
+                and _WORD_STR.fullmatch(defs[0][1]) and defs[0][1] in fx.arch_macros}
+        if not more:
+            return
+        fx.arch_macros |= more
+
+
+def consts_in_decl(fx: Facts, item: Node, fn: Func | None) -> None:
+    if item.type == "enum_specifier":
+        body = item.child_by_field_id(sx.F_BODY)
+        for e in (body.named_children if body is not None else []):
+            if e.type != "enumerator":
+                continue
+            n, v = e.child_by_field_id(sx.F_NAME), e.child_by_field_id(sx.F_VALUE)
+            if n is None or v is None or v.type != "number_literal":
+                continue
+            lit = sx.int_literal(fx.src.text(v))
+            name = fx.src.text(n)
+            if lit and lit[0] in (32, 64) and is_warp_name(name):
+                fx.consts.setdefault(name, []).append(WarpConst(
+                    name=name, value=lit[0], kind="enumerator", node=e, value_node=v,
+                    value_span=(v.start_byte, v.end_byte), func=fn,
+                    amd_only=bool(fx.amd_only) and fx.is_amd_only(e.start_byte)))
+        return
+    if item.type not in ("declaration", "field_declaration"):
+        return
+    if fx.inactive and fx.is_inactive(item.start_byte):
+        return
+    head = fx.data[item.start_byte:(item.child_by_field_id(sx.F_TYPE) or item).start_byte]
+    if b"const" not in head and b"constexpr" not in head:
+        return
+    for var in fx.declared_vars(item):
+        if var.value is None or var.value.type != "number_literal" or var.is_array or var.is_pointer:
+            continue
+        lit = sx.int_literal(fx.src.text(var.value))
+        if lit and lit[0] in (32, 64) and is_warp_name(var.name):
+            fx.consts.setdefault(var.name, []).append(WarpConst(
+                name=var.name, value=lit[0], kind="variable", node=var.declarator, value_node=var.value,
+                value_span=(var.value.start_byte, var.value.end_byte), func=fn,
+                amd_only=bool(fx.amd_only) and fx.is_amd_only(item.start_byte)))
+
+
+def external_const(fx: Facts, name: str, fn: Func | None) -> bool:
+    """A warp-size name this file uses but does not define (a macro from a header): 32 on CUDA."""
+    if not _external_name(name):
+        return False
+    if name in fx.macros or name in fx.gvars or name in fx.consts or name.startswith("__") \
+            or name == "warpSize" or platform.platforms().kind(name) is not None:
+        return False  # (HIPPORT_WAVE_SIZE and the like are per-architecture wave sizes)
+    if fn is not None and (name in fn.vars or name in fn.tparams):
+        return False
+    h = fx.header_const(name)
+    if h is not None:  # defined in an included header: 32 there, and not chosen for AMD
+        return h[0] == 32 and not h[1]
+    return True
+
+
+def const_value(fx: Facts, name: str) -> int | None:
+    """The value a warp-size constant takes on AMD (an AMD-only definition wins)."""
+    defs = fx.consts.get(name)
+    if not defs:
+        return None
+    for d in defs:
+        if d.amd_only:
+            return d.value
+    return defs[0].value
+
+
+def eval_text(fx: Facts, text: str, depth: int = 0) -> tuple[int, int] | None:
+    """Evaluate a macro body made of integer literals, other macros and + - * / << >> & | ~."""
+    if depth > 8 or not text:
+        return None
+    key = (text, depth)
+    if key in fx._eval_cache:
+        return fx._eval_cache[key]
+    value = _eval_text(fx, text, depth)
+    fx._eval_cache[key] = value
+    return value
+
+
+def _eval_text(fx: Facts, text: str, depth: int) -> tuple[int, int] | None:
+    toks = _EVAL_TOKENS.findall(text)
+    if not toks or "".join(toks) != SPACES.sub("", text):
+        return None
+    out = []
+    bits = 32
+    for t in toks:
+        if t[0].isdigit():
+            lit = sx.int_literal(t)
+            if lit is None:
+                return None
+            out.append(str(lit[0]))
+            bits = max(bits, lit[1])
+        elif t[0].isalpha() or t[0] == "_":
+            defs = fx.macros.get(t)
+            if not defs:
+                return None
+            v = fx.eval_text(defs[0][1], depth + 1)
+            if v is None:
+                return None
+            out.append(str(v[0]))
+            bits = max(bits, v[1])
+        else:
+            out.append("//" if t == "/" else t)
+    value = _eval_digits(" ".join(out))
+    if value is None:
+        return None
+    if value < 0 or "~" in toks:
+        value &= (1 << bits) - 1
+    return value, bits
+
+
+def cval(fx: Facts, node: Node | None, fn: Func | None = None) -> tuple[int, int, bool] | None:
+    """(value, bits, named) of an integer constant expression; named: uses a warp constant."""
+    if node is None:
+        return None
+    t = node.type
+    if t == "number_literal":
+        lit = sx.int_literal(fx.src.text(node))
+        return (lit[0], lit[1], False) if lit else None
+    if t == "parenthesized_expression":
+        return fx.cval(node.named_child(0), fn) if node.named_child_count else None
+    if t == "identifier":
+        name = fx.src.text(node)
+        cv = fx.const_value(name)
+        if cv is not None:
+            return cv, 32, True
+        if fn is not None and name in fn.tparams and fn.tparams[name].type == "number_literal":
+            lit = sx.int_literal(fx.src.text(fn.tparams[name]))
+            return (lit[0], lit[1], False) if lit else None
+        defs = fx.macros.get(name)
+        if defs:
+            v = fx.eval_text(defs[0][1])
+            return (v[0], v[1], False) if v else None
+        if fx.external_const(name, fn):
+            return 32, 32, True
+        if _full_mask_name(name) and name not in fx.gvars and (fn is None or name not in fn.vars):
+            return 0xFFFFFFFF, 32, False
+        g = fx.gvars.get(name)
+        if g is not None and g.value is not None and (fn is None or name not in fn.vars):
+            head = fx.data[g.decl.start_byte:g.decl.end_byte]
+            if b"const" in head and g.value.type not in ("argument_list", "initializer_list"):
+                fx._cdepth += 1
+                try:
+                    return fx.cval(g.value, None) if fx._cdepth < 8 else None
+                finally:
+                    fx._cdepth -= 1
+        if fn is not None:
+            var = fn.vars.get(name)
+            if var is not None and var.value is not None and var.value.type == "number_literal":
+                head = fx.data[var.decl.start_byte:var.decl.end_byte]
+                if b"const" in head:
+                    lit = sx.int_literal(fx.src.text(var.value))
+                    return (lit[0], lit[1], False) if lit else None
+        return None
+    if t == "unary_expression":
+        op = node.child_by_field_id(sx.F_OPERATOR)
+        a = fx.cval(node.child_by_field_id(sx.F_ARGUMENT), fn)
+        if a is None or op is None:
+            return None
+        mask = (1 << a[1]) - 1
+        if op.type == "~":
+            return (~a[0]) & mask, a[1], a[2]
+        if op.type == "-":
+            return (-a[0]) & mask, a[1], a[2]
+        return a
+    if t == "cast_expression":
+        val = fx.cval(node.child_by_field_id(sx.F_VALUE), fn)
+        tn = node.child_by_field_id(sx.F_TYPE)
+        bits = type_bits(fx.src.text(tn)) if val is not None and tn is not None else None
+        if val is None or bits is None:
+            return val
+        return val[0] & ((1 << bits) - 1), bits, val[2]  # `(unsigned long long)(1)` is 64-bit
+    if t == "binary_expression":
+        o, left, right = fx.binop(node)
+        a = fx.cval(left, fn)
+        if a is None:
+            return None
+        b = fx.cval(right, fn)
+        if b is None or not o:
+            return None
+        try:
+            v = _CONST_OPS[o](a[0], b[0])
+        except (KeyError, ZeroDivisionError):
+            return None
+        return v, max(a[1], b[1]), a[2] or b[2]
+    return None
+
+
+def find_identifier_uses(fx: Facts) -> None:
+    fx.aliases = {n for n, defs in fx.macros.items() if defs[0][1] == "warpSize"}
+    fx.wave_macros = {n for n, defs in fx.macros.items()
+                        if defs[0][1] in ("__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__")
+                        or n in fx.arch_macros}
+    names = ["warpSize", "__AMDGCN_WAVEFRONT_SIZE__", "__AMDGCN_WAVEFRONT_SIZE"]
+    names += [n for n in fx.consts] + sorted(fx.aliases | fx.wave_macros)
+    hits = word_hits(fx.data, names)
+    if hits is None:
+        pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+        hits = [(m.start(), m.end(), m.group(1).decode()) for m in pattern.finditer(fx.data)]
+    fx.ident_uses = []
+    root = fx.src.root
+    for start, end, name in hits:
+        node = root.descendant_for_byte_range(start, end)
+        if node is None or node.type not in ("identifier", "type_identifier", "field_identifier"):
+            # inside raw preprocessor text (#define X warpSize) we still record it
+            if node is None or node.type != "preproc_arg":
+                continue
+        if fx.inactive and fx.is_inactive(start):
+            continue
+        fn = fx.func_at(start)
+        if node.type == "preproc_arg":
+            fx.ident_uses.append(IdentUse(name, node, None, start, end))
+            continue
+        fx.ident_uses.append(IdentUse(name, node, fn, start, end))
+        if fn is not None:
+            fn.idents.append((name, node))
+            for c in fx.consts.get(name, []):
+                if c.func is None or c.func is fn:
+                    c.users.append(fn)
