@@ -153,7 +153,7 @@ def main() -> int:
     ap.add_argument("-j", "--jobs", type=int, default=2, help="builds at a time (default 2)")
     ap.add_argument("--hipport", default=f"{shlex.quote(sys.executable)} -m hipport")
     ap.add_argument("--keep", type=Path, help="port into this folder and keep it")
-    ap.add_argument("--only", nargs="*", default=[], help="only these samples/benchmarks")
+    ap.add_argument("--only", nargs="+", action="extend", default=[], help="only these samples/benchmarks (repeatable)")
     ap.add_argument("--json", type=Path, help="also write the outcomes here")
     a = ap.parse_args()
     env = build_env()
