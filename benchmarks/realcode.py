@@ -83,6 +83,8 @@ class Outcome:
     ok: bool
     first: str = ""  # the first error line
     where: tuple[str, int] | None = None  # (path relative to the tree, line) of the first error
+    # Further tree locations clang names for it: the macro it expands, the includes it is under.
+    also: list[tuple[str, int]] = field(default_factory=list)
     cls: str = ""  # env | flagged | unflagged
 
 
@@ -169,9 +171,10 @@ def compile_unit(tree: Path, unit: str, prof: Profile, timeout: int,
     return p.returncode == 0, p.stderr + p.stdout
 
 
-def first_error(tree: Path, log: str) -> tuple[str, tuple[str, int] | None, str | None]:
-    """The first error line, where it lies in the tree (or the nearest tree location in its
-    include stack or notes), and the missing header when it is a `file not found`."""
+def first_error(tree: Path, log: str) -> tuple[str, list[tuple[str, int]], str | None]:
+    """The first error line, the tree locations clang gives for it (its own line first, then
+    its notes, such as the macro it expands, then its include stack), and the missing header
+    when it is a `file not found`."""
     lines = log.splitlines()
     stack: list[tuple[str, int]] = []
     real = str(tree.resolve())
@@ -194,13 +197,14 @@ def first_error(tree: Path, log: str) -> tuple[str, tuple[str, int] | None, str 
             if n and n["kind"] == "note":
                 cands.append((n["file"], int(n["line"])))
         cands += list(reversed(stack))
+        inside = []
         for f, ln in cands:
             rp = os.path.realpath(f if os.path.isabs(f) else tree / f)
             if rp.startswith(real + os.sep):
-                return line.strip(), (os.path.relpath(rp, real), ln), missing and missing[1]
-        return line.strip(), None, missing and missing[1]
+                inside.append((os.path.relpath(rp, real), ln))
+        return line.strip(), inside, missing and missing[1]
     tail = lines[-1].strip() if lines else "failed with no message"
-    return tail, None, None
+    return tail, [], None
 
 
 def classify(o: Outcome, missing: str | None, findings: dict[str, list[int]],
@@ -208,16 +212,16 @@ def classify(o: Outcome, missing: str | None, findings: dict[str, list[int]],
     if missing and (ABSENT.match(missing) or not _cuda_header(missing) and
                     makefile_includes((original / o.unit).parent)[1]):
         return "env"  # an absent package, or a header the build takes from outside the checkout
-    if o.where is None:
-        return "unflagged"
-    rel, line = o.where
-    lines = findings.get(rel)
-    if not lines:
-        return "unflagged"
-    orig_file, ported_file = original / rel, tree / rel
-    if orig_file.is_file() and ported_file.is_file():
-        line = LineMap.from_texts(orig_file.read_bytes(), ported_file.read_bytes()).original_location(line).line
-    return "flagged" if any(abs(fl - line) <= 1 for fl in lines) else "unflagged"
+    for rel, line in ([o.where] if o.where else []) + o.also:
+        lines = findings.get(rel)
+        if not lines:
+            continue
+        orig_file, ported_file = original / rel, tree / rel
+        if orig_file.is_file() and ported_file.is_file():
+            line = LineMap.from_texts(orig_file.read_bytes(), ported_file.read_bytes()).original_location(line).line
+        if any(abs(fl - line) <= 1 for fl in lines):
+            return "flagged"
+    return "unflagged"
 
 
 def _cuda_header(header: str) -> bool:
@@ -234,7 +238,8 @@ def run_units(tree: Path, original: Path, units: list[str], prof: Profile, jobs:
         ok, log = compile_unit(tree, unit, prof, timeout, extra)
         o = Outcome(unit, ok)
         if not ok:
-            o.first, o.where, missing = first_error(tree, log)
+            o.first, places, missing = first_error(tree, log)
+            o.where, o.also = (places[0] if places else None), places[1:]
             o.cls = classify(o, missing, findings, original, tree)
         return o
 
