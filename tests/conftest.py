@@ -7,8 +7,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from hipport.config import Config
+    from hipport.rules import RuleSet
 
 ROOT = Path(__file__).resolve().parent.parent
 HIPCC = shutil.which("hipcc")
@@ -48,7 +53,7 @@ needs_hipcc = pytest.mark.skipif(HIPCC is None, reason="hipcc is not installed "
                                  "(apt-get install hipcc libamdhip64-dev rocm-device-libs)")
 
 
-def port_below(head: bytes, body: bytes, config, rules) -> tuple[bytes, list[str]]:  # type: ignore[no-untyped-def]
+def port_below(head: bytes, body: bytes, config: Config, rules: RuleSet) -> tuple[bytes, list[str]]:
     """Port `body` below `head` (a library's include, so that none is added) with the real
     translator; the ported body and the rules of its findings."""
     from hipport import translate

@@ -291,7 +291,7 @@ def kernel_location(sources: Sequence[Path], kernel: str) -> tuple[str | None, i
     """Where `kernel` (a name the emulator recorded, maybe with template arguments) is defined
     in a program's sources: (absolute path, 1-based line), or (None, None)."""
     name = re.escape(kernel.split("<", 1)[0].strip())
-    pattern = re.compile(rf"__global__[^;{{}}]*?\b{name}\s*\(")
+    pattern = re.compile(rf"__global__[^;{{}}]*?\b({name})\s*\(")
     for src in sources:
         try:
             text = src.read_text(encoding="utf-8", errors="replace")
@@ -299,7 +299,7 @@ def kernel_location(sources: Sequence[Path], kernel: str) -> tuple[str | None, i
             continue
         m = pattern.search(text)
         if m:
-            return str(src), text.count("\n", 0, m.start(0) + m.group(0).rfind(kernel.split("<", 1)[0].strip())) + 1
+            return str(src), text.count("\n", 0, m.start(1)) + 1
     return None, None
 
 
