@@ -35,3 +35,6 @@ def test_a_version_test_past_the_level_is_reported() -> None:
 def test_unsupported_headers_are_reported() -> None:
     src = b"#include <mma.h>\n#include <cuda/pipeline>\n#include <cuda_runtime.h>\n"
     assert _lines(src, "HP008") == [1, 2]
+    # NVIDIA libraries and SoC SDKs no ROCm library stands in for
+    src = b"#include <npp.h>\n#include <nvjpeg.h>\n#include <cuda_runtime.h>\n#include <nvvm.h>\n#include <cudla.h>\n"
+    assert _lines(src, "HP008") == [1, 2, 4, 5]

@@ -73,6 +73,26 @@ def void_pp(c: Call, n: int) -> None:
         c.wrap(c.args[n], "reinterpret_cast<void**>(", ")")
 
 
+def const_char_pp(c: Call, n: int) -> None:
+    """`nvrtcCompileProgram(prog, n, opts)`: NVRTC takes `const char* const*`, hipRTC (up to
+    ROCm 6) `const char**`, to which a `char*[]` or `const char* const*` does not convert. A
+    C-style cast, the one that also takes a NULL and compiles as C; none where the argument
+    is a name this file declares only as `const char* name[]` or `const char** name`."""
+    if n >= len(c.args) or c.args[n].type == "cast_expression":
+        return
+    text = c.src.text(c.args[n]).strip()
+    if text in ("NULL", "nullptr", "0"):
+        return
+    if re.fullmatch(r"[A-Za-z_]\w*", text):
+        decls = re.findall(rb"\bchar\b[\s*]*(?:const\b[\s*]*)*" + re.escape(text.encode()) + rb"\b\s*(\[?)",
+                           c.ctx.src.data)
+        plain = re.findall(rb"\bconst\s+char\s*\*\s*(?:\*\s*" + re.escape(text.encode()) + rb"\b|"
+                           + re.escape(text.encode()) + rb"\s*\[)", c.ctx.src.data)
+        if decls and len(plain) == len(decls):
+            return
+    c.wrap(c.args[n], "(const char**)(", ")")
+
+
 def default(c: Call, n: int, value: str) -> None:
     """CUDA's C++ API defaults the last parameter; HIP's C API needs it written."""
     if len(c.args) == n:
@@ -176,6 +196,7 @@ TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
     "fn_cast": fn_cast,
     "host_malloc_flags": host_malloc_flags,
     "void_pp": void_pp,
+    "const_char_pp": const_char_pp,
     "load": load,
     "store": store,
 }

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from hipport.errors import HipportError
-from hipport.validate import errors_map, toolchains
+from hipport.validate import driver, errors_map, toolchains
 from hipport.validate.compilecache import Answer, CompileCache, read_depfile
+from hipport.validate.devicecode import holds_device_code
 from hipport.validate.errors_map import Diagnostic
 from hipport.validate.pch import Precompiled
 from hipport.validate.pch import eligible as pch_eligible
@@ -240,6 +241,7 @@ def _line_of(path: Path, line: int) -> str:
 _PCH_TROUBLE = re.compile(r"PCH file|precompiled header|pch", re.I)
 # Inline assembly is checked by the backend only: a unit that has some is compiled in full.
 _ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
+_DIRECT = os.environ.get("HIPPORT_VALIDATE_DIRECT") != "0"  # off: every call through hipcc
 
 
 def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: PortedTree,
@@ -261,11 +263,7 @@ def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: Por
         rc, out, secs, cmd = hit.rc, hit.output, hit.seconds, full if hit.backend else syntax
     else:
         t0 = time.perf_counter()
-        got, out = _with_pch(pch, base, arch, flags, entry, depfile, timeout)
-        if got is None or got != 0 and _PCH_TROUBLE.search(out):
-            got, out = _hipcc([*syntax, "-MD", "-MF", str(depfile)], entry, timeout)
-        scratch = os.path.normpath(str(objdir)) + os.sep  # the precompiled header and its source
-        deps = [d for d in _deps(depfile, entry) if not d.startswith(scratch)]
+        got, out, deps, absent = _check(pch, base, arch, flags, entry, depfile, objdir, timeout)
         cmd = syntax
         if got == 0 and _has_asm(deps, tree):
             cmd = full
@@ -274,13 +272,7 @@ def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: Por
         if got is None:
             return ArchResult(NOT_RUN, 0.0, f"cannot run hipcc: {out}", [], cmd)
         rc = got
-        absent: list[str] = []
-        dirs: list[str] = []
-        if cache is not None and rc not in (0, 124) and not deps:
-            # A missing header stops the compile before it writes its dependencies: the
-            # preprocessor alone lists them, the missing ones by the name they were asked by.
-            deps, absent = _listed_deps(base, entry, timeout)
-            dirs = _search_dirs(hipcc, flags, deps, entry) if absent else []
+        dirs = _search_dirs(hipcc, flags, deps, entry) if cache is not None and absent else []
         if cache is not None and rc != 124 and deps:
             cache.put(key, Answer(rc, out, secs, cmd is full), deps, absent, dirs)
         for p in (obj, depfile):
@@ -299,36 +291,59 @@ def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: Por
     return ArchResult(FAIL, secs, reason, diags[:MAX_ERRORS], cmd, cached=hit is not None)
 
 
-def _with_pch(pch: Precompiled | None, base: list[str], arch: str, flags: list[str], entry: Entry,
-              depfile: Path, timeout: float) -> tuple[int | None, str]:
-    """The check with the precompiled runtime header, host and device apart; (None, "") when
-    the unit cannot use one."""
-    if pch is None:
-        return None, ""
-    try:
-        data = entry.copy.read_bytes()
-    except OSError:
-        return None, ""
-    pair = pch.pair(arch, flags) if pch_eligible(data, flags) else None
-    if pair is None:
-        return None, ""
-    host, dev = pair
+def _check(pch: Precompiled | None, base: list[str], arch: str, flags: list[str], entry: Entry,
+           depfile: Path, objdir: Path, timeout: float) -> tuple[int | None, str, list[str], list[str]]:
+    """The diagnostics-only check, host side then device side, with the precompiled runtime
+    header where the unit can use it (checked again without it when it is refused):
+    (exit code, output, files read, names not found). The device side is left out for a
+    unit without device code (see devicecode)."""
+    pair = None
+    if pch is not None:
+        try:
+            data = entry.copy.read_bytes()
+        except OSError:
+            data = b""
+        pair = pch.pair(arch, flags) if data and pch_eligible(data, flags) else None
+    got, out, deps, absent = _sides(base, pair, entry, depfile, objdir, timeout)
+    if pair is not None and got not in (None, 0) and _PCH_TROUBLE.search(out):
+        got, out, deps, absent = _sides(base, None, entry, depfile, objdir, timeout)
+    return got, out, deps, absent
+
+
+def _sides(base: list[str], pair: tuple[Path, Path] | None, entry: Entry, depfile: Path, objdir: Path,
+           timeout: float) -> tuple[int | None, str, list[str], list[str]]:
     unit = str(entry.copy)
-    rc1, out1 = _hipcc([*base, "--cuda-host-only", "-include-pch", str(host), "-fsyntax-only",
-                        "-MD", "-MF", str(depfile), unit], entry, timeout)
-    if rc1 is None or rc1 == 124:
-        return rc1, out1
-    rc2, out2 = _hipcc([*base, "--cuda-device-only", "-include-pch", str(dev), "-fsyntax-only", unit],
+    host = ["-include-pch", str(pair[0])] if pair else []
+    rc1, out1 = _hipcc([*base, "--cuda-host-only", *host, "-fsyntax-only", "-MD", "-MF", str(depfile), unit],
                        entry, timeout)
+    scratch = os.path.normpath(str(objdir)) + os.sep  # the precompiled header and its source
+    deps = [d for d in _deps(depfile, entry) if not d.startswith(scratch)]
+    absent: list[str] = []
+    if rc1 not in (None, 0, 124) and not deps:
+        # A missing header stops the compile before it writes its dependencies: the
+        # preprocessor alone lists them, the missing ones by the name they were asked by.
+        deps, absent = _listed_deps(base, entry, timeout)
+    if rc1 is None or rc1 == 124:
+        return rc1, out1, deps, absent
+    if (deps or rc1 == 0) and not holds_device_code(unit, deps):
+        return rc1, out1, deps, absent
+    dev = ["-include-pch", str(pair[1])] if pair else []
+    rc2, out2 = _hipcc([*base, "--cuda-device-only", *dev, "-fsyntax-only", unit], entry, timeout)
     if rc2 is None:
-        return None, out2
-    return (rc1 or rc2), out1 + out2
+        return None, out2, deps, absent
+    return (rc1 or rc2), out1 + out2, deps, absent
 
 
 def _hipcc(cmd: list[str], entry: Entry, timeout: float) -> tuple[int | None, str]:
-    """(exit code, output); (None, why) when hipcc cannot be started."""
+    """(exit code, output); (None, why) when hipcc cannot be started. hipcc's own clang
+    command is run where it can be (see driver)."""
+    run = cmd
+    arch = next((a.split("=", 1)[1] for a in cmd if a.startswith("--offload-arch=")), None)
+    if arch and _DIRECT:
+        known = driver.direct(cmd[0], arch)
+        run = (known.command(cmd[1:]) if known else None) or cmd
     try:
-        p = subprocess.run(cmd, cwd=entry.copy.parent, env=toolchains.amd_env(), stdout=subprocess.PIPE,
+        p = subprocess.run(run, cwd=entry.copy.parent, env=toolchains.amd_env(), stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout)
     except subprocess.TimeoutExpired:
         return 124, f"hipcc: error: timed out after {timeout:.0f}s"

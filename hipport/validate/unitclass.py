@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import tomllib
 from dataclasses import dataclass
@@ -54,9 +55,13 @@ def packages() -> dict[str, Package]:
 
 
 def package_of(header: str) -> Package | None:
-    """The package providing an #include path: the whole path, else its first folder."""
+    """The package providing an #include path: the whole path, else its first folder, else
+    the first pattern (a key with `*`, as a shell matches names) that it matches."""
     table = packages()
-    return table.get(header) or table.get(header.split("/", 1)[0])
+    got = table.get(header) or table.get(header.split("/", 1)[0])
+    if got is None:
+        got = next((pkg for key, pkg in table.items() if "*" in key and fnmatch.fnmatchcase(header, key)), None)
+    return got
 
 
 def classify_unit(errors: list[Diagnostic]) -> UnitClass:

@@ -26,6 +26,9 @@ def test_the_package_table_names_a_package_per_header() -> None:
     assert package_of("hipblas/hipblas.h").debian is False  # type: ignore[union-attr]
     assert package_of("GL/glut.h").name == "freeglut3-dev"  # type: ignore[union-attr]
     assert package_of("my_project.h") is None
+    assert package_of("nvmedia_2d.h").debian is False  # type: ignore[union-attr]  # a pattern
+    assert "Windows" in package_of("d3d12.h").name  # type: ignore[union-attr]
+    assert package_of("llvm/ADT/StringRef.h").name == "llvm-15-dev"  # type: ignore[union-attr]
 
 
 def test_classes_from_the_first_error() -> None:
