@@ -8,7 +8,8 @@ tree keyed by the tree's real path, not inside the tree: a repository cannot shi
 One SQLite file per cache folder. A result is stored in two parts: a small `meta` (status,
 counts, names defined) that every run loads, and the `detail` (edits and findings) that is
 loaded only when a command needs it. A stat table maps a path and its (size, mtime, inode)
-to its content key, so an unchanged file is not even read; an output table remembers what
+to its content key, so an unchanged file is not even read (a Makefile's row also holds the
+stats of the files it includes, whose contents its key holds); an output table remembers what
 `port -o` last wrote, so an up-to-date output is not rewritten. Beside the database, a
 snapshot per command and config holds its whole last run: when every file and output still
 has the stat it had, the run is that snapshot, and nothing else is opened. Every key holds

@@ -4,8 +4,12 @@ libraries and paths on every command line and in every variable become HIP's.
 Read the simple way make does: logical lines (backslash continuations joined), each an
 assignment, a directive, a rule or a recipe line. What is nvcc is found, not guessed:
 a command word `nvcc` or `.../nvcc`, or a variable assigned one. Variables named on an nvcc
-command line hold nvcc options, and so do the variables those name. Variables defined in
-another file (an included make.config) are known by the conventional CUDA_* names.
+command line hold nvcc options, and so do the variables those name. The files a Makefile
+includes in its tree (`include ../../common/make.config`, found by hipport.build.includes) are
+read for the same roles: an `NVCC = $(CUDA_DIR)/bin/nvcc` there makes `$(NVCC)` here an nvcc
+command line. Edits only ever go into the file being ported; an included file is ported as a
+file of its own, from what it holds itself. Variables of files not followed are known by the
+conventional CUDA_* names.
 """
 
 from __future__ import annotations
