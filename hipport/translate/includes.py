@@ -62,6 +62,9 @@ def run(ctx: Context) -> None:
                        f"<{path}> has no HIP counterpart{note}", h.family)
             continue
         fam.ported += 1
+        if h.needs:
+            ctx.report("HP014", Severity.INFO, start, end, f"<{path}> became <{target}>: {h.needs}",
+                       h.family)
         if target in NEEDS_RUNTIME_FIRST and needs_runtime_at is None \
                 and not any(p in present for p in RUNTIME_HEADERS):
             needs_runtime_at = line
