@@ -8,7 +8,8 @@ tree keyed by the tree's real path, not inside the tree: a repository cannot shi
 One SQLite file per cache folder. A result is stored in two parts: a small `meta` (status,
 counts, names defined) that every run loads, and the `detail` (edits and findings) that is
 loaded only when a command needs it. A stat table maps a path and its (size, mtime, inode)
-to its content key, so an unchanged file is not even read; an output table remembers what
+to its content key, so an unchanged file is not even read (a Makefile's row also holds the
+stats of the files it includes, whose contents its key holds); an output table remembers what
 `port -o` last wrote, so an up-to-date output is not rewritten. Beside the database, a
 snapshot per command and config holds its whole last run: when every file and output still
 has the stat it had, the run is that snapshot, and nothing else is opened. Every key holds
@@ -88,6 +89,8 @@ class Snapshot:
     defined: list[str]
     statuses: dict[str, int]
     files: bytes = field(repr=False)  # the results as JSON (`codec.load_files`), decoded when used
+    deps: list[str] = field(default_factory=list)  # files besides these that results depend on
+    # (a Makefile's includes), each list as the pipeline's `_deps_sig` writes it
 
 
 def _snapshot_path(folder: Path, key: str) -> Path:
@@ -103,12 +106,13 @@ def load_snapshot(folder: Path, key: str) -> Snapshot | None:
         if type(h) is not dict or h.get("format") != [FORMAT, codec.FORMAT]:
             return None
         snap = Snapshot(h["paths"], h["stats"], h["targets"], h["outs"], h["cached"], h["defined"],
-                        h["statuses"], files)
+                        h["statuses"], files, h["deps"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
     ok = (type(snap.paths) is list and type(snap.stats) is list and type(snap.targets) is list
           and type(snap.outs) is list and type(snap.cached) is int and type(snap.statuses) is dict
           and type(snap.defined) is list and all(type(d) is str for d in snap.defined)
+          and type(snap.deps) is list and all(type(d) is str for d in snap.deps)
           and all(type(v) is int for v in snap.statuses.values()))
     return snap if ok else None
 
@@ -116,7 +120,7 @@ def load_snapshot(folder: Path, key: str) -> Snapshot | None:
 def save_snapshot(folder: Path, key: str, snap: Snapshot) -> None:
     head = {"format": [FORMAT, codec.FORMAT], "paths": snap.paths, "stats": snap.stats,
             "targets": snap.targets, "outs": snap.outs, "cached": snap.cached,
-            "defined": snap.defined, "statuses": snap.statuses}
+            "defined": snap.defined, "statuses": snap.statuses, "deps": snap.deps}
     data = json.dumps(head, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogateescape")
     from hipport.workspace import write_atomic
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import bisect
 import gc
 import time
+from collections.abc import Sequence
 
 from hipport import rules as rulesmod
 from hipport import suppress, translate
@@ -21,21 +22,24 @@ from hipport.workspace import BUILD
 BOM = b"\xef\xbb\xbf"
 
 
-def port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResult:
-    """Port one file's bytes. Never raises: failures come back as a FAILED result."""
+def port_bytes(display: str, role: str, data: bytes, config: Config,
+               included: Sequence[bytes] = ()) -> FileResult:
+    """Port one file's bytes. Never raises: failures come back as a FAILED result. `included`:
+    what a Makefile includes (hipport.build.includes), which its result depends on too."""
     # The passes build one file's facts, which all live until the file is done: a cyclic
     # collection meanwhile frees nothing and rescans everything built so far, a cost that grows
     # with the square of the file. Collect after the file instead.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _port_bytes(display, role, data, config)
+        return _port_bytes(display, role, data, config, included)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileResult:
+def _port_bytes(display: str, role: str, data: bytes, config: Config,
+                included: Sequence[bytes] = ()) -> FileResult:
     t0 = time.perf_counter()
     res = FileResult(path=display, role=role)
     try:
@@ -47,7 +51,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config) -> FileRes
         if role == BUILD:  # CMake and Make: their own pass (suppressions are # comments)
             from hipport import build
 
-            edits, findings = build.port(src, config)
+            edits, findings = build.port(src, config, included)
             findings = _filter(findings, config)
             defines: set[str] = set()
             families: dict = {}

@@ -8,13 +8,14 @@ themselves (hipport.passes) are imported by the workers only: a warm run needs n
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hipport import __version__, codec, included, interrupt
 from hipport import cache as cachemod
@@ -39,6 +40,9 @@ from hipport.workspace import (
     role_by_name,
     role_of,
 )
+
+if TYPE_CHECKING:
+    from hipport.build.includes import Included
 
 Progress = Callable[..., None]  # (done, total[, the file just finished])
 
@@ -83,6 +87,7 @@ class Outcome:
     key: str = ""  # content key ("" for files that are not ported)
     written: str | None = None  # stat signature of the output it wrote
     dropped: int = 0  # cache entries this worker found undecodable (rebuilt)
+    deps: str = ""  # what else the result depends on (a Makefile's includes), as `_deps_sig` gives
 
 
 def _outcome(r: FileResult, **kw: object) -> Outcome:
@@ -114,14 +119,16 @@ class Worker:
             r = FileResult(path=job.display, role=role, status=FileStatus.SKIPPED, output_path=out_rel)
             written, err = self._write(job, role, out_rel, job.sig, None, None)
             return _outcome(_write_failed(r, err) if err else r, written=written)
-        k = cachemod.key(data, role, self.salt)
+        k, deps = content_key(job.path, job.rel, role, data, self.salt)
+        dsig = _deps_sig(deps)
         hit, dropped = self._cached(k)
         if hit is not None and (not self._wants(role) or _current(self._target(out_rel), job.out, k)):
             hit.path, hit.output_path, hit.digest = job.display, out_rel, k
-            return Outcome(codec.dump_meta(hit), key=k)  # content unchanged (a touched file)
+            return Outcome(codec.dump_meta(hit), key=k, deps=dsig)  # content unchanged (a touched file)
         from hipport.passes import port_bytes
 
-        r = port_bytes(job.display, role, data, self.config)
+        r = port_bytes(job.display, role, data, self.config,
+                       [d.data for d in deps if d.data is not None])
         r.output_path, r.digest = out_rel, k
         if r.status == FileStatus.FAILED:
             return _outcome(r, key=k, dropped=dropped)
@@ -130,7 +137,7 @@ class Worker:
             return _outcome(_write_failed(r, err), key=k, dropped=dropped)
         detail = codec.dump_detail(r.edits, r.findings)
         r.pending = k  # the details travel apart; the parent keeps them by this key
-        return Outcome(codec.dump_meta(r), detail, k, written, dropped)
+        return Outcome(codec.dump_meta(r), detail, k, written, dropped, dsig)
 
     def _cached(self, k: str) -> tuple[FileResult | None, int]:
         """The cached result of this content, and how many undecodable entries were met."""
@@ -166,6 +173,62 @@ class Worker:
             return cachemod.stat_sig(self.sink.write(job.path, target, data, ported, job.mode), ""), None
         except OSError as e:
             return None, f"cannot write {e.filename or target}: {e.strerror or e}"
+
+
+def content_key(path: str, rel: str, role: str, data: bytes, salt: str) -> tuple[str, list[Included]]:
+    """A file's cache key, and the files besides it that its result depends on: a Makefile's
+    includes in its tree (the variables they define change its port), whose contents and
+    places the key holds too. `rel` is the path relative to the tree's root."""
+    if role != BUILD or _kind(path) != "make":
+        return cachemod.key(data, role, salt), []
+    from hipport.build import includes, own_copy
+
+    root = path[:len(path) - len(rel)] if rel and path.endswith(rel) else os.path.dirname(path)
+    deps = includes.read(path, data, root or ".", own_copy)
+    if not deps:
+        return cachemod.key(data, role, salt), []
+    here = os.path.dirname(os.path.abspath(path))
+    tag = b"".join(b"\0%s\0%d:%s" % (os.fsencode(os.path.relpath(d.path, here)),
+                                      -1 if d.data is None else len(d.data), d.data or b"")
+                   for d in deps)
+    return cachemod.key(data, role, salt + ":" + cachemod.key(tag, "included", "")), deps
+
+
+def _kind(path: str) -> str:
+    from hipport import build
+
+    return build.kind(path)
+
+
+def _deps_sig(deps: list[Included]) -> str:
+    """The stat row's tail for a result that depends on other files: their paths and
+    identities, checked before the row is trusted (`_stat_holds`)."""
+    return json.dumps([[d.path, d.identity] for d in deps]) if deps else ""
+
+
+def _stat_holds(stored: str, sig: str) -> bool:
+    """Does a stat row still answer for the file? Its own stat signature, and for a result
+    that depends on other files (`Outcome.deps`), theirs as they were when it was made."""
+    if stored == sig:
+        return True
+    own, nl, tail = stored.partition("\n")
+    return bool(nl) and own == sig and _deps_hold(tail)
+
+
+def _deps_hold(tail: str) -> bool:
+    try:
+        listed = json.loads(tail)
+    except ValueError:
+        return False
+    return type(listed) is list and all(
+        type(d) is list and len(d) == 2 and type(d[0]) is str and _now(d[0]) == d[1] for d in listed)
+
+
+def _now(path: str) -> list[int]:
+    try:
+        return _identity(os.stat(path))
+    except OSError:
+        return []
 
 
 def _current(target: str, out: tuple[str, str] | None, key: str) -> bool:
@@ -295,7 +358,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     if use_cache and (findings_only or not keep_original):
         snap = cachemod.load_snapshot(cache_dir, snap_key)  # type: ignore[arg-type]
         if snap is not None and snap.paths == paths and snap.stats == ids \
-                and _identities(snap.targets) == snap.outs:
+                and _identities(snap.targets) == snap.outs and all(_deps_hold(d) for d in snap.deps):
             try:
                 answered = (codec.load_with_findings if findings_only else codec.load_files)(snap.files)
             except codec.Invalid:  # not written by this hipport: run for real, and rewrite it
@@ -322,6 +385,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     known = store.stats(paths) if store else {}
     written = store.outputs(targets) if store and targets else {}
     hits: list[tuple[int, str, str]] = []  # (index, content key, role) of files whose stat matched
+    deps: list[str] = []  # `_deps_sig` of each result that depends on other files
     todo: list[int] = []
     for i, path in enumerate(paths):
         if results[i] is not None:
@@ -330,8 +394,10 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             results[i] = _not_ported(files[i], sink)
             continue
         row = known.get(path)
-        if row is not None and row[0] == sigs[i]:
+        if row is not None and _stat_holds(row[0], sigs[i]):
             hits.append((i, row[1], row[2]))
+            if row[0] != sigs[i]:
+                deps.append(row[0].partition("\n")[2])
         else:
             todo.append(i)
     metas = store.metas([k for _, k, role in hits if role in PORTED_ROLES]) if store else {}
@@ -366,7 +432,9 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             if o.detail is not None:  # a result that is not cached carries its findings
                 r.edits, r.findings = codec.load_detail(o.detail)
             continue  # failures are tried again next run: no stat row, no cached result
-        stat_rows.append((j.path, j.sig, o.key, r.role))
+        stat_rows.append((j.path, j.sig + "\n" + o.deps if o.deps else j.sig, o.key, r.role))
+        if o.deps:
+            deps.append(o.deps)
         if o.detail is not None:
             blobs[o.key] = o.detail
             fresh.append((o.key, o.meta, o.detail))
@@ -396,7 +464,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
             paths, ids, wanted, _identities(wanted),
             sum(1 for r in final if r.pending is not None), sorted(defined), statuses,
-            body.encode("utf-8", "surrogateescape")))
+            body.encode("utf-8", "surrogateescape"), deps))
     if keep_original:
         lost: list[FileResult] = []
         hydrate(run_result, files, cache_dir if config.cache else None, original=True, store=store,
@@ -407,7 +475,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         if findings_only and store is not None and not any(r.status == FileStatus.FAILED for r in final):
             cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
                 paths, ids, [None] * len(final), [None] * len(final), len(final), sorted(defined),
-                statuses, codec.dump_with_findings(final).encode("utf-8", "surrogateescape")))
+                statuses, codec.dump_with_findings(final).encode("utf-8", "surrogateescape"), deps))
     if store:
         if dropped:
             store._dropped += dropped
@@ -557,7 +625,8 @@ def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
                 data, st = read_regular(wf.file)
             except OSError:
                 continue
-            if r.digest and r.role in PORTED_ROLES and cachemod.key(data, r.role, run.salt) != r.digest:
+            if r.digest and r.role in PORTED_ROLES and \
+                    content_key(wf.file, wf.rel, r.role, data, run.salt)[0] != r.digest:
                 run.fail(r, "changed on disk while hipport ran; left as it is, run again")
                 continue
             r.original = data

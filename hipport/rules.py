@@ -75,6 +75,7 @@ class HeaderMap:
     status: str = "supported"
     note: str | None = None
     since: str = "5.2"  # first ROCm that ships the HIP header
+    needs: str | None = None  # what a program that includes it needs besides HIP (said, HP014)
 
 
 @fast_pickle
@@ -135,11 +136,11 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
         names.append(_entry(path, family, default_since, cuda, entry))
     headers: list[HeaderMap] = []
     for cuda, h in data.get("headers", {}).items():
-        if not isinstance(h, dict) or set(h) - {"hip", "flat", "status", "note", "since"}:
-            raise _fail(path, f"[headers] {cuda!r}: expected a table with hip/flat/status/note")
+        if not isinstance(h, dict) or set(h) - {"hip", "flat", "status", "note", "since", "needs"}:
+            raise _fail(path, f"[headers] {cuda!r}: expected a table with hip/flat/status/note/since/needs")
         headers.append(HeaderMap(cuda, h.get("hip"), h.get("flat"), family,
                                  h.get("status", "supported" if h.get("hip") else "unsupported"),
-                                 h.get("note"), str(h.get("since", default_since))))
+                                 h.get("note"), str(h.get("since", default_since)), h.get("needs")))
     spaces = [_entry(path, family, default_since, ns, {"kind": "namespace", **e})
               for ns, e in data.get("namespaces", {}).items()]
     meta = {"family": family, "title": data.get("title", family),

@@ -52,7 +52,9 @@ LINK_OUT = "link-out"  # a symbolic link out of the tree (or dangling): left alo
 _CUDA_HINT = re.compile(rb"cuda[A-Z_]|\bcu[A-Z][a-z]|__global__|__device__|<<<|cublas|cufft|curand|"
                         rb"cusparse|cusolver|\bcub::|nccl[A-Z]|nvrtc|cooperative_groups|thrust::cuda|"
                         rb"#\s*include\s*[<\"](?:cuda|cu[a-z]+|nv|thrust/system/cuda|vector_(?:types|functions)|"
-                        rb"math_constants|(?:builtin|driver|texture|surface)_types|device_launch_parameters|mma\.h)")
+                        rb"math_constants|(?:builtin|driver|texture|surface)_types|device_launch_parameters|mma\.h)|"
+                        # host code standing in for a CUDA vector type (`#define uint4 uint32_t`)
+                        rb"#[ \t]*define[ \t]+u?(?:char|short|int|long|longlong|float|double)[1-4][ \t]")
 
 
 @dataclass(slots=True)  # not frozen: a frozen init costs a warm run of 6,500 files 5 ms

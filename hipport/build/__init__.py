@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 
 from hipport.build import cmake, make, tables
 from hipport.config import Config
@@ -25,7 +26,9 @@ def kind(path: str) -> str:
     return "cmake" if name == "CMakeLists.txt" or name.lower().endswith(".cmake") else "make"
 
 
-def port(src: SourceFile, config: Config) -> tuple[list[Edit], list[Finding]]:
+def port(src: SourceFile, config: Config, included: Sequence[bytes] = ()) -> tuple[list[Edit], list[Finding]]:
+    """Edits and findings of one build file; `included`: the contents of the files a Makefile
+    includes (`includes.read`), whose variables its port learns from."""
     # Offsets are bytes: read the file as Latin-1 (one character per byte); what is written
     # back is ASCII or a slice of the file, re-encoded the same way (see _utf8).
     text = src.data.decode("latin-1")
@@ -36,7 +39,8 @@ def port(src: SourceFile, config: Config) -> tuple[list[Edit], list[Finding]]:
     else:
         folder = os.path.dirname(os.path.abspath(src.path))
         changes, notes = make.port(text, t, archs, lambda inc: own_copy(src.path, inc),
-                                   lambda name: _regular(os.path.join(folder, name)))
+                                   lambda name: _regular(os.path.join(folder, name)),
+                                   [d.decode("latin-1") for d in included])
     edits = [Edit(c.start, c.end, _utf8(c.text), RULE) for c in changes]
     findings: list[Finding] = []
     seen: set[tuple[str, int, int, str]] = set()

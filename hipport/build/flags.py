@@ -184,11 +184,30 @@ def translate(ws: list[Word], t: Tables, *, nvcc: bool, cuda_path: Callable[[str
             if path and cuda_path(_unquote(path)):
                 for k in range(i, last + 1):
                     out[k] = None
+                if m.group(1) != "-L" and _beyond_include(_unquote(path)):
+                    res.notes.append(Note("HP013", WARNING, ws[i].start, ws[last].end,
+                                          f"{m.group(1)}{path} dropped: a folder of the CUDA install "
+                                          "besides its include/ (such as the CUDA samples' "
+                                          "common/inc), which a machine with only HIP lacks; put "
+                                          "the headers the sources take from there "
+                                          "(helper_cuda.h, ...) in the tree"))
                 i = last + 1
                 continue
         i += 1
     res.changes = _edits(ws, out, span)
     return res
+
+
+_INSTALL = re.compile(r"(\$[({][^)}]*[)}]|/usr/local/cuda[^/]*|/opt/cuda[^/]*|/usr/lib/cuda"
+                      r"|/usr/local/nvidia)/*(.*)")
+
+
+def _beyond_include(path: str) -> bool:
+    """Is this CUDA-install path a folder of it other than the toolkit's headers (include/)?
+    A bare variable (`$(INCLUDES)`) could be either: not said."""
+    m = _INSTALL.fullmatch(path)
+    tail = m.group(2).strip("/") if m else ""
+    return bool(tail) and tail != "include" and not tail.startswith("include/")
 
 
 def _edits(ws: list[Word], out: list[str | None], span: dict[int, int]) -> list[Change]:

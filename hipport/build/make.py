@@ -4,14 +4,18 @@ libraries and paths on every command line and in every variable become HIP's.
 Read the simple way make does: logical lines (backslash continuations joined), each an
 assignment, a directive, a rule or a recipe line. What is nvcc is found, not guessed:
 a command word `nvcc` or `.../nvcc`, or a variable assigned one. Variables named on an nvcc
-command line hold nvcc options, and so do the variables those name. Variables defined in
-another file (an included make.config) are known by the conventional CUDA_* names.
+command line hold nvcc options, and so do the variables those name. The files a Makefile
+includes in its tree (`include ../../common/make.config`, found by hipport.build.includes) are
+read for the same roles: an `NVCC = $(CUDA_DIR)/bin/nvcc` there makes `$(NVCC)` here an nvcc
+command line. Edits only ever go into the file being ported; an included file is ported as a
+file of its own, from what it holds itself. Variables of files not followed are known by the
+conventional CUDA_* names.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hipport.build import flags
@@ -95,11 +99,14 @@ def _command_start(ws: list[Word]) -> list[tuple[int, int]]:
 
 def port(text: str, t: Tables, archs: tuple[str, ...],
          in_tree: Callable[[str], str | None] | None = None,
-         beside: Callable[[str], bool] | None = None) -> tuple[list[Change], list[Note]]:
+         beside: Callable[[str], bool] | None = None,
+         outer: Sequence[str] = ()) -> tuple[list[Change], list[Note]]:
     """Edits and notes for one Makefile. `in_tree` maps an include path outside the tree (the
     author's checkout, `~/rodinia_3.0/common/make.config`) to the tree's own copy of that file,
     as a path relative to the Makefile, or None; `beside` says whether a file of that name
-    lies in the Makefile's folder."""
+    lies in the Makefile's folder. `outer` holds the texts of the files it includes: what
+    their variables are (nvcc, nvcc options, CUDA paths) is learnt from them, but every edit
+    is in `text` (an included file is ported as its own file)."""
     lines = logical_lines(text)
     hipcc = "hipcc " + " ".join(f"--offload-arch={a}" for a in archs)
     assigns: list[tuple[Line, Assign]] = []
@@ -133,40 +140,31 @@ def port(text: str, t: Tables, archs: tuple[str, ...],
                 notes.append(Note("HP013", "warning", ln.start, ln.end,
                                   f"includes {inc.group(2)}, a path outside the tree: left as it is; "
                                   "make it relative to this Makefile"))
-    by_name: dict[str, list[Assign]] = {}
+    mine: dict[str, list[Assign]] = {}
     for _, a in assigns:
-        by_name.setdefault(a.name, []).append(a)
-
-    def ref(w: str) -> str | None:
-        m = _REF_ONLY.fullmatch(w)
-        return m.group(1) if m else None
-
-    # Variables that hold nvcc, and variables that hold CUDA install paths (to a fixed point).
-    nvcc_vars: set[str] = set()
-    path_vars: set[str] = {n for n in by_name if _CUDA_PATH_NAME.fullmatch(n)}
-    changed = True
-    while changed:
-        changed = False
-        for name, alist in by_name.items():
-            for a in alist:
-                first = a.value[0].text if a.value else ""
-                if name not in nvcc_vars and (_compiler_word(first) or ref(first) in nvcc_vars):
-                    nvcc_vars.add(name)
-                    changed = True
-                if name not in path_vars and first and is_cuda_path(first, path_vars) \
-                        and not first.startswith("-"):
-                    path_vars.add(name)
-                    changed = True
+        mine.setdefault(a.name, []).append(a)
+    by_name = {n: list(alist) for n, alist in mine.items()}  # with the included files' definitions
+    for o in outer:
+        for a in _statements(o)[0]:
+            by_name.setdefault(a.name, []).append(a)
+    nvcc_vars, path_vars = _roles(by_name)
 
     def cuda_path(p: str) -> bool:
         return is_cuda_path(p, path_vars)
 
     flag_vars: set[str] = {n for n in by_name if _FLAGS_NAME.fullmatch(n)}
+    for o in outer:  # an included rule's nvcc command names nvcc options too
+        for ws in _statements(o)[1]:
+            if ws and (_compiler_word(ws[0].text) or ref(ws[0].text) in nvcc_vars):
+                flag_vars.update(r for w in ws[1:] for r in _REF_ONLY.findall(w.text)
+                                 if r not in nvcc_vars)
     said_hipcc = False
     said_host = False
     cuda_build = bool(nvcc_vars) or any(
         ws and _compiler_word(w.text) for _, ws in recipes for w in ws) or \
         re.search(r"(?<!\S)-lcuda(rt)?\b", text) is not None
+    if outer and not cuda_build:  # an OpenCL Makefile keeps -I$(OPENCL_INC), even where
+        path_vars = _roles(mine)[1]  # make.config points that into a CUDA install
 
     def host_compiler(w: Word) -> None:
         """Host code that calls HIP is compiled by gcc/g++ here: HIP's headers need the
@@ -247,6 +245,53 @@ def port(text: str, t: Tables, archs: tuple[str, ...],
     if cuda_build and beside is not None and PLATFORM not in text:
         _builtin_rule_objects(text, lines, beside, changes, notes)
     return changes, notes
+
+
+def ref(w: str) -> str | None:
+    """The variable a word is exactly a reference to (`$(NVCC)`), or None."""
+    m = _REF_ONLY.fullmatch(w)
+    return m.group(1) if m else None
+
+
+def _roles(by_name: dict[str, list[Assign]]) -> tuple[set[str], set[str]]:
+    """The variables that hold nvcc, and those that hold CUDA install paths (to a fixed point)."""
+    nvcc_vars: set[str] = set()
+    path_vars: set[str] = {n for n in by_name if _CUDA_PATH_NAME.fullmatch(n)}
+    changed = True
+    while changed:
+        changed = False
+        for name, alist in by_name.items():
+            for a in alist:
+                first = a.value[0].text if a.value else ""
+                if name not in nvcc_vars and (_compiler_word(first) or ref(first) in nvcc_vars):
+                    nvcc_vars.add(name)
+                    changed = True
+                if name not in path_vars and first and is_cuda_path(first, path_vars) \
+                        and not first.startswith("-"):
+                    path_vars.add(name)
+                    changed = True
+    return nvcc_vars, path_vars
+
+
+def _statements(text: str) -> tuple[list[Assign], list[list[Word]]]:
+    """The assignments and the recipe lines' words (make's @-+ prefixes off) of make text."""
+    assigns: list[Assign] = []
+    recipes: list[list[Word]] = []
+    for ln in logical_lines(text):
+        raw = text[ln.start:ln.end]
+        if ln.recipe:
+            body = raw.lstrip("\t")
+            ws = flags.words(body, ln.end - len(body))
+            if ws and ws[0].text.startswith(("@", "-", "+")):
+                k = len(ws[0].text) - len(ws[0].text.lstrip("@-+"))
+                ws[0] = Word(ws[0].text[k:], ws[0].start + k, ws[0].end)
+            recipes.append(ws)
+            continue
+        m = _ASSIGN.match(raw)
+        if m and not raw.lstrip().startswith("#"):
+            vstart = ln.start + m.end()
+            assigns.append(Assign(m.group(2), flags.words(text[vstart:ln.end], vstart, "#")))
+    return assigns, recipes
 
 
 _OBJECT = re.compile(r"(?<![\w./$-])([\w][\w./-]*)\.o\b")

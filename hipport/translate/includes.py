@@ -32,12 +32,15 @@ def run(ctx: Context) -> None:
     flat = ctx.config.include_layout == "flat"
     present: set[str] = set()
     needs_runtime_at: int | None = None  # a HIP header that needs the runtime came before it
+    runtime_at: int | None = None  # the line of the file's first include of HIP's runtime
     for line, m in _include_lines(data):
         start, end = m.span(2)
         if not _is_include_directive(ctx, m.start(1)):
             continue  # text in a comment or string that only looks like an include
         path = m.group(2).decode("utf-8", "replace")
         h = headers.get(path)
+        if runtime_at is None and (path in RUNTIME_HEADERS or h is not None and h.hip in RUNTIME_HEADERS):
+            runtime_at = line
         if ctx.config.rename_extensions and m.group(1) == b'"' and path.endswith(".cu"):
             ctx.edit(end - 3, end, ".hip", "HP-include")
         if h is None or m.group(1) == b'"' and _beside(ctx, path):
@@ -59,6 +62,9 @@ def run(ctx: Context) -> None:
                        f"<{path}> has no HIP counterpart{note}", h.family)
             continue
         fam.ported += 1
+        if h.needs:
+            ctx.report("HP014", Severity.INFO, start, end, f"<{path}> became <{target}>: {h.needs}",
+                       h.family)
         if target in NEEDS_RUNTIME_FIRST and needs_runtime_at is None \
                 and not any(p in present for p in RUNTIME_HEADERS):
             needs_runtime_at = line
@@ -82,6 +88,37 @@ def run(ctx: Context) -> None:
     if added:
         at = insertion_point(ctx.src)
         ctx.edit(at, at, "".join(f"#include <{h}>{nl}" for h in added), "HP-include")
+    stand_in = _type_stand_in(ctx)
+    if stand_in is not None and (RUNTIME_HEADERS[0] in added or runtime_at is None
+                                 or runtime_at > stand_in[0]):
+        line, name, end = stand_in
+        if RUNTIME_HEADERS[0] not in added:
+            ctx.edit(line, line, f"#include <{RUNTIME_HEADERS[0]}>{nl}", "HP-include")
+        ctx.report("HP011", Severity.INFO, line, end,
+                   f"#define {name} stands in for the CUDA vector type {name} (code built without "
+                   f"CUDA's headers): HIP's headers, which a ported header that uses {name} now "
+                   f"includes, would be read after it and break; <{RUNTIME_HEADERS[0]}> is "
+                   "included before it")
+
+
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+[^\s(]", re.M)
+
+
+def _type_stand_in(ctx: Context) -> tuple[int, str, int] | None:
+    """The first object-like `#define uint4 uint32_t` of a CUDA vector type's name: (its
+    line's start, the name, the name's end). Host code that includes a header shared with
+    device code names scalar types for CUDA's vector types this way."""
+    if b"define" not in ctx.src.data:
+        return None
+    for m in _DEFINE.finditer(ctx.src.data):
+        name = m.group(1).decode("ascii")
+        rule = ctx.rules.names.get(name)
+        if rule is None or rule.family != "vector" or rule.kind != "type":
+            continue
+        node = ctx.src.root.descendant_for_byte_range(m.start(1), m.end(1))
+        if node is not None and node.parent is not None and node.parent.type == "preproc_def":
+            return m.start(), name, m.end(1)
+    return None
 
 
 def _implied(ctx: Context, present: set[str]) -> list[str]:

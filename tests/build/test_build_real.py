@@ -178,3 +178,25 @@ def test_host_objects_from_makes_builtin_rules_get_the_platform_macro(tmp_path: 
     assert links_hip(out / "app")
     again = hipport("port", out, "--check", "--no-cache")  # the line is there: nothing to add
     assert again.returncode == 0, again.stdout.decode() + again.stderr.decode()
+
+
+def test_nvcc_known_only_from_the_included_config_builds(tmp_path: Path) -> None:
+    """The compiler is a variable that only common/make.config defines: the port learns it is
+    nvcc from there, so the Makefile's own nvcc options (which hipcc rejects) are ported."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    write(src, {
+        "common/make.config": "TOOLKIT = /usr/local/cuda\nGPUCC = $(TOOLKIT)/bin/nvcc\n",
+        "bench/app/Makefile": "include ../../common/make.config\n\n"
+                              "app: main.cu\n\t$(GPUCC) --use_fast_math -Xcompiler -Wall main.cu -o app "
+                              "-L$(TOOLKIT)/lib64 -lcudart\n",
+        "bench/app/main.cu": "#include <cuda_runtime.h>\n__global__ void k(int* p) { *p = 7; }\n"
+                             "int main() { int* d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); return 0; }\n",
+    })
+    r = hipport("port", src, "-o", out, "--no-cache")
+    assert r.returncode == 0, r.stderr
+    assert (out / "bench" / "app" / "Makefile").read_text().endswith(
+        "\t$(GPUCC) -ffast-math -Wall main.cu -o app -lamdhip64\n")
+    sh("make", "-C", out / "bench" / "app")
+    assert links_hip(out / "bench" / "app" / "app")
+    again = hipport("port", out, "--check", "--no-cache")
+    assert again.returncode == 0, again.stdout.decode() + again.stderr.decode()

@@ -144,3 +144,13 @@ def test_make_include_outside_the_tree_is_reported() -> None:
     src = "include ~/elsewhere/make.config\nall:\n\tnvcc x.cu\n"
     out, found = port("Makefile", src)
     assert out.startswith("include ~/elsewhere/make.config\n") and ("HP013", 1) in found
+
+
+def test_an_include_folder_of_the_cuda_install_besides_its_headers_is_said() -> None:
+    """Rodinia's cfd takes helper_cuda.h from the CUDA samples in the CUDA install: the -I is
+    dropped like any CUDA path, and a warning says those headers must come into the tree."""
+    src = ("SDK_PATH = /usr/local/cuda/samples\nall:\n\tnvcc x.cu -I$(SDK_PATH)/common/inc "
+           "-I/usr/local/cuda/include -I$(CUDA_DIR)/include/crt -L$(SDK_PATH)/lib\n")
+    out, found = port("Makefile", src)
+    assert out == "SDK_PATH = /usr/local/cuda/samples\nall:\n\thipcc --offload-arch=gfx90a x.cu\n"
+    assert found.count(("HP013", 3)) == 1  # the samples' folder only: not include/, not -L
