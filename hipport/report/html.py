@@ -33,7 +33,16 @@ from typing import Any
 
 from hipport import __version__
 from hipport.edits import apply_edits
-from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, RunResult, Span
+from hipport.model import (
+    Applicability,
+    Edit,
+    FileResult,
+    FileStatus,
+    Finding,
+    RunResult,
+    Span,
+    ValidationResult,
+)
 from hipport.patch import opcodes
 from hipport.report.highlight import Highlighter
 from hipport.report.printable import visible
@@ -534,10 +543,12 @@ def _value_html(v: Any) -> str:
     return esc(v)
 
 
-def _validation(v: dict[str, Any] | None) -> str:
-    """Whatever `validate` left in RunResult.validation: scalars, then lists of records as tables."""
-    if v is None:
+def _validation(result: ValidationResult | dict[str, Any] | None) -> str:
+    """What `validate` left in RunResult.validation, shown from its JSON document (any plain
+    document renders the same way): scalars, then lists of records as tables."""
+    if result is None:
         return ""
+    v = result.to_json() if isinstance(result, ValidationResult) else result
     scalars = [(k, x) for k, x in v.items() if not isinstance(x, (list, dict))]
     tables = [(k, x) for k, x in v.items() if isinstance(x, list) and x and
               all(isinstance(i, dict) for i in x)]
