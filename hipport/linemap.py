@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import difflib
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +25,7 @@ class Location:
     rewritten: bool = False  # the ported position lies in text hipport wrote
 
 
-@dataclass(frozen=True, slots=True)
-class _Segment:
+class _Segment(NamedTuple):  # a tuple: one per edit and gap, built for every report page
     p_start: int  # ported offsets [p_start, p_end)
     p_end: int
     o_start: int  # original offsets [o_start, o_end)
