@@ -240,6 +240,31 @@ class ValidationProblem:
 
 
 @dataclass(frozen=True, slots=True)
+class OccupancyRow:
+    """One kernel on the emulator: the share of lane slots doing work at wave 32 (the CUDA
+    reference) and at wave 64 (the port), in percent."""
+
+    program: str
+    kernel: str
+    busy32: float | None  # JSON: "lanes busy, wave 32"
+    busy64: float | None  # JSON: "lanes busy, wave 64"
+    ratio: float | None  # JSON: "wave 64 / wave 32"
+    note: str  # what the wave-64 port leaves idle ("" when it keeps the lanes busy)
+    file: str | None  # where the kernel is defined
+    line: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"program": self.program, "kernel": self.kernel, "lanes busy, wave 32": self.busy32,
+                "lanes busy, wave 64": self.busy64, "wave 64 / wave 32": self.ratio, "note": self.note,
+                "file": self.file, "line": self.line}
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> OccupancyRow:
+        return cls(row["program"], row["kernel"], row["lanes busy, wave 32"], row["lanes busy, wave 64"],
+                   row["wave 64 / wave 32"], row["note"], row["file"], row["line"])
+
+
+@dataclass(frozen=True, slots=True)
 class SkippedArch:
     arch: str
     reason: str
@@ -267,14 +292,16 @@ class ValidationResult:
     summary: ValidationSummary
     table: tuple[dict[str, Any], ...]  # one row per file: column name -> cell, in column order
     errors: tuple[ValidationProblem, ...]
-    occupancy: tuple[dict[str, Any], ...]  # one row per kernel
+    occupancy: tuple[OccupancyRow, ...]
     details: ValidationDetails
 
     def to_json(self) -> dict[str, Any]:
         """The document as plain data (`--format json`): dicts and lists, as json.loads gives."""
         from dataclasses import asdict
 
-        return _lists(asdict(self))
+        doc: dict[str, Any] = _lists(asdict(self))
+        doc["occupancy"] = [r.to_json() for r in self.occupancy]  # its JSON names are phrases
+        return doc
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> ValidationResult:
@@ -282,7 +309,7 @@ class ValidationResult:
         det = doc["details"]
         return cls(doc["version"], doc["failed"], tuple(doc["archs"]), ValidationSummary(**doc["summary"]),
                    tuple(doc["table"]), tuple(ValidationProblem(**e) for e in doc["errors"]),
-                   tuple(doc.get("occupancy", ())),
+                   tuple(OccupancyRow.from_json(r) for r in doc["occupancy"]),
                    ValidationDetails(det["toolchain"], tuple(SkippedArch(**a) for a in det["archs_skipped"]),
                                      det["ported_root"], tuple(det["fixed_by_wave64"]),
                                      tuple(det["compile"]), tuple(det["runs"])))

@@ -61,11 +61,10 @@ def render_sarif(doc: ValidationResult) -> str:
             None if run and e.line is None else e.file, e.line,
             {"hipportRule": e.rule} if e.rule else None)
     for row in doc.occupancy:
-        if row.get("note"):
-            w32, w64 = row.get("lanes busy, wave 32"), row.get("lanes busy, wave 64")
-            add("occupancy", "note", f"{row['kernel']}: {w64}% of lanes busy at wave 64 against {w32}% at "
-                f"wave 32: {row['note']}", row.get("file"), row.get("line"),
-                {"kernel": row["kernel"], "program": row["program"], "wave64OverWave32": row.get("wave 64 / wave 32")})
+        if row.note:
+            add("occupancy", "note", f"{row.kernel}: {row.busy64}% of lanes busy at wave 64 against {row.busy32}% "
+                f"at wave 32: {row.note}", row.file, row.line,
+                {"kernel": row.kernel, "program": row.program, "wave64OverWave32": row.ratio})
     run_doc: dict[str, Any] = {
         "tool": {"driver": {"name": "hipport validate", "version": __version__,
                             "informationUri": "https://github.com/hipport/hipport", "rules": rules}},
@@ -144,7 +143,7 @@ def _occupancy(con: Console, doc: ValidationResult) -> None:
     rows = doc.occupancy
     if not rows:
         return
-    shown = rows if len(rows) <= 30 else [r for r in rows if r.get("note")]
+    shown = rows if len(rows) <= 30 else [r for r in rows if r.note]
     t = Table(title="occupancy (share of lane slots doing work, on the emulator)", box=None,
               show_edge=False, pad_edge=False, title_justify="left")
     for c in ("program", "kernel", "wave 32", "wave 64", "note"):
@@ -154,8 +153,8 @@ def _occupancy(con: Console, doc: ValidationResult) -> None:
         return "" if x is None else f"{x:.0f}%"
 
     for r in shown:
-        t.add_row(r["program"], r["kernel"], pct(r["lanes busy, wave 32"]), pct(r["lanes busy, wave 64"]),
-                  Text(r.get("note") or "", style="yellow" if r.get("note") else ""))
+        t.add_row(r.program, r.kernel, pct(r.busy32), pct(r.busy64),
+                  Text(r.note or "", style="yellow" if r.note else ""))
     con.print(t)
     if len(shown) < len(rows):
         con.print(Text(f"({len(rows) - len(shown)} more kernels keep their lanes busy at wave 64)", style="dim"))
