@@ -150,7 +150,7 @@ class RunResult:
     _files: list[FileResult] | bytes  # bytes: JSON (a snapshot), decoded on first use (see `files`)
     seconds: float = 0.0
     cached: int = 0
-    validation: dict[str, Any] | None = None  # filled by `validate`
+    validation: ValidationResult | None = None  # filled by `validate`
     defined: frozenset[str] = frozenset()  # names the project defines (settles HP002)
     details: dict[str, str] = field(default_factory=dict)  # JSON details not loaded yet
     statuses: dict[str, int] = field(default_factory=dict)  # files per FileStatus value
@@ -200,3 +200,126 @@ class RunResult:
         for _, x in self.findings:
             counts[x.rule] = counts.get(x.rule, 0) + 1
         return dict(sorted(counts.items()))
+
+
+# --- what `hipport validate` found: made by hipport.validate, read by its views and the report.
+# Field order is the key order of the JSON document (docs/validate.md), which `to_json` keeps.
+
+@dataclass(frozen=True, slots=True)
+class ValidationSummary:
+    failed: bool
+    units: int
+    programs: int
+    compile_pass: int
+    compile_fail: int
+    compile_not_run: int
+    compile_cached: int  # answers reused from an earlier run
+    units_missing_package: int  # failed units by class (hipport.validate.unitclass)
+    units_flagged: int
+    units_unexpected: int
+    emulator_pass: int  # ref32 and port64 legs
+    emulator_fail: int
+    emulator_not_run: int
+    fixed_by_wave64: int  # programs the wave64 pass saved
+    gpu_pass: int
+    gpu_fail: int
+    gpu_not_run: int
+    not_run: int
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationProblem:
+    """One compile error (the archs that gave it merged into `where`) or run failure."""
+
+    file: str | None  # the original file (else the ported one; a failed run: the program)
+    line: int | None
+    category: str
+    rule: str | None
+    message: str
+    where: str  # "hipcc gfx90a, gfx942", an emulator leg, "gpu amd"
+
+
+@dataclass(frozen=True, slots=True)
+class OccupancyRow:
+    """One kernel on the emulator: the share of lane slots doing work at wave 32 (the CUDA
+    reference) and at wave 64 (the port), in percent."""
+
+    program: str
+    kernel: str
+    busy32: float | None  # JSON: "lanes busy, wave 32"
+    busy64: float | None  # JSON: "lanes busy, wave 64"
+    ratio: float | None  # JSON: "wave 64 / wave 32"
+    note: str  # what the wave-64 port leaves idle ("" when it keeps the lanes busy)
+    file: str | None  # where the kernel is defined
+    line: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"program": self.program, "kernel": self.kernel, "lanes busy, wave 32": self.busy32,
+                "lanes busy, wave 64": self.busy64, "wave 64 / wave 32": self.ratio, "note": self.note,
+                "file": self.file, "line": self.line}
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> OccupancyRow:
+        return cls(row["program"], row["kernel"], row["lanes busy, wave 32"], row["lanes busy, wave 64"],
+                   row["wave 64 / wave 32"], row["note"], row["file"], row["line"])
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedArch:
+    arch: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationDetails:
+    toolchain: dict[str, Any]
+    archs_skipped: tuple[SkippedArch, ...]
+    ported_root: str | None  # kept trees only (--work-dir, --ported)
+    fixed_by_wave64: tuple[str, ...]  # program names
+    # The full records, as the JSON gives them (UnitResult.to_dict, ProgramResult.to_dict):
+    compile: tuple[dict[str, Any], ...]
+    runs: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationResult:
+    """The whole result of `hipport validate`: flat summary, table and problems first (what the
+    HTML report shows as they are), the full records under `details`."""
+
+    version: int
+    failed: bool  # the exit status is 1 when true
+    archs: tuple[str, ...]  # columns, compiled or not
+    summary: ValidationSummary
+    table: tuple[dict[str, Any], ...]  # one row per file: column name -> cell, in column order
+    errors: tuple[ValidationProblem, ...]
+    occupancy: tuple[OccupancyRow, ...]
+    details: ValidationDetails
+
+    def to_json(self) -> dict[str, Any]:
+        """The document as plain data (`--format json`): dicts and lists, as json.loads gives."""
+        from dataclasses import asdict
+
+        doc: dict[str, Any] = _lists(asdict(self))
+        doc["occupancy"] = [r.to_json() for r in self.occupancy]  # its JSON names are phrases
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> ValidationResult:
+        """A saved `--format json` document back as the result."""
+        det = doc["details"]
+        return cls(doc["version"], doc["failed"], tuple(doc["archs"]), ValidationSummary(**doc["summary"]),
+                   tuple(doc["table"]), tuple(ValidationProblem(**e) for e in doc["errors"]),
+                   tuple(OccupancyRow.from_json(r) for r in doc["occupancy"]),
+                   ValidationDetails(det["toolchain"], tuple(SkippedArch(**a) for a in det["archs_skipped"]),
+                                     det["ported_root"], tuple(det["fixed_by_wave64"]),
+                                     tuple(det["compile"]), tuple(det["runs"])))
+
+
+def _lists(x: Any) -> Any:
+    """Tuples (frozen fields) as lists, all the way down: a view that walks the document tells
+    records from lists by type, as it would on a loaded JSON document."""
+    if isinstance(x, dict):
+        return {k: _lists(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_lists(v) for v in x]
+    return x

@@ -113,29 +113,24 @@ def _port(o: PortOptions, mode: str, files: list[WorkFile], config: Config, cach
           sink: Mirror | None, ui: UI) -> int:
     with ui.progress("porting") as progress:
         result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress, sink=sink)
-    changed = lambda r: r.status == FileStatus.PORTED  # noqa: E731
+    read = _complete(result, files, cache_dir, mode, views=o.output == "-" or _views(o, ui))
     rc = 0
     if mode == "--output" and o.output == "-":
-        hydrate(result, files, cache_dir)
         r = result.files[0]
         sys.stdout.buffer.write(r.ported if r.ported is not None else (r.original or b""))
         sys.stdout.flush()
         ui.report(result, o.fmt, to_stderr=True)
         return 1 if r.status == FileStatus.FAILED else 0
     if mode == "--in-place":
-        read = hydrate(result, files, cache_dir, which=changed, original=False)
         write_in_place(result, files, read)
     elif mode == "--diff":
-        hydrate(result, files, cache_dir, which=changed)
         sys.stdout.buffer.write(patch.render(result, files))
         sys.stdout.flush()
     elif mode == "--check" and result.count(FileStatus.PORTED):
         for r in result.files:
-            if changed(r):
+            if r.status == FileStatus.PORTED:
                 ui.err(f"{r.path}: would be changed by hipport port")
         rc = 1
-    if not (ui.quiet and o.fmt == "text") or o.report_dir is not None:
-        hydrate(result, files, cache_dir)  # views show findings with their source lines
     if o.report_dir is not None:
         from hipport.report import html
 
@@ -150,6 +145,30 @@ def _port(o: PortOptions, mode: str, files: list[WorkFile], config: Config, cach
     if result.count(FileStatus.FAILED):
         rc = max(rc, 1)
     return rc
+
+
+def _views(o: PortOptions, ui: UI) -> bool:
+    """Does any view show the files (findings with their source lines, the report's pages)?
+    Quiet text names only failures, which need nothing loaded."""
+    return not (ui.quiet and o.fmt == "text") or o.report_dir is not None
+
+
+def _complete(result: RunResult, files: list[WorkFile], cache_dir: Path | None, mode: str, *,
+              views: bool) -> dict[str, tuple[int, int, int, int]]:
+    """Load, once and before anything is written or shown, what this mode and the views
+    read: the run leaves cached details `pending` and holds no file's bytes, so a quiet
+    `-o DIR` or `--check` over a large tree never holds them all. Views need every file;
+    --in-place and --diff only the ported ones (--in-place reads their original only to
+    re-apply the edits). Returns the identity of each file read, which --in-place checks
+    just before each rename."""
+    if views:
+        return hydrate(result, files, cache_dir)
+    changed = lambda r: r.status == FileStatus.PORTED  # noqa: E731
+    if mode == "--in-place":
+        return hydrate(result, files, cache_dir, which=changed, original=False)
+    if mode == "--diff":
+        return hydrate(result, files, cache_dir, which=changed)
+    return {}
 
 
 def write_in_place(result: RunResult, files: list[WorkFile],

@@ -16,7 +16,6 @@ Content-Security-Policy that forbids inline scripts, so even a bug in escaping r
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import html
 import json
@@ -32,8 +31,17 @@ from pathlib import Path
 from typing import Any
 
 from hipport import __version__
-from hipport.edits import apply_edits
-from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, RunResult, Span
+from hipport.linemap import LineMap
+from hipport.model import (
+    Applicability,
+    Edit,
+    FileResult,
+    FileStatus,
+    Finding,
+    RunResult,
+    Span,
+    ValidationResult,
+)
 from hipport.patch import opcodes
 from hipport.report.highlight import Highlighter
 from hipport.report.printable import visible
@@ -310,61 +318,30 @@ def align(r: FileResult) -> Alignment:
     if r.ported is None:
         return Alignment([], [], lambda s: s.line)
     edits = sorted(r.edits, key=lambda e: (e.start, e.end))
-    try:
-        consistent = bool(edits) and apply_edits(orig, edits) == r.ported
-    except ValueError:
-        consistent = False
-    if not consistent:
+    if not edits:
         return _align_lines(orig, r.ported)
-    ostarts, pstarts = _starts(orig), _starts(r.ported)
-    e_starts = [e.start for e in edits]
-    ps_list: list[int] = []
-    cum: list[int] = []  # total delta after edit i
-    changes: list[Change] = []
-    delta = 0
-    for e in edits:
-        rep = e.replacement.encode("utf-8", "surrogateescape")
-        ps = e.start + delta
-        ps_list.append(ps)
-        delta += len(rep) - (e.end - e.start)
-        cum.append(delta)
-        before = orig[e.start:e.end].decode("utf-8", "replace")
-        changes.append(Change(ps, ps + len(rep), e.rule, before))
-
-    def to_ported(x: int) -> int:
-        k = bisect.bisect_left(e_starts, x)  # edits 0..k-1 start before x
-        if k == 0:
-            return x
-        last = edits[k - 1]
-        if last.end <= x:
-            return x + cum[k - 1]
-        return ps_list[k - 1]  # inside a rewritten stretch: its start
-
-    def oline(x: int) -> int:
-        return bisect.bisect_right(ostarts, x)
-
-    def pline(x: int) -> int:
-        return bisect.bisect_right(pstarts, x)
-
+    m = LineMap(orig, edits)  # the map validate uses too
+    if m.skipped or m.ported != r.ported:  # edits that do not make these bytes: diff the lines
+        return _align_lines(orig, r.ported)
+    changes = [Change(ps, pe, e.rule, orig[e.start:e.end].decode("utf-8", "replace"))
+               for e, (ps, pe) in zip(edits, m.rewrites, strict=True)]
     hunks: list[Hunk] = []
     spans: list[list[int]] = []
     for e in edits:
-        a, b = oline(e.start), oline(max(e.start, e.end - 1))
+        a, b = m.original_line(e.start), m.original_line(max(e.start, e.end - 1))
         if spans and a <= spans[-1][1]:
             spans[-1][1] = max(spans[-1][1], b)
         else:
             spans.append([a, b])
     for a, b in spans:
-        lo = ostarts[a - 1]
-        hi = ostarts[b] if b < len(ostarts) else len(orig)
-        ps, pe = to_ported(lo), to_ported(hi)
-        c = pline(ps)
-        d = pline(pe - 1) if pe > ps else c - 1
+        ps, pe = m.ported_offset(m.original_line_start(a)), m.ported_offset(m.original_line_start(b + 1))
+        c = m.ported_line(ps)
+        d = m.ported_line(pe - 1) if pe > ps else c - 1
         hunks.append(Hunk(a, b, c, d))
 
     def line_of(span: Span) -> int:
         if 0 <= span.start <= len(orig):
-            return pline(to_ported(span.start))
+            return m.ported_line(m.ported_offset(span.start))
         return span.line
 
     return Alignment(changes, hunks, line_of)
@@ -534,10 +511,12 @@ def _value_html(v: Any) -> str:
     return esc(v)
 
 
-def _validation(v: dict[str, Any] | None) -> str:
-    """Whatever `validate` left in RunResult.validation: scalars, then lists of records as tables."""
-    if v is None:
+def _validation(result: ValidationResult | dict[str, Any] | None) -> str:
+    """What `validate` left in RunResult.validation, shown from its JSON document (any plain
+    document renders the same way): scalars, then lists of records as tables."""
+    if result is None:
         return ""
+    v = result.to_json() if isinstance(result, ValidationResult) else result
     scalars = [(k, x) for k, x in v.items() if not isinstance(x, (list, dict))]
     tables = [(k, x) for k, x in v.items() if isinstance(x, list) and x and
               all(isinstance(i, dict) for i in x)]

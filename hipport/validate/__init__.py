@@ -2,8 +2,9 @@
 
 validate() ports the input (or takes a ported tree), compiles every translation unit with
 hipcc per AMD arch (compile.py), and with `run=True` runs every program on the wave emulator
-three ways and on any GPU present (runs.py). The result is a plain dict (documented in
-docs/validate.md) that `RunResult.validation` carries to the report views.
+three ways and on any GPU present (runs.py). The result is a frozen `ValidationResult`
+(hipport.model; its JSON is documented in docs/validate.md) that `RunResult.validation`
+carries to the report views.
 
 Note: the wave emulator's own code lives in hipport/validate/emulator.py and emulator/.
 """
@@ -22,7 +23,14 @@ from typing import Any
 from hipport import rules as rulesmod
 from hipport.config import Config
 from hipport.errors import HipportError
-from hipport.model import RunResult
+from hipport.model import (
+    RunResult,
+    SkippedArch,
+    ValidationDetails,
+    ValidationProblem,
+    ValidationResult,
+    ValidationSummary,
+)
 from hipport.validate import compile as compilemod
 from hipport.validate import errors_map, project, runs, toolchains, unitclass
 from hipport.validate.errors_map import Diagnostic, Explainer
@@ -58,14 +66,14 @@ class Options:
 
 @dataclass
 class Validation:
-    doc: dict[str, Any]
+    doc: ValidationResult
     units: list[compilemod.UnitResult] = field(default_factory=list)
     programs: list[runs.ProgramResult] = field(default_factory=list)
     run: RunResult | None = None  # the port of the product tree (for the report)
 
     @property
     def failed(self) -> bool:
-        return bool(self.doc["summary"]["failed"])
+        return self.doc.summary.failed
 
 
 def _no_progress(_: str) -> AbstractContextManager[None]:
@@ -294,7 +302,7 @@ def _stop_dir(opts: Options, originals: list[WorkFile], product: PortedTree) -> 
     return d
 
 
-# --- the plain-dict result ---------------------------------------------------------------------
+# --- the result document -------------------------------------------------------------------------
 
 def _count(statuses: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
@@ -304,9 +312,9 @@ def _count(statuses: list[str]) -> dict[str, int]:
 
 
 def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.UnitResult],
-             programs: list[runs.ProgramResult], product: PortedTree, stop: Path) -> dict[str, Any]:
-    """The result as plain data: flat `summary`, `table` and `errors` first (what the HTML
-    report shows as is), the full records under `details`."""
+             programs: list[runs.ProgramResult], product: PortedTree, stop: Path) -> ValidationResult:
+    """The result: flat `summary`, `table` and `errors` first (what the HTML report shows as
+    they are), the full records under `details`."""
     comp = [a.status for u in units for a in u.archs.values()]
     emu = [leg.status for p in programs for k, leg in p.emulator.items() if k != "unfixed64"]
     gpu = [leg.status for p in programs for leg in p.gpu.values()]
@@ -322,42 +330,45 @@ def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.Un
     def bad(xs: list[str]) -> int:
         return sum(1 for x in xs if x in ("fail", *runs.FAILED))
 
-    summary = {
-        "failed": failed,
-        "units": len(units),
-        "programs": len(programs),
-        "compile_pass": comp.count(compilemod.PASS),
-        "compile_fail": comp.count(compilemod.FAIL),
-        "compile_not_run": comp.count(compilemod.NOT_RUN),
-        "compile_cached": sum(1 for u in units for a in u.archs.values() if a.cached),
-        **{f"units_{k.replace('-', '_')}": sum(1 for u in compile_d if u["class"] == k)
-           for k in (unitclass.MISSING_PACKAGE, unitclass.FLAGGED, unitclass.UNEXPECTED)},
-        "emulator_pass": emu.count(runs.PASS),
-        "emulator_fail": bad(emu),
-        "emulator_not_run": emu.count(runs.NOT_RUN),
-        "fixed_by_wave64": len(saved),
-        "gpu_pass": gpu.count(runs.PASS),
-        "gpu_fail": bad(gpu),
-        "gpu_not_run": gpu.count(runs.NOT_RUN),
-        "not_run": not_run,
-    }
-    return {
-        "version": SCHEMA_VERSION,
-        "failed": failed,
-        "archs": archs,
-        "summary": summary,
-        "table": table_rows(archs, compile_d, runs_d),
-        "errors": flat_errors(compile_d, runs_d),
-        "occupancy": runs.occupancy_rows(programs),
-        "details": {
-            "toolchain": toolchains.summary(),
-            "archs_skipped": [{"arch": a, "reason": r} for a, r in plan.skipped],
-            "ported_root": str(product.root) if opts.work_dir or opts.ported else None,
-            "fixed_by_wave64": saved,
-            "compile": compile_d,
-            "runs": runs_d,
-        },
-    }
+    classes = {k: sum(1 for u in compile_d if u["class"] == k)
+               for k in (unitclass.MISSING_PACKAGE, unitclass.FLAGGED, unitclass.UNEXPECTED)}
+    summary = ValidationSummary(
+        failed=failed,
+        units=len(units),
+        programs=len(programs),
+        compile_pass=comp.count(compilemod.PASS),
+        compile_fail=comp.count(compilemod.FAIL),
+        compile_not_run=comp.count(compilemod.NOT_RUN),
+        compile_cached=sum(1 for u in units for a in u.archs.values() if a.cached),
+        units_missing_package=classes[unitclass.MISSING_PACKAGE],
+        units_flagged=classes[unitclass.FLAGGED],
+        units_unexpected=classes[unitclass.UNEXPECTED],
+        emulator_pass=emu.count(runs.PASS),
+        emulator_fail=bad(emu),
+        emulator_not_run=emu.count(runs.NOT_RUN),
+        fixed_by_wave64=len(saved),
+        gpu_pass=gpu.count(runs.PASS),
+        gpu_fail=bad(gpu),
+        gpu_not_run=gpu.count(runs.NOT_RUN),
+        not_run=not_run,
+    )
+    return ValidationResult(
+        version=SCHEMA_VERSION,
+        failed=failed,
+        archs=tuple(archs),
+        summary=summary,
+        table=tuple(table_rows(archs, compile_d, runs_d)),
+        errors=tuple(flat_errors(compile_d, runs_d)),
+        occupancy=tuple(runs.occupancy_rows(programs)),
+        details=ValidationDetails(
+            toolchain=toolchains.summary(),
+            archs_skipped=tuple(SkippedArch(a, r) for a, r in plan.skipped),
+            ported_root=str(product.root) if opts.work_dir or opts.ported else None,
+            fixed_by_wave64=tuple(saved),
+            compile=tuple(compile_d),
+            runs=tuple(runs_d),
+        ),
+    )
 
 
 _WORD = {"mismatch": "fail", "build-error": "fail", "run-error": "fail", "not-run": "not run"}
@@ -391,30 +402,29 @@ def table_rows(archs: list[str], compile_d: list[dict[str, Any]], runs_d: list[d
     return list(rows.values())
 
 
-def flat_errors(compile_d: list[dict[str, Any]], runs_d: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def flat_errors(compile_d: list[dict[str, Any]], runs_d: list[dict[str, Any]]) -> list[ValidationProblem]:
     """Every compile error once (archs merged) and every run failure, one flat record each."""
-    out: list[dict[str, Any]] = []
-    seen: dict[tuple, dict[str, Any]] = {}
+    out: list[ValidationProblem] = []
+    seen: dict[tuple, int] = {}  # error -> its index in out (its `where` grows by arch)
     for u in compile_d:
         for arch, r in u["archs"].items():
             for e in r["errors"]:
                 key = (e["file"], e["line"], e["column"], e["message"])
                 if key in seen:
-                    seen[key]["where"] += f", {arch}"
+                    first = out[seen[key]]
+                    out[seen[key]] = replace(first, where=f"{first.where}, {arch}")
                     continue
-                rec = {"file": e["file"] or e["ported_file"], "line": e["line"], "category": e["category"],
-                       "rule": e["rule"], "message": e["message"], "where": f"hipcc {arch}"}
-                seen[key] = rec
-                out.append(rec)
+                seen[key] = len(out)
+                out.append(ValidationProblem(e["file"] or e["ported_file"], e["line"], e["category"],
+                                             e["rule"], e["message"], f"hipcc {arch}"))
     for r in runs_d:
         for leg, x in list(r["emulator"].items()) + [(f"gpu {k}", v) for k, v in r["gpu"].items()]:
             if x["status"] not in runs.FAILED or leg == "unfixed64":  # unfixed64 only informs
                 continue
             for e in x.get("errors", [])[:10]:
-                out.append({"file": e["file"] or e["ported_file"], "line": e["line"], "category": e["category"],
-                            "rule": e["rule"], "message": e["message"], "where": leg})
+                out.append(ValidationProblem(e["file"] or e["ported_file"], e["line"], e["category"],
+                                             e["rule"], e["message"], leg))
             if not x.get("errors"):
-                out.append({"file": r["program"], "line": None,
-                            "category": "run", "rule": None, "message": x.get("reason") or x["status"],
-                            "where": leg})
+                out.append(ValidationProblem(r["program"], None, "run", None,
+                                             x.get("reason") or x["status"], leg))
     return out

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hipport.model import OccupancyRow
 from hipport.validate import errors_map, toolchains
 from hipport.validate.compile import Explain, command_flags, map_diagnostics
 from hipport.validate.errors_map import Diagnostic
@@ -266,10 +267,10 @@ def fill(counts: list[int], wave: int, which: int = 1) -> float | None:
     return counts[which] / (counts[0] * wave) if counts[0] else None
 
 
-def occupancy_rows(results: list[ProgramResult], root: Path | None = None) -> list[dict[str, Any]]:
+def occupancy_rows(results: list[ProgramResult], root: Path | None = None) -> list[OccupancyRow]:
     """Per kernel: the share of lanes busy at wave 32 (the CUDA reference) and at wave 64 (the
     port), and what the wave-64 port leaves idle of what wave 32 used."""
-    rows: list[dict[str, Any]] = []
+    rows: list[OccupancyRow] = []
     for r in results:
         ref, port = r.emulator.get("ref32"), r.emulator.get("port64")
         at32 = ref.detail.get("occupancy", {}) if ref is not None and ref.status == PASS else {}
@@ -277,13 +278,11 @@ def occupancy_rows(results: list[ProgramResult], root: Path | None = None) -> li
         for kernel in dict.fromkeys([*at32, *at64]):
             f32 = fill(at32[kernel], 32) if kernel in at32 else None
             f64 = fill(at64[kernel], 64) if kernel in at64 else None
-            row: dict[str, Any] = {"program": r.program.name, "kernel": kernel,
-                                   "lanes busy, wave 32": _pct(f32), "lanes busy, wave 64": _pct(f64),
-                                   "wave 64 / wave 32": round(f64 / f32, 3) if f32 and f64 is not None else None}
             present = fill(at64[kernel], 64, 2) if kernel in at64 else None
-            row["note"] = occupancy_note(f32, f64, present)
-            row["file"], row["line"] = kernel_location(r.program.sources, kernel)
-            rows.append(row)
+            file, line = kernel_location(r.program.sources, kernel)
+            rows.append(OccupancyRow(r.program.name, kernel, _pct(f32), _pct(f64),
+                                     round(f64 / f32, 3) if f32 and f64 is not None else None,
+                                     occupancy_note(f32, f64, present), file, line))
     return rows
 
 

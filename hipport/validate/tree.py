@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipport.config import Config
+from hipport.linemap import LineMap, Location
 from hipport.model import FileResult, FileStatus, RunResult
 from hipport.pipeline import run as run_pipeline
-from hipport.validate.linemap import LineMap, Location
 from hipport.workspace import CUDA_SOURCE, CXX_EXT, HOST, PORTED_ROLES, WorkFile, role_of
 
 TU_EXT = {".cu", ".hip", ".c", ".cc", ".cpp", ".cxx", ".c++"}

@@ -1,4 +1,4 @@
-"""Terminal table and JSON for `hipport validate`; both are views of the plain-dict document."""
+"""Terminal table, JSON and SARIF for `hipport validate`: views that read its ValidationResult."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from hipport.model import ValidationResult
 
 _STYLE = {"pass": "green", "same": "yellow", "fail": "bold red", "mismatch": "bold red",
           "build-error": "bold red", "run-error": "bold red", "not-run": "dim", "differs": "cyan"}
@@ -25,11 +27,11 @@ def _cell(status: str | None, extra: str = "") -> Text:
     return t
 
 
-def render_json(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=2) + "\n"
+def render_json(doc: ValidationResult) -> str:
+    return json.dumps(doc.to_json(), indent=2) + "\n"
 
 
-def render_sarif(doc: dict[str, Any]) -> str:
+def render_sarif(doc: ValidationResult) -> str:
     """SARIF 2.1.0: each compile error and run failure, and a note for each kernel whose wave-64
     port leaves lanes idle that wave 32 used (the occupancy view's notes), at its definition."""
     from hipport import __version__
@@ -52,18 +54,17 @@ def render_sarif(doc: dict[str, Any]) -> str:
             res["properties"] = props
         results.append(res)
 
-    for e in doc.get("errors", []):
-        run = e.get("category") == "run"
+    for e in doc.errors:
+        run = e.category == "run"
         add("run-failure" if run else "compile-error", "error",
-            f"{e['message']} ({e['where']})" if e.get("where") else e["message"],
-            None if run and e.get("line") is None else e.get("file"), e.get("line"),
-            {"hipportRule": e["rule"]} if e.get("rule") else None)
-    for row in doc.get("occupancy", []):
-        if row.get("note"):
-            w32, w64 = row.get("lanes busy, wave 32"), row.get("lanes busy, wave 64")
-            add("occupancy", "note", f"{row['kernel']}: {w64}% of lanes busy at wave 64 against {w32}% at "
-                f"wave 32: {row['note']}", row.get("file"), row.get("line"),
-                {"kernel": row["kernel"], "program": row["program"], "wave64OverWave32": row.get("wave 64 / wave 32")})
+            f"{e.message} ({e.where})" if e.where else e.message,
+            None if run and e.line is None else e.file, e.line,
+            {"hipportRule": e.rule} if e.rule else None)
+    for row in doc.occupancy:
+        if row.note:
+            add("occupancy", "note", f"{row.kernel}: {row.busy64}% of lanes busy at wave 64 against {row.busy32}% "
+                f"at wave 32: {row.note}", row.file, row.line,
+                {"kernel": row.kernel, "program": row.program, "wave64OverWave32": row.ratio})
     run_doc: dict[str, Any] = {
         "tool": {"driver": {"name": "hipport validate", "version": __version__,
                             "informationUri": "https://github.com/hipport/hipport", "rules": rules}},
@@ -82,15 +83,15 @@ SARIF_RULES = (
 )
 
 
-def render_text(doc: dict[str, Any], color: bool = False, width: int | None = None) -> str:
+def render_text(doc: ValidationResult, color: bool = False, width: int | None = None) -> str:
     buf = StringIO()
     con = Console(file=buf, force_terminal=color, no_color=not color, width=width or 120,
                   highlight=False, soft_wrap=False)
-    archs = list(doc["archs"])
-    det = doc["details"]
-    runs = {r["program"]: r for r in det["runs"]}
+    archs = list(doc.archs)
+    det = doc.details
+    runs = {r["program"]: r for r in det.runs}
     rows: dict[str, dict[str, Any]] = {}
-    for u in det["compile"]:
+    for u in det.compile:
         rows.setdefault(u["file"], {})["compile"] = u
     for name, r in runs.items():
         rows.setdefault(name, {})["run"] = r
@@ -106,29 +107,29 @@ def render_text(doc: dict[str, Any], color: bool = False, width: int | None = No
         t.add_column("GPU")
     for name, row in rows.items():
         cells: list[Text] = [Text(name)]
-        u = row.get("compile")
+        unit: dict[str, Any] = row.get("compile") or {}
         for a in archs:
-            r = (u or {}).get("archs", {}).get(a)
-            cells.append(_cell(r["status"] if r else None,
-                               f"({len(r['errors'])})" if r and r["errors"] else ""))
+            ar = unit.get("archs", {}).get(a)
+            cells.append(_cell(ar["status"] if ar else None,
+                               f"({len(ar['errors'])})" if ar and ar["errors"] else ""))
         if has_runs:
-            r = row.get("run")
-            if r is None:
+            prog: dict[str, Any] | None = row.get("run")
+            if prog is None:
                 cells += [Text(""), Text(""), Text(""), Text("")]
             else:
-                emu = r["emulator"]
+                emu = prog["emulator"]
                 cells.append(_cell(emu.get("ref32", {}).get("status")))
                 cells.append(_cell(emu.get("port64", {}).get("status")))
                 un = emu.get("unfixed64", {}).get("status")
                 info = {"mismatch": "differs", "build-error": "build error", "run-error": "run error"}
                 if un in info:  # informational, never a failure
                     cell = Text(info[un], style="cyan")
-                    if r.get("saved_by_wave64"):
+                    if prog.get("saved_by_wave64"):
                         cell.append(" (wave64 fixed)", style="dim")
                 else:
-                    cell = _cell(un, "(wave64 fixed)" if r.get("saved_by_wave64") else "")
+                    cell = _cell(un, "(wave64 fixed)" if prog.get("saved_by_wave64") else "")
                 cells.append(cell)
-                cells.append(_gpu_cell(r["gpu"]))
+                cells.append(_gpu_cell(prog["gpu"]))
         t.add_row(*cells)
     con.print(t)
     _details(con, doc)
@@ -137,12 +138,12 @@ def render_text(doc: dict[str, Any], color: bool = False, width: int | None = No
     return buf.getvalue()
 
 
-def _occupancy(con: Console, doc: dict[str, Any]) -> None:
+def _occupancy(con: Console, doc: ValidationResult) -> None:
     """Lanes busy per kernel on the emulator, wave 32 (reference) beside wave 64 (port)."""
-    rows = doc.get("occupancy") or []
+    rows = doc.occupancy
     if not rows:
         return
-    shown = rows if len(rows) <= 30 else [r for r in rows if r.get("note")]
+    shown = rows if len(rows) <= 30 else [r for r in rows if r.note]
     t = Table(title="occupancy (share of lane slots doing work, on the emulator)", box=None,
               show_edge=False, pad_edge=False, title_justify="left")
     for c in ("program", "kernel", "wave 32", "wave 64", "note"):
@@ -152,8 +153,8 @@ def _occupancy(con: Console, doc: dict[str, Any]) -> None:
         return "" if x is None else f"{x:.0f}%"
 
     for r in shown:
-        t.add_row(r["program"], r["kernel"], pct(r["lanes busy, wave 32"]), pct(r["lanes busy, wave 64"]),
-                  Text(r.get("note") or "", style="yellow" if r.get("note") else ""))
+        t.add_row(r.program, r.kernel, pct(r.busy32), pct(r.busy64),
+                  Text(r.note or "", style="yellow" if r.note else ""))
     con.print(t)
     if len(shown) < len(rows):
         con.print(Text(f"({len(rows) - len(shown)} more kernels keep their lanes busy at wave 64)", style="dim"))
@@ -172,9 +173,9 @@ def _gpu_cell(gpu: dict[str, Any]) -> Text:
     return out
 
 
-def _details(con: Console, doc: dict[str, Any]) -> None:
-    det = doc["details"]
-    for u in det["compile"]:
+def _details(con: Console, doc: ValidationResult) -> None:
+    det = doc.details
+    for u in det.compile:
         seen: set[tuple] = set()
         for arch, r in u["archs"].items():
             if r["status"] == "fail" and not r["errors"] and r.get("reason"):
@@ -190,7 +191,7 @@ def _details(con: Console, doc: dict[str, Any]) -> None:
                 con.print(format_error(e, archs if len(archs) < len(ran) else None))
             if r["status"] == "not-run" and r.get("reason"):
                 pass  # shown once in the summary
-    for r in det["runs"]:
+    for r in det.runs:
         shown: dict[tuple, str] = {}
         for leg, label in (("ref32", "wave 32, CUDA reference"), ("port64", "wave 64, full port"),
                            ("unfixed64", "wave 64, without wave64 fixes")):
@@ -247,19 +248,19 @@ def format_error(e: dict[str, Any], archs: list[str] | None) -> Text:
     return t
 
 
-def _summary(con: Console, doc: dict[str, Any]) -> None:
-    s = doc["summary"]
-    det = doc["details"]
-    for a in det.get("archs_skipped", []):
-        con.print(Text(f"{a['arch']}: not compiled for ({a['reason']})", style="dim"))
+def _summary(con: Console, doc: ValidationResult) -> None:
+    s = doc.summary
+    det = doc.details
+    for a in det.archs_skipped:
+        con.print(Text(f"{a.arch}: not compiled for ({a.reason})", style="dim"))
     reasons: dict[str, int] = {}
-    skipped = {a["reason"] for a in det.get("archs_skipped", [])}
-    for u in det["compile"]:
+    skipped = {a.reason for a in det.archs_skipped}
+    for u in det.compile:
         for r in u["archs"].values():
             if r["status"] == "not-run" and r.get("reason") and r["reason"] not in skipped:
                 key = f"compile: {r['reason']}"
                 reasons[key] = reasons.get(key, 0) + 1
-    for r in det["runs"]:
+    for r in det.runs:
         for k, x in [(f"emulator {k}", v) for k, v in r["emulator"].items()] + \
                 [(f"{k} GPU", v) for k, v in r["gpu"].items()]:
             if x["status"] == "not-run" and x.get("reason"):
@@ -268,25 +269,25 @@ def _summary(con: Console, doc: dict[str, Any]) -> None:
     for why, n in reasons.items():
         con.print(Text(f"not run ({n}x): {why}", style="dim"))
     parts = []
-    if det["compile"]:
-        reused = f", {s['compile_cached']} answers reused" if s.get("compile_cached") else ""
-        parts.append(f"compile: {s['compile_pass']} pass, {s['compile_fail']} fail, "
-                     f"{s['compile_not_run']} not run ({s['units']} units{reused})")
-    if det["runs"]:
-        parts.append(f"emulator: {s['emulator_pass']} pass, {s['emulator_fail']} fail, "
-                     f"{s['emulator_not_run']} not run ({s['programs']} programs; "
-                     f"wave64 pass fixed {s['fixed_by_wave64']})")
-        parts.append(f"GPU: {s['gpu_pass']} pass, {s['gpu_fail']} fail, {s['gpu_not_run']} not run")
-    classes = [(u["file"], u.get("class"), u.get("why")) for u in det["compile"] if u.get("class")]
+    if det.compile:
+        reused = f", {s.compile_cached} answers reused" if s.compile_cached else ""
+        parts.append(f"compile: {s.compile_pass} pass, {s.compile_fail} fail, "
+                     f"{s.compile_not_run} not run ({s.units} units{reused})")
+    if det.runs:
+        parts.append(f"emulator: {s.emulator_pass} pass, {s.emulator_fail} fail, "
+                     f"{s.emulator_not_run} not run ({s.programs} programs; "
+                     f"wave64 pass fixed {s.fixed_by_wave64})")
+        parts.append(f"GPU: {s.gpu_pass} pass, {s.gpu_fail} fail, {s.gpu_not_run} not run")
+    classes = [(u["file"], u.get("class"), u.get("why")) for u in det.compile if u.get("class")]
     if classes:
         count = {k: sum(1 for _, c, _ in classes if c == k) for k in ("missing-package", "flagged", "unexpected")}
         con.print(Text(f"failed units: {count['missing-package']} missing a package, {count['flagged']} flagged "
                        f"by hipport, {count['unexpected']} unexpected"))
-        for file, c, why in classes:
-            con.print(Text(f"  {c}: {file}: {why}", style="red" if c == "unexpected" else "dim"))
+        for file, c, reason in classes:
+            con.print(Text(f"  {c}: {file}: {reason}", style="red" if c == "unexpected" else "dim"))
     if not parts:
         parts.append("nothing was checked")
-    verdict = Text("FAILED" if s["failed"] else "OK", style="bold red" if s["failed"] else "bold green")
+    verdict = Text("FAILED" if s.failed else "OK", style="bold red" if s.failed else "bold green")
     line = Text("; ".join(parts) + ": ")
     line.append_text(verdict)
     con.print(line)
@@ -301,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         sys.stderr.write("usage: python -m hipport.validate.views RESULT.json\n")
         return 2
-    doc = json.loads(Path(args[0]).read_text(encoding="utf-8"))
+    doc = ValidationResult.from_json(json.loads(Path(args[0]).read_text(encoding="utf-8")))
     sys.stdout.write(render_text(doc, color=False, width=160))
     return 0
 
