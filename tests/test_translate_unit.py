@@ -297,13 +297,19 @@ GGL_FIXES = [
     pytest.param(b"k<<<1, 1>>>(cudaStream_t(0));", b"hipLaunchKernelGGL(k, dim3(1), dim3(1), 0, 0, hipStream_t(0));",
                  id="renames-inside-the-arguments"),
     # nvcc reads spaced chevrons as a launch; one port makes them GGL (not `<<<` first, GGL next)
-    pytest.param(b"k << < 1, 2 >> > (cudaStream_t(0));", b"hipLaunchKernelGGL(k, dim3(1), dim3(2 ), 0, 0, hipStream_t(0));",
+    pytest.param(b"k << < 1, 2 >> > (cudaStream_t(0));", b"hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, hipStream_t(0));",
                  id="spaced-chevrons"),
     pytest.param(b"k<<\t<g, b, 0, s>>\t\t>(x);", b"hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, s, x);",
                  id="spaced-chevrons-with-tabs-and-a-stream"),
     pytest.param(b"k << < 1, 2 >> > (x); q<<<3, 4>>>(y);",
-                 b"hipLaunchKernelGGL(k, dim3(1), dim3(2 ), 0, 0, x); hipLaunchKernelGGL(q, dim3(3), dim3(4), 0, 0, y);",
+                 b"hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x); hipLaunchKernelGGL(q, dim3(3), dim3(4), 0, 0, y);",
                  id="spaced-and-plain-launches-together"),
+    pytest.param(b"k<<<1, n >>>(x);", b"hipLaunchKernelGGL(k, dim3(1), dim3(n), 0, 0, x);",
+                 id="blanks-before-the-closing-chevron-go"),
+    pytest.param(b"k<<<g ,b,n*4 ,s>>>(x);", b"hipLaunchKernelGGL(k, dim3(g), dim3(b), n*4, s, x);",
+                 id="parts-written-comma-space"),
+    pytest.param(b"k<<<g\n    , b>>>(x);", b"hipLaunchKernelGGL(k, dim3(g\n    ), dim3(b), 0, 0, x);",
+                 id="a-newline-before-a-comma-stays"),
 ]
 
 
@@ -332,6 +338,22 @@ MACRO_LAUNCHES = [
 @pytest.mark.parametrize(("before", "after"), MACRO_LAUNCHES)
 def test_ggl_launch_in_macro(rules: rulesmod.RuleSet, before: bytes, after: bytes) -> None:
     assert port(rules, before, launch_syntax="ggl") == after
+
+
+TEMPLATE_KERNEL = b"template <typename T>\n__global__ void k(T* p) {}\n__global__ void plain(int* p) {}\n"
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    pytest.param(b"k<<<1, 2>>>(p);", b"hipLaunchKernelGGL(HIP_KERNEL_NAME(k), dim3(1), dim3(2), 0, 0, p);",
+                 id="a-template-kernel-with-deduced-arguments-is-named-as-one"),
+    pytest.param(b"plain<<<1, 2>>>(p);", b"hipLaunchKernelGGL(plain, dim3(1), dim3(2), 0, 0, p);",
+                 id="a-plain-kernel-beside-it-is-not"),
+])
+def test_ggl_launch_of_a_template_kernel(rules: rulesmod.RuleSet, before: bytes, after: bytes) -> None:
+    wrap = (TEMPLATE_KERNEL + b"void f(float* p) {\n  ", b"\n}\n")
+    assert port(rules, before.join(wrap), launch_syntax="ggl") == after.join(wrap)
+    macro = b"#define L(p) " + before.rstrip(b";") + b"\n"
+    assert port(rules, TEMPLATE_KERNEL + macro, launch_syntax="ggl") == TEMPLATE_KERNEL + b"#define L(p) " + after.rstrip(b";") + b"\n"
 
 
 LAUNCH_NOOPS = [
