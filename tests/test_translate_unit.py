@@ -480,6 +480,31 @@ def test_argument_transforms(rules: rulesmod.RuleSet, before: bytes, after: byte
     assert port(rules, after.join(wrap)) == after.join(wrap)
 
 
+@pytest.mark.parametrize(("decls", "before", "after"), [
+    pytest.param(b"void *p;", b"cudaHostGetDevicePointer(&p, h, 0);", b"hipHostGetDevicePointer(&p, h, 0);",
+                 id="address-of-a-void-pointer-is-a-void-pp-already"),
+    pytest.param(b"float *p;", b"cudaHostGetDevicePointer(&p, h, 0);",
+                 b"hipHostGetDevicePointer(reinterpret_cast<void**>(&p), h, 0);", id="a-typed-pointer-is-cast"),
+    pytest.param(b"const void *p;", b"cudaMallocPitch(&p, &w, 1, 2);",
+                 b"hipMallocPitch(reinterpret_cast<void**>(&p), &w, 1, 2);", id="const-void-pointer-is-cast"),
+    pytest.param(b"void *p; { float *p; }", b"cudaMallocPitch(&p, &w, 1, 2);",
+                 b"hipMallocPitch(reinterpret_cast<void**>(&p), &w, 1, 2);", id="two-declarations-keep-the-cast"),
+    pytest.param(b"", b"cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, 1, 0);",
+                 b"hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, 1, 0);",
+                 id="occupancy-takes-the-kernel-through-hips-template-overload"),
+])
+def test_casts_only_where_the_type_needs_one(decls: bytes, before: bytes, after: bytes) -> None:
+    """The address of a `void *` the function declares once needs no cast to `void **`; a name
+    declared otherwise, or more than once, keeps it. A global does not count (a local may
+    shadow it)."""
+    rs = rulesmod.load()
+    wrap = (b"void f(int n, size_t w, void *h) {\n  " + decls + b"\n  ", b"\n}\n")
+    assert port(rs, before.join(wrap)) == after.join(wrap)
+    glob = b"void *p;\n" + before.join((b"void f(size_t w, void *h) {\n  ", b"\n}\n"))
+    if b"(&p" in before:
+        assert b"reinterpret_cast<void**>(&p)" in port(rs, glob)
+
+
 def test_unknown_argument_transform_is_an_error(rules: rulesmod.RuleSet) -> None:
     out, ctx, _ = run(rules, HIP + b"void f() { cudaBogus(x); }\n")
     assert out == HIP + b"void f() { hipBogus(x); }\n"
