@@ -44,8 +44,8 @@ _COMMENT = re.compile(r"//.+")  # the harness: sed -Ee 's|//.+|// |g'
 MAPPED: dict[str, tuple[str, ...]] = {
     "--hip-kernel-execution-syntax": ("--launch-syntax", "ggl"),
     "--cuda-kernel-execution-syntax": (),
-    "--roc": ("--roc",),
-    "-roc": ("--roc",),
+    "--roc": ("--roc", "--data-types", "rocblas"),  # HIPIFY's --roc writes rocBLAS's types
+    "-roc": ("--roc", "--data-types", "rocblas"),
     "--miopen": ("--dnn", "miopen-hipify"),
 }
 # What every run gets, the options that match what HIPIFY writes (docs/hipify.md): spellings

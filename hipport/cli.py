@@ -67,6 +67,7 @@ Dnn = Enum("Dnn", {v: v for v in configmod.LIBRARY_TARGETS["dnn"]}, type=str)  #
 
 
 Quotes = Enum("Quotes", {v: v for v in configmod.INCLUDE_QUOTES}, type=str)  # type: ignore[misc]
+DataTypes = Enum("DataTypes", {v: v for v in configmod.DATA_TYPES}, type=str)  # type: ignore[misc]
 
 
 class Layout(str, Enum):
@@ -114,6 +115,7 @@ FftOpt = Annotated[Fft | None, typer.Option("--fft", help="Port cuFFT to hipFFT 
 DnnOpt = Annotated[Dnn | None, typer.Option("--dnn", help="cuDNN to MIOpen: miopen renames what is the same; miopen-hipify also what HIPIFY renames, with notes.")]
 RocOpt = Annotated[bool, typer.Option("--roc", help="Port every library to its roc* library (rocBLAS, rocSPARSE, rocRAND, rocSOLVER) unless chosen by its own option.")]
 QuotesOpt = Annotated[Quotes | None, typer.Option("--include-quotes", help='angle: a quoted CUDA library include becomes <...>; keep: stays "..." (as HIPIFY writes it).')]
+DataTypesOpt = Annotated[DataTypes | None, typer.Option("--data-types", help="hip: cuComplex, __half, __nv_bfloat16 become HIP's types; rocblas: rocBLAS's in rocBLAS/rocSOLVER files (as HIPIFY's --roc).")]
 LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
 NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMakeLists.txt, *.cmake and Makefiles as they are (default: port them).")]
@@ -186,6 +188,7 @@ def port(
     dnn: DnnOpt = None, roc: RocOpt = False,
     include_layout: LayoutOpt = None,
     include_quotes: QuotesOpt = None,
+    data_types: DataTypesOpt = None,
     include: Include = None,
     exclude: Exclude = None,
     force_exclude: ForceExclude = False,
@@ -210,7 +213,7 @@ def port(
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm,
                       launch_syntax=launch_syntax, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
                       include_layout=include_layout, include_quotes=include_quotes,
-                      rename_extensions=rename_extensions or None,
+                      data_types=data_types, rename_extensions=rename_extensions or None,
                       apply_review_fixes=apply_review_fixes or None,
                       wave64=False if no_wave64 else None, jobs=jobs,
                       build_files=False if no_build_files else None, offload_arch=offload_arch,

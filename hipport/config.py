@@ -17,6 +17,9 @@ WAVE_STRATEGIES = ("auto", "logical32", "native")
 LAUNCH_SYNTAXES = ("chevron", "ggl")
 BLAS_TARGETS = ("hipblas", "rocblas")
 INCLUDE_LAYOUTS = ("current", "flat")
+# cuComplex, __half, __nv_bfloat16 in rocBLAS/rocSOLVER files: HIP's types (which HIP's own
+# functions and arithmetic take) or rocBLAS's (which rocBLAS takes; HIPIFY's --roc writes them)
+DATA_TYPES = ("hip", "rocblas")
 INCLUDE_QUOTES = ("angle", "keep")  # a quoted CUDA library include: to <...>, or kept "..."
 # The library each CUDA library family ports to (the first is the default); `roc` (HIPIFY's
 # --roc) picks the roc* one of every family that has one and was not chosen explicitly.
@@ -49,6 +52,7 @@ class Config:
     roc: bool = False  # every family to its roc* library, unless chosen explicitly
     include_layout: str = "current"
     include_quotes: str = "angle"
+    data_types: str = "hip"
     rename_extensions: bool = False
     apply_review_fixes: bool = False
     wave64: bool = True  # run the wave64 pass
@@ -68,7 +72,7 @@ class Config:
         """What the per-file results depend on (the cache key part that is not content)."""
         keep = ("select", "ignore", "severity", "wave_strategy", "rocm", "launch_syntax", "blas",
                 "sparse", "rand", "solver", "fft", "dnn", "include_layout", "include_quotes", "rename_extensions", "apply_review_fixes", "wave64", "build_files",
-                "offload_arch")
+                "offload_arch", "data_types")
         return repr(tuple(getattr(self, k) for k in keep))
 
 
@@ -80,7 +84,7 @@ def version_tuple(v: str) -> tuple[int, ...]:
 KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name != "sources"}
 CHOICES = {"wave_strategy": WAVE_STRATEGIES, "launch_syntax": LAUNCH_SYNTAXES,
            **LIBRARY_TARGETS, "include_layout": INCLUDE_LAYOUTS, "include_quotes": INCLUDE_QUOTES,
-           "fail_on": ("error", "warning", "info", "never")}
+           "data_types": DATA_TYPES, "fail_on": ("error", "warning", "info", "never")}
 
 
 def find_config_file(start: Path) -> Path | None:

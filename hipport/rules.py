@@ -29,7 +29,7 @@ ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report",
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces", "overrides"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand",
-                "rocsolver": "cusolver", "miopen_hipify": "cudnn"}
+                "rocsolver": "cusolver", "miopen_hipify": "cudnn", "rocblas_types": "complex"}
 
 
 @fast_pickle  # thousands load in every worker; see model.fast_pickle
@@ -83,10 +83,12 @@ class HeaderMap:
 class Overrides:
     """A table's own spellings of names another table maps (`[overrides]`): rocBLAS writes
     `CUDA_R_32F`, a runtime name, as `rocblas_datatype_f32_r`. They hold in a file that uses a
-    name of `family` and none of the families in `unless` (translate/overrides.py)."""
+    name of `family` (or of one of `when`, where the table gives it) and none of the families in
+    `unless` (translate/overrides.py)."""
     family: str
     unless: frozenset[str]
     names: dict[str, Mapping]
+    when: frozenset[str] = frozenset()  # empty: the table's own family
 
 
 @dataclass(eq=False)  # hashed by identity: per-RuleSet caches key on it
@@ -151,13 +153,16 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
 def _overrides(path: Path, family: str, default_since: str, o: object) -> Overrides | None:
     if o is None:
         return None
-    if not isinstance(o, dict) or set(o) - {"unless", "names"} or not isinstance(o.get("names"), dict):
-        raise _fail(path, "[overrides]: expected a table with 'names' (and optionally 'unless')")
-    unless = o.get("unless", [])
-    if not isinstance(unless, list) or not all(isinstance(u, str) for u in unless):
-        raise _fail(path, "[overrides] unless: expected a list of family ids")
+    if not isinstance(o, dict) or set(o) - {"unless", "when", "names"} or not isinstance(o.get("names"), dict):
+        raise _fail(path, "[overrides]: expected a table with 'names' (and optionally 'when', 'unless')")
+    lists = {}
+    for key in ("unless", "when"):
+        v = o.get(key, [])
+        if not isinstance(v, list) or not all(isinstance(u, str) for u in v):
+            raise _fail(path, f"[overrides] {key}: expected a list of family ids")
+        lists[key] = frozenset(v)
     names = {cuda: _entry(path, family, default_since, cuda, e) for cuda, e in o["names"].items()}
-    return Overrides(family, frozenset(unless), names)
+    return Overrides(family, lists["unless"], names, lists["when"])
 
 
 def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) -> Mapping:
@@ -265,8 +270,8 @@ def _ours(path: Path) -> bytes | None:
 
 # Part of each cached file's name: bump it when what the pickles hold changes shape (2: the
 # table classes pickle as field tuples, model.fast_pickle; 3: Mapping.level, HeaderMap.since;
-# 4: Mapping.floors; 5: RuleSet.overrides).
-PICKLE_FORMAT = 5
+# 4: Mapping.floors; 5: RuleSet.overrides; 6: Overrides.when).
+PICKLE_FORMAT = 6
 
 
 def cached(name: str, build: Callable[[], T], root: str | None = None) -> T:
@@ -302,6 +307,8 @@ def for_config(config: Any) -> RuleSet:
 def libraries_key(config: Any) -> str:
     """The alternative families `config` selects, as `load` takes them ("hipblas" for none)."""
     values = {config.blas, config.sparse, config.rand, config.solver, config.dnn.replace("-", "_")}
+    if getattr(config, "data_types", "hip") == "rocblas":
+        values.add("rocblas_types")
     chosen = sorted(values & set(ALTERNATIVES))
     return ",".join(chosen) or "hipblas"
 

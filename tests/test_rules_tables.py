@@ -23,7 +23,7 @@ def test_every_table_loads_and_names_its_family() -> None:
     for path in sorted((rules_dir() / "api").glob("*.toml")):
         meta, names, headers, spaces = load_table(path)
         assert meta["family"], path
-        assert names or headers or spaces, f"{path.name} maps nothing"
+        assert names or headers or spaces or meta["overrides"], f"{path.name} maps nothing"
 
 
 def test_the_tables_are_their_own_source() -> None:
@@ -150,3 +150,32 @@ def test_rocblas_alternatives_name_rocblas_not_hipblas() -> None:
     wrong = [m.cuda for m in rs.names.values() if m.family == "rocblas" and m.alt
              and "hipblas" in m.alt.lower() and "--blas hipblas" not in m.alt]
     assert not wrong, wrong[:5]
+
+
+@pytest.mark.parametrize(("cuda", "spellings"), [
+    # the driver API's memset node struct, which hipDrvGraphAddMemsetNode takes, from ROCm 6.1
+    pytest.param("CUDA_MEMSET_NODE_PARAMS", {"5.2": "hipMemsetParams", "6.1": "HIP_MEMSET_NODE_PARAMS"},
+                 id="memset-node-params"),
+    pytest.param("CUDA_MEMSET_NODE_PARAMS_st", {"6.0": "hipMemsetParams", "6.4": "HIP_MEMSET_NODE_PARAMS"},
+                 id="memset-node-params-tag"),
+    # the runtime's entry-point status: the driver's enum (same values) until HIP has its own
+    pytest.param("cudaDriverEntryPointQueryResult",
+                 {"6.2": "hipDriverProcAddressQueryResult", "7.0": "hipDriverProcAddressQueryResult",
+                  "7.1": "hipDriverEntryPointQueryResult"}, id="entry-point-result"),
+    pytest.param("cudaDriverEntryPointSymbolNotFound",
+                 {"6.4": "HIP_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND", "7.1": "hipDriverEntryPointSymbolNotFound"},
+                 id="entry-point-enumerator"),
+])
+def test_spelling_follows_the_rocm_floor(cuda: str, spellings: dict[str, str]) -> None:
+    for rocm, hip in spellings.items():
+        assert load(rocm=rocm).names[cuda].hip == hip, rocm
+
+
+def test_entry_point_enumerators_below_7_1_are_the_driver_ones() -> None:
+    """Below ROCm 7.1 the runtime's entry-point enumerators are written as the driver's, which
+    CUDA numbers alike (0, 1, 2), so both tables must agree."""
+    rs = load(rocm="6.2")
+    for rt, drv in (("cudaDriverEntryPointSuccess", "CU_GET_PROC_ADDRESS_SUCCESS"),
+                    ("cudaDriverEntryPointSymbolNotFound", "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND"),
+                    ("cudaDriverEntryPointVersionNotSufficent", "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT")):
+        assert rs.names[rt].hip == rs.names[drv].hip

@@ -132,3 +132,51 @@ def test_rocsparse_overrides_are_declared_in_the_installed_header() -> None:
     (o,) = (o for o in rulesmod.load("rocsparse").overrides if o.family == "rocsparse")
     missing = [m.hip for m in o.names.values() if m.hip and m.status != "unsupported" and m.hip not in words]
     assert not missing
+
+
+def _data_types_rules(libs: str) -> tuple[rulesmod.RuleSet, Config]:
+    cfg = Config(wave64=False, blas="rocblas", data_types="rocblas",
+                 sparse="rocsparse" if "rocsparse" in libs else "hipsparse")
+    assert rulesmod.libraries_key(cfg) == libs
+    return rulesmod.load(libs), cfg
+
+
+@pytest.mark.parametrize(("libs", "body", "expected"), [
+    pytest.param("rocblas,rocblas_types",
+                 "cuComplex c; cuDoubleComplex z; __half* h; __nv_bfloat16* b;\ncublasCscal(hd, n, &c, &c, 1);\n",
+                 "rocblas_float_complex c; rocblas_double_complex z; rocblas_half* h; rocblas_bfloat16* b;\n"
+                 "rocblas_cscal(hd, n, &c, &c, 1);\n",
+                 id="a rocBLAS file: the types rocBLAS takes, no cast needed"),
+    pytest.param("rocblas,rocblas_types", "cuComplex c = make_cuComplex(1, 2);\n",
+                 "hipComplex c = make_hipComplex(1, 2);\n",
+                 id="no rocBLAS name: HIP's types, which the hipC* functions take"),
+    pytest.param("rocblas,rocblas_types,rocsparse",
+                 "cuComplex c;\ncublasCscal(hd, n, &c, &c, 1);\ncusparseCreateDnVec(&v, n, p, t);\n",
+                 "hipComplex c;\nrocblas_cscal(hd, n, &c, &c, 1);\nrocsparse_create_dnvec_descr(&v, n, p, t);\n",
+                 id="also rocSPARSE (another complex type): HIP's"),
+])
+def test_data_types_rocblas(libs: str, body: str, expected: str) -> None:
+    rs, cfg = _data_types_rules(libs)
+    src = SourceFile("t.cpp", body.encode())
+    ctx = translate.run(src, cfg, rs)
+    kept, _ = resolve(ctx.edits)
+    out = apply_edits(src.data, kept).decode()
+    assert out.endswith(expected)
+    assert "hip_fp16.h" not in out and "hip_bfloat16.h" not in out  # HIP's headers: not its types
+
+
+def test_data_types_default_keeps_hip_types() -> None:
+    assert rulesmod.libraries_key(Config(blas="rocblas")) == "rocblas"
+    out = port(rulesmod.load("rocblas"), "cuComplex c;\ncublasCscal(hd, n, &c, &c, 1);\n")
+    assert out.startswith("hipComplex c;\n")
+
+
+def test_overrides_when_names_the_families(tmp_path: Path) -> None:
+    t = tmp_path / "t.toml"
+    t.write_text('family = "x"\n[overrides]\nwhen = ["a", "b"]\n[overrides.names]\n'
+                 'cuComplex = { hip = "y", kind = "type" }\n')
+    o = rulesmod.load_table(t)[0]["overrides"]
+    assert o.when == {"a", "b"} and o.family == "x"
+    t.write_text('family = "x"\n[overrides]\nwhen = "a"\n[overrides.names]\n')
+    with pytest.raises(HipportError, match="when"):
+        rulesmod.load_table(t)

@@ -297,13 +297,19 @@ GGL_FIXES = [
     pytest.param(b"k<<<1, 1>>>(cudaStream_t(0));", b"hipLaunchKernelGGL(k, dim3(1), dim3(1), 0, 0, hipStream_t(0));",
                  id="renames-inside-the-arguments"),
     # nvcc reads spaced chevrons as a launch; one port makes them GGL (not `<<<` first, GGL next)
-    pytest.param(b"k << < 1, 2 >> > (cudaStream_t(0));", b"hipLaunchKernelGGL(k, dim3(1), dim3(2 ), 0, 0, hipStream_t(0));",
+    pytest.param(b"k << < 1, 2 >> > (cudaStream_t(0));", b"hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, hipStream_t(0));",
                  id="spaced-chevrons"),
     pytest.param(b"k<<\t<g, b, 0, s>>\t\t>(x);", b"hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, s, x);",
                  id="spaced-chevrons-with-tabs-and-a-stream"),
     pytest.param(b"k << < 1, 2 >> > (x); q<<<3, 4>>>(y);",
-                 b"hipLaunchKernelGGL(k, dim3(1), dim3(2 ), 0, 0, x); hipLaunchKernelGGL(q, dim3(3), dim3(4), 0, 0, y);",
+                 b"hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x); hipLaunchKernelGGL(q, dim3(3), dim3(4), 0, 0, y);",
                  id="spaced-and-plain-launches-together"),
+    pytest.param(b"k<<<1, n >>>(x);", b"hipLaunchKernelGGL(k, dim3(1), dim3(n), 0, 0, x);",
+                 id="blanks-before-the-closing-chevron-go"),
+    pytest.param(b"k<<<g ,b,n*4 ,s>>>(x);", b"hipLaunchKernelGGL(k, dim3(g), dim3(b), n*4, s, x);",
+                 id="parts-written-comma-space"),
+    pytest.param(b"k<<<g\n    , b>>>(x);", b"hipLaunchKernelGGL(k, dim3(g\n    ), dim3(b), 0, 0, x);",
+                 id="a-newline-before-a-comma-stays"),
 ]
 
 
@@ -332,6 +338,22 @@ MACRO_LAUNCHES = [
 @pytest.mark.parametrize(("before", "after"), MACRO_LAUNCHES)
 def test_ggl_launch_in_macro(rules: rulesmod.RuleSet, before: bytes, after: bytes) -> None:
     assert port(rules, before, launch_syntax="ggl") == after
+
+
+TEMPLATE_KERNEL = b"template <typename T>\n__global__ void k(T* p) {}\n__global__ void plain(int* p) {}\n"
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    pytest.param(b"k<<<1, 2>>>(p);", b"hipLaunchKernelGGL(HIP_KERNEL_NAME(k), dim3(1), dim3(2), 0, 0, p);",
+                 id="a-template-kernel-with-deduced-arguments-is-named-as-one"),
+    pytest.param(b"plain<<<1, 2>>>(p);", b"hipLaunchKernelGGL(plain, dim3(1), dim3(2), 0, 0, p);",
+                 id="a-plain-kernel-beside-it-is-not"),
+])
+def test_ggl_launch_of_a_template_kernel(rules: rulesmod.RuleSet, before: bytes, after: bytes) -> None:
+    wrap = (TEMPLATE_KERNEL + b"void f(float* p) {\n  ", b"\n}\n")
+    assert port(rules, before.join(wrap), launch_syntax="ggl") == after.join(wrap)
+    macro = b"#define L(p) " + before.rstrip(b";") + b"\n"
+    assert port(rules, TEMPLATE_KERNEL + macro, launch_syntax="ggl") == TEMPLATE_KERNEL + b"#define L(p) " + after.rstrip(b";") + b"\n"
 
 
 LAUNCH_NOOPS = [
@@ -456,6 +478,31 @@ def test_argument_transforms(rules: rulesmod.RuleSet, before: bytes, after: byte
     wrap = (b"void f() {\n  ", b"\n}\n")
     assert port(rules, before.join(wrap)) == after.join(wrap)
     assert port(rules, after.join(wrap)) == after.join(wrap)
+
+
+@pytest.mark.parametrize(("decls", "before", "after"), [
+    pytest.param(b"void *p;", b"cudaHostGetDevicePointer(&p, h, 0);", b"hipHostGetDevicePointer(&p, h, 0);",
+                 id="address-of-a-void-pointer-is-a-void-pp-already"),
+    pytest.param(b"float *p;", b"cudaHostGetDevicePointer(&p, h, 0);",
+                 b"hipHostGetDevicePointer(reinterpret_cast<void**>(&p), h, 0);", id="a-typed-pointer-is-cast"),
+    pytest.param(b"const void *p;", b"cudaMallocPitch(&p, &w, 1, 2);",
+                 b"hipMallocPitch(reinterpret_cast<void**>(&p), &w, 1, 2);", id="const-void-pointer-is-cast"),
+    pytest.param(b"void *p; { float *p; }", b"cudaMallocPitch(&p, &w, 1, 2);",
+                 b"hipMallocPitch(reinterpret_cast<void**>(&p), &w, 1, 2);", id="two-declarations-keep-the-cast"),
+    pytest.param(b"", b"cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, 1, 0);",
+                 b"hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, 1, 0);",
+                 id="occupancy-takes-the-kernel-through-hips-template-overload"),
+])
+def test_casts_only_where_the_type_needs_one(decls: bytes, before: bytes, after: bytes) -> None:
+    """The address of a `void *` the function declares once needs no cast to `void **`; a name
+    declared otherwise, or more than once, keeps it. A global does not count (a local may
+    shadow it)."""
+    rs = rulesmod.load()
+    wrap = (b"void f(int n, size_t w, void *h) {\n  " + decls + b"\n  ", b"\n}\n")
+    assert port(rs, before.join(wrap)) == after.join(wrap)
+    glob = b"void *p;\n" + before.join((b"void f(size_t w, void *h) {\n  ", b"\n}\n"))
+    if b"(&p" in before:
+        assert b"reinterpret_cast<void**>(&p)" in port(rs, glob)
 
 
 def test_unknown_argument_transform_is_an_error(rules: rulesmod.RuleSet) -> None:

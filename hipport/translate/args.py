@@ -59,6 +59,42 @@ def fn_cast(c: Call, n: int) -> None:
         c.wrap(c.args[n], "reinterpret_cast<const void*>(", ")")
 
 
+def _void_pointer(c: Call, arg: Node, const_ok: bool = True) -> bool:
+    """Is `arg` a name the enclosing function declares once, as a `void *` (so that its address,
+    a `void **`, needs no cast)? Only a declaration in the same function counts: a
+    global of that name may be shadowed by a local of another type further out of view."""
+    if arg.type != "identifier" or c.src is not c.ctx.src:
+        return False
+    name = c.src.text(arg)
+    fn = arg.parent
+    while fn is not None and fn.type != "function_definition":
+        fn = fn.parent
+    if fn is None:
+        return False
+    found: list[tuple[Node, Node]] = []  # (declaration, its declarator of `name`)
+    stack = [fn]
+    while stack:
+        node = stack.pop()
+        if node.type in ("declaration", "parameter_declaration") and node.start_byte < arg.start_byte:
+            for d in node.children_by_field_name("declarator"):
+                inner = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                target = inner
+                while target is not None and target.type in ("pointer_declarator", "reference_declarator"):
+                    target = target.child_by_field_name("declarator")
+                if inner is not None and target is not None and target.type == "identifier" \
+                        and c.src.text(target) == name:
+                    found.append((node, inner))
+        stack.extend(node.named_children)
+    if len(found) != 1:
+        return False
+    decl, inner = found[0]
+    kind = decl.child_by_field_name("type")
+    below = inner.child_by_field_name("declarator")
+    const = any(ch.type == "type_qualifier" for ch in decl.children)
+    return (kind is not None and c.src.text(kind) == "void" and inner.type == "pointer_declarator"
+            and below is not None and below.type == "identifier" and (const_ok or not const))
+
+
 def host_malloc_flags(c: Call, n: int) -> None:
     if len(c.args) == n:  # no flags argument: HIP's C API needs one
         close = c.base + c.arglist.end_byte - 1
@@ -68,9 +104,13 @@ def host_malloc_flags(c: Call, n: int) -> None:
 def void_pp(c: Call, n: int) -> None:
     """`cudaHostGetDevicePointer(&typedPtr, ...)`: CUDA's C++ API takes any `T**`, HIP's C API
     only `void**`."""
-    if n < len(c.args) and c.args[n].type != "cast_expression" \
-            and "_cast<" not in c.src.text(c.args[n]):
-        c.wrap(c.args[n], "reinterpret_cast<void**>(", ")")
+    if n >= len(c.args) or c.args[n].type == "cast_expression" or "_cast<" in c.src.text(c.args[n]):
+        return
+    arg = c.args[n]
+    operand = arg.child_by_field_name("argument") if arg.type == "pointer_expression" else None
+    if operand is not None and c.src.text(arg).startswith("&") and _void_pointer(c, operand, const_ok=False):
+        return  # `&p` of a `void *p` is a `void **` already
+    c.wrap(arg, "reinterpret_cast<void**>(", ")")
 
 
 def const_char_pp(c: Call, n: int) -> None:

@@ -132,7 +132,7 @@ def _implied(ctx: Context, present: set[str]) -> list[str]:
     wanted: list[str] = []
     for m in ctx.rules.implied:
         if m.header in present or m.header in wanted or m.cuda in ctx.defines \
-                or m.cuda.encode() not in data:
+                or m.cuda in ctx.overrides or m.cuda.encode() not in data:  # overridden: not HIP's type
             continue
         for use in re.finditer(rb"\b" + re.escape(m.cuda.encode()) + rb"\b", data):
             if not ctx.hip.covers(use.start(), use.end()) and _uses(ctx, use.start(), use.end(), m.kind):

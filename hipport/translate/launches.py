@@ -41,7 +41,7 @@ def spaced(ctx: Context) -> None:
     for o0, o1, c0, c1 in found:
         syntax = _launch_at(closed, o0) if closed is not None else None
         if syntax is not None:
-            rewrite(ctx, syntax, 0, closed)
+            rewrite(ctx, syntax, 0, closed, template_kernels(ctx.src))
         else:
             ctx.edit(o0, o1, "<<<", "HP-launch")
             ctx.edit(c0, c1, ">>>", "HP-launch")
@@ -67,21 +67,56 @@ def run(ctx: Context) -> None:
     if ctx.config.launch_syntax != "ggl":
         return
     root = ctx.src.root
+    templates: frozenset[str] | None = None
     for m in _CHEVRON.finditer(ctx.src.data):
         node = root.descendant_for_byte_range(m.start(), m.end())
+        if templates is None:
+            templates = template_kernels(ctx.src)
         if node is None or node.type != "<<<":
             if node is not None and node.type == "preproc_arg":
-                _macro_launch(ctx, node, m.start())
+                _macro_launch(ctx, node, m.start(), templates)
             continue
         syntax = node.parent
         if syntax is not None and syntax.type == "kernel_call_syntax":
-            rewrite(ctx, syntax, 0)
+            rewrite(ctx, syntax, 0, None, templates)
 
 
-def rewrite(ctx: Context, syntax: Node, base: int, src: SourceFile | None = None) -> None:
+_SCOPES = frozenset({"translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+                     "namespace_definition", "declaration_list", "linkage_specification"})
+
+
+def template_kernels(src: SourceFile) -> frozenset[str]:
+    """The names of the `__global__` function templates this file declares, so that a launch
+    of one with deduced arguments (`k<<<g, b>>>(x)`) is written `HIP_KERNEL_NAME(k)`, HIP's
+    spelling for a template kernel (as HIPIFY writes it)."""
+    names: set[str] = set()
+    stack = [src.root]
+    while stack:
+        n = stack.pop()
+        if n.type == "template_declaration":
+            for d in n.named_children:
+                if d.type in ("function_definition", "declaration") and b"__global__" in src.data[d.start_byte:d.end_byte]:
+                    name = _declared_name(d)
+                    if name is not None:
+                        names.add(src.text(name))
+        elif n.type in _SCOPES:
+            stack.extend(n.named_children)
+    return frozenset(names)
+
+
+def _declared_name(d: Node) -> Node | None:
+    decl = d.child_by_field_name("declarator")
+    while decl is not None and decl.type in ("function_declarator", "pointer_declarator", "reference_declarator"):
+        decl = decl.child_by_field_name("declarator")
+    return decl if decl is not None and decl.type == "identifier" else None
+
+
+def rewrite(ctx: Context, syntax: Node, base: int, src: SourceFile | None = None,
+            templates: frozenset[str] = frozenset()) -> None:
     """Edits turning `k<<<g, b, s, t>>>(a…)` into `hipLaunchKernelGGL(k, dim3(g), …, a…)`.
 
-    `base` shifts offsets when the launch was parsed from a macro body on its own.
+    `base` shifts offsets when the launch was parsed from a macro body on its own. The launch
+    parts are written `, `-separated, without the blanks around them (`<<<1, n >>>`).
     """
     call = syntax.parent
     if call is None or call.type != "call_expression":
@@ -98,7 +133,8 @@ def rewrite(ctx: Context, syntax: Node, base: int, src: SourceFile | None = None
     open_ = syntax.children[0]
     close = syntax.children[-1]
     template = fn.type == "template_function" or (
-        fn.type == "qualified_identifier" and "<" in src.text(fn))
+        fn.type == "qualified_identifier" and "<" in src.text(fn)) or (
+        fn.type == "identifier" and src.text(fn) in templates)
     add = ctx.edit
     add(base + fn.start_byte, base + fn.start_byte,
         "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if template else ""), "HP-launch")
@@ -109,17 +145,23 @@ def rewrite(ctx: Context, syntax: Node, base: int, src: SourceFile | None = None
     grid, block = (_is_dim3(src, p) for p in parts[:2])
     add(base + fn.end_byte, _skip_blanks(src, open_.end_byte) + base,
         ", " + ("" if grid else "dim3("), "HP-launch")
-    add(base + seps[0].start_byte, base + _skip_blanks(src, seps[0].end_byte),
+    add(base + _blanks_before(src, seps[0].start_byte), base + _skip_blanks(src, seps[0].end_byte),
         ("" if grid else ")") + ", " + ("" if block else "dim3("), "HP-launch")
     shut = "" if block else ")"
+    closing = base + _blanks_before(src, close.start_byte)
     if len(parts) == 2:
-        add(base + close.start_byte, base + close.end_byte, shut + ", 0, 0", "HP-launch")
+        add(closing, base + close.end_byte, shut + ", 0, 0", "HP-launch")
     elif len(parts) == 3:
-        add(base + seps[1].start_byte, base + seps[1].end_byte, shut + ",", "HP-launch")
-        add(base + close.start_byte, base + close.end_byte, ", 0", "HP-launch")
+        add(base + _blanks_before(src, seps[1].start_byte), base + _skip_blanks(src, seps[1].end_byte),
+            shut + ", ", "HP-launch")
+        add(closing, base + close.end_byte, ", 0", "HP-launch")
     else:
-        add(base + seps[1].start_byte, base + seps[1].end_byte, shut + ",", "HP-launch")
-        add(base + close.start_byte, base + close.end_byte, "", "HP-launch")
+        add(base + _blanks_before(src, seps[1].start_byte), base + _skip_blanks(src, seps[1].end_byte),
+            shut + ", ", "HP-launch")
+        if len(seps) > 2:
+            add(base + _blanks_before(src, seps[2].start_byte), base + _skip_blanks(src, seps[2].end_byte),
+                ", ", "HP-launch")
+        add(closing, base + close.end_byte, "", "HP-launch")
     # `(args…)`: the parenthesis opens nothing now; `()` closes the GGL call.
     lpar = arglist.children[0]
     has_args = any(c.type not in ("(", ")") for c in arglist.children)
@@ -139,6 +181,16 @@ def _is_dim3(src: SourceFile, part: Node) -> bool:
     return fn is not None and src.text(fn) == "dim3"
 
 
+def _blanks_before(src: SourceFile, at: int) -> int:
+    """Back over the spaces and tabs before `at` (not newlines, not a comment), unless they
+    indent a line of their own."""
+    data = src.data
+    start = at
+    while at > 0 and data[at - 1] in b" \t":
+        at -= 1
+    return start if at > 0 and data[at - 1] in b"\r\n" else at
+
+
 def _skip_blanks(src: SourceFile, at: int) -> int:
     """Past spaces and tabs (not newlines) so `dim3(` hugs its argument."""
     data = src.data
@@ -147,11 +199,11 @@ def _skip_blanks(src: SourceFile, at: int) -> int:
     return at
 
 
-def _macro_launch(ctx: Context, arg: Node, at: int) -> None:
+def _macro_launch(ctx: Context, arg: Node, at: int, templates: frozenset[str]) -> None:
     """A launch inside a `#define` body: parse the body alone and rewrite it the same way."""
     frag, shift = macro_fragment(ctx.src, arg)
     rel = at - arg.start_byte - shift
     node = frag.root.descendant_for_byte_range(rel, rel + 3)
     if node is not None and node.type == "<<<" and node.parent is not None \
             and node.parent.type == "kernel_call_syntax":
-        rewrite(ctx, node.parent, arg.start_byte + shift, frag)
+        rewrite(ctx, node.parent, arg.start_byte + shift, frag, templates)

@@ -22,7 +22,7 @@ def prepare(ctx: Context, names: set[str]) -> None:
         return
     families = _families(rules, names)
     for o in rules.overrides:
-        if o.family in families and not families & o.unless and names & o.names.keys():
+        if (families & o.when if o.when else o.family in families) and not families & o.unless and names & o.names.keys():
             ctx.overrides.update(o.names)
 
 
