@@ -38,3 +38,10 @@ def test_unsupported_headers_are_reported() -> None:
     # NVIDIA libraries and SoC SDKs no ROCm library stands in for
     src = b"#include <npp.h>\n#include <nvjpeg.h>\n#include <cuda_runtime.h>\n#include <nvvm.h>\n#include <cudla.h>\n"
     assert _lines(src, "HP008") == [1, 2, 4, 5]
+
+
+def test_an_occupancy_size_callback_is_left_and_reported() -> None:
+    src = (b"#include <cuda.h>\nint f(CUfunction k, CUoccupancyB2DSize cb) { int g, b;\n"
+           b"  cuOccupancyMaxPotentialBlockSize(&g, &b, k, cb, 0, 0);\n"
+           b"  cuOccupancyMaxPotentialBlockSize(&g, &b, k, nullptr, 0, 0); return b; }\n")
+    assert _lines(src, "HP001") == [2, 3]  # the callback's type, then the call that passes one

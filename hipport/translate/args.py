@@ -157,6 +157,22 @@ def store(c: Call, n: int) -> None:
             c.ctx.edit(at, at + 1, " =", "HP-args")
 
 
+def no_size_callback(c: Call, n: int) -> None:
+    """`cuOccupancyMaxPotentialBlockSize(&g, &b, f, callback, smem, limit)`: HIP's takes no
+    callback that sizes dynamic shared memory per block size, only the fixed `smem`. A null
+    callback means exactly that and goes; any other is left for a person (HP001)."""
+    if n + 1 >= len(c.args):
+        return
+    arg, nxt = c.args[n], c.args[n + 1]
+    if c.src.text(arg).strip() in ("NULL", "nullptr", "0", "(CUoccupancyB2DSize)0", "(CUoccupancyB2DSize)NULL"):
+        c.ctx.edit(c.base + arg.start_byte, c.base + nxt.start_byte, "", "HP-args")
+        return
+    c.ctx.report("HP001", Severity.WARNING, c.base + arg.start_byte, c.base + arg.end_byte,
+                 "HIP's occupancy calculator has no callback that sizes dynamic shared memory "
+                 "per block size: pass the size for the largest block (and drop this argument), "
+                 "or compute it for the block size returned and check again", "driver")
+
+
 _LOCATION_VARS = re.compile(rb"\b(?:struct\s+)?cudaMemLocation\s+(\w+)\s*[;=({]")
 
 
@@ -237,6 +253,7 @@ TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
     "host_malloc_flags": host_malloc_flags,
     "void_pp": void_pp,
     "const_char_pp": const_char_pp,
+    "no_size_callback": no_size_callback,
     "load": load,
     "store": store,
 }

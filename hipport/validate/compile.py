@@ -238,6 +238,7 @@ def _line_of(path: Path, line: int) -> str:
 
 
 # The precompiled header itself was refused: check the plain way.
+_FATAL = re.compile(r"fatal error: '[^']+' file not found")
 _PCH_TROUBLE = re.compile(r"PCH file|precompiled header|pch", re.I)
 # Inline assembly is checked by the backend only: a unit that has some is compiled in full.
 _ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
@@ -303,7 +304,8 @@ def _check(pch: Precompiled | None, base: list[str], arch: str, flags: list[str]
             data = entry.copy.read_bytes()
         except OSError:
             data = b""
-        pair = pch.pair(arch, flags) if data and pch_eligible(data, flags) else None
+        names = functools.partial(pch.names, arch, flags)
+        pair = pch.pair(arch, flags) if data and pch_eligible(data, flags, entry.copy.parent, names) else None
     got, out, deps, absent = _sides(base, pair, entry, depfile, objdir, timeout)
     if pair is not None and got not in (None, 0) and _PCH_TROUBLE.search(out):
         got, out, deps, absent = _sides(base, None, entry, depfile, objdir, timeout)
@@ -327,6 +329,10 @@ def _sides(base: list[str], pair: tuple[Path, Path] | None, entry: Entry, depfil
         return rc1, out1, deps, absent
     if (deps or rc1 == 0) and not holds_device_code(unit, deps):
         return rc1, out1, deps, absent
+    if absent and _FATAL.search(out1):
+        # A header is missing: the unit fails, and what the device side would add comes
+        # after the header is installed.
+        return rc1, out1, deps, absent
     dev = ["-include-pch", str(pair[1])] if pair else []
     rc2, out2 = _hipcc([*base, "--cuda-device-only", *dev, "-fsyntax-only", unit], entry, timeout)
     if rc2 is None:
@@ -334,14 +340,19 @@ def _sides(base: list[str], pair: tuple[Path, Path] | None, entry: Entry, depfil
     return (rc1 or rc2), out1 + out2, deps, absent
 
 
-def _hipcc(cmd: list[str], entry: Entry, timeout: float) -> tuple[int | None, str]:
-    """(exit code, output); (None, why) when hipcc cannot be started. hipcc's own clang
-    command is run where it can be (see driver)."""
-    run = cmd
+def _argv(cmd: list[str]) -> list[str]:
+    """What to run for the hipcc command `cmd`: hipcc's own clang command where it can be
+    (see driver), else `cmd`."""
     arch = next((a.split("=", 1)[1] for a in cmd if a.startswith("--offload-arch=")), None)
     if arch and _DIRECT:
         known = driver.direct(cmd[0], arch)
-        run = (known.command(cmd[1:]) if known else None) or cmd
+        return (known.command(cmd[1:]) if known else None) or cmd
+    return cmd
+
+
+def _hipcc(cmd: list[str], entry: Entry, timeout: float) -> tuple[int | None, str]:
+    """(exit code, output); (None, why) when hipcc cannot be started."""
+    run = _argv(cmd)
     try:
         p = subprocess.run(run, cwd=entry.copy.parent, env=toolchains.amd_env(), stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout)
@@ -363,7 +374,9 @@ def _deps(depfile: Path, entry: Entry) -> list[str]:
 def _listed_deps(base: list[str], entry: Entry, timeout: float) -> tuple[list[str], list[str]]:
     """(files found, names not found) of the unit, from `-M -MG` (preprocessing only)."""
     try:
-        p = subprocess.run([*base, "-M", "-MG", str(entry.copy)], cwd=entry.copy.parent, env=toolchains.amd_env(),
+        # hipcc checks dependencies on the host side (-M adds --cuda-host-only)
+        p = subprocess.run(_argv([*base, "--cuda-host-only", "-M", "-MG", str(entry.copy)]), cwd=entry.copy.parent,
+                           env=toolchains.amd_env(),
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
                            timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):

@@ -6,9 +6,9 @@ unit, so on a few hundred units that is a third of its time. hipcc says what it 
 `HIPCC_VERBOSE=1`: a probe call of the check's own shape shows the clang, the options hipcc
 puts before the caller's arguments and the ones it puts after. A later call whose arguments
 hipcc passes through untouched (include folders, defines, the language standard, dependency
-files, host or device side, a precompiled header, `-fsyntax-only`) runs that command with its
-own arguments in the middle, the very command hipcc would have run. Any other call, or a
-hipcc whose output is not understood, goes through hipcc.
+files, host or device side, a precompiled header, `-fsyntax-only`, `-M` on the host side)
+runs that command with its own arguments in the middle, the very command hipcc would have
+run. Any other call, or a hipcc whose output is not understood, goes through hipcc.
 """
 
 from __future__ import annotations
@@ -57,8 +57,10 @@ class Direct:
                 if v is None or _HIPCC_INPUT.fullmatch(v):
                     return None
                 mine += [a, v]
-            elif _PLAIN.fullmatch(a):
+            elif _PLAIN.fullmatch(a) or a == "-MG":
                 mine.append(a)
+            elif a == "-M" and "--cuda-host-only" in rest:
+                mine.append(a)  # hipcc's -M adds --cuda-host-only, here already
             else:
                 return None
         if len(rest) == len(mine) or f"--offload-arch={self.arch}" not in rest:

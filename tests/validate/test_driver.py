@@ -35,6 +35,7 @@ def test_the_probe_line_gives_the_options_before_and_after_the_callers() -> None
     ["-x", "hip", "--offload-arch=gfx90a", "-O0", "-fsyntax-only", "/src/u.cu"],  # hipcc's -O3 default
     ["-x", "hip", "--offload-arch=gfx942", "-fsyntax-only", "/src/u.cu"],  # another arch than the probe
     ["-x", "hip", "--offload-arch=gfx90a", "-M", "-MG", "/src/u.cu"],  # hipcc adds --cuda-host-only
+    ["-x", "hip", "--offload-arch=gfx90a", "--cuda-device-only", "-M", "/src/u.cu"],
     ["-x", "hip", "--offload-arch=gfx90a", "-fgpu-rdc", "-fsyntax-only", "/src/u.cu"],
     ["-x", "hip", "--offload-arch=gfx90a", "-include", "lib.a", "-fsyntax-only", "/src/u.cu"],  # hipcc unpacks
     ["-x", "hip", "--offload-arch=gfx90a", "-fsyntax-only", "@response"],

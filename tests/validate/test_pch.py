@@ -16,14 +16,35 @@ from tests.conftest import hipport, needs_hipcc
     (b"// a comment\n/* and\n   another */\n#pragma once\n#include <stdio.h>\n", True),
     (b"#define HIP_ENABLE_WARP_SYNC_BUILTINS\n", False),  # changes what the header declares
     (b'#include "defs.h"\n', False),  # a project header may define anything
-    (b"#ifdef _WIN32\n#include <windows.h>\n#endif\n", False),
-    (b"#undef NDEBUG\n", False),
+    (b"#ifdef _WIN32\n#include <windows.h>\n#endif\n", True),  # a system header in a conditional
+    (b"#undef NDEBUG\n", False),  # no names known: no macro may come first
+    (b"#pragma pack(push, 1)\n", False),  # changes the layout of HIP's structs
+    (b"static const char* name = \"sample\";\n", False),  # code: it may need HIP's declarations
 ])
 def test_eligible_only_when_nothing_before_the_runtime_include_can_change_it(head: bytes, ok: bool) -> None:
     unit = head + b"#include <hip/hip_runtime.h>\n__global__ void k() {}\n"
     assert eligible(unit, ["-I/nowhere"]) is ok
     assert eligible(unit, ["-include", "forced.h"]) is False
     assert eligible(b"__global__ void k() {}\n", []) is False  # no runtime include of its own
+
+
+def test_project_headers_before_the_runtime_include_are_followed(tmp_path: Path) -> None:
+    (tmp_path / "guarded.h").write_text("#ifndef GUARDED_H\n#define GUARDED_H\n#include <stdio.h>\n"
+                                        "#include <hip/hip_runtime.h>\n#endif\n")
+    (tmp_path / "code.h").write_text("#pragma once\nstatic hipStream_t helper_stream;\n")  # needs HIP's
+    (tmp_path / "own.h").write_text("#pragma once\nstatic const char* sample_name = \"hipMalloc\";\n")
+    (tmp_path / "macro.h").write_text("#pragma once\n#define SAMPLE_SIZE 64\n#define hipMalloc my_malloc\n")
+    names = frozenset({b"hipMalloc", b"hipStream_t"})
+    unit = b"#include <hip/hip_runtime.h>\n"
+    assert eligible(b'#include "guarded.h"\n__global__ void k() {}\n', [], tmp_path, lambda: names)
+    assert not eligible(b'#include "code.h"\n' + unit, [], tmp_path, lambda: names)
+    assert eligible(b'#include "own.h"\n' + unit, [], tmp_path, lambda: names)  # its own names only
+    assert not eligible(b'#include "own.h"\n' + unit, [], tmp_path, None)  # names unknown
+    assert not eligible(b'#include "macro.h"\n' + unit, [], tmp_path, lambda: names)  # hipMalloc: HIP's name
+    assert eligible(b"#define SAMPLE_SIZE 64\n" + unit, [], tmp_path, lambda: names)
+    assert eligible(b"#ifndef UNIT_H\n#define UNIT_H\n" + unit + b"#endif\n", [], tmp_path, lambda: names)
+    assert not eligible(b"#ifdef USE_HIP\n" + unit + b"#endif\n", [], tmp_path, lambda: names)  # maybe not included
+    assert not eligible(b'#include <code.h>\n' + unit, [f"-I{tmp_path}"], None, lambda: names)  # a -I folder's
 
 
 def test_a_project_folder_with_its_own_runtime_header_is_not_eligible(tmp_path: Path) -> None:
@@ -38,6 +59,10 @@ UNITS = {
     "bad.cu": b"#include <cuda_runtime.h>\n__global__ void k(float* a) { a[threadIdx.x] = undeclared_thing; }\n"
               b"__device__ int f() { return also_missing; }\n",
     "defines.cu": b"#define MY_SCALE 3\n#include <cuda_runtime.h>\n__global__ void k(int* a) { a[0] = MY_SCALE; }\n",
+    "prefix.cu": b'#ifndef PREFIX_CU\n#define PREFIX_CU\nstatic const char* sample_name = "prefix";\n'
+                 b"#include <cuda_runtime.h>\n__global__ void k(int* a) { a[0] = 1; }\n"
+                 b"int main() { return sample_name[0] == 'p' ? 0 : 1; }\n#endif\n",
+    "clash.cu": b"#define warpSize 32\n#include <cuda_runtime.h>\n__global__ void k(int* a) { a[0] = warpSize; }\n",
 }
 
 
@@ -57,7 +82,7 @@ def test_the_answer_is_the_same_with_and_without_it(tmp_path: Path) -> None:
     with_pch, plain = docs
     assert with_pch["table"] == plain["table"]
     assert {Path(r["file"]).name: r["compile gfx90a"] for r in plain["table"]} == \
-        {"good.cu": "pass", "bad.cu": "fail", "defines.cu": "pass"}
+        {"good.cu": "pass", "bad.cu": "fail", "defines.cu": "pass", "prefix.cu": "pass", "clash.cu": "fail"}
     key = [(e["file"], e["line"], e["message"]) for e in plain["errors"]]
     assert [(e["file"], e["line"], e["message"]) for e in with_pch["errors"]] == key
     assert {m for _, _, m in key} >= {"use of undeclared identifier 'undeclared_thing'",
