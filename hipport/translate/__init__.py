@@ -33,7 +33,7 @@ SUBPASSES = (
     ("overloads", "keep overloads the renaming makes identical once, under a guard", overloads.run),
     ("vectorops", "keep vector compound assignments HIP defines itself off AMD", vectorops.run),
     ("devicecalls", "report kernels launched and runtime calls made from device code", devicecalls.run),
-    ("deviceptr", "write CUdeviceptr arithmetic in bytes (hipDeviceptr_t is void *)", deviceptr.run),
+    ("deviceptr", "integer uses of CUdeviceptr and texture/surface objects (pointers in HIP)", deviceptr.run),
     ("atomics", "write atomicInc_system/atomicDec_system as system-scope CAS loops", atomics.run),
     ("rounding", "write directed-rounding arithmetic (__fadd_rd, ...) HIP declares but lacks", rounding.run),
     ("tileshfl", "tile shuffles of vector and struct values, word by word", tileshfl.run),

@@ -157,6 +157,21 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
         elif _GENERIC.fullmatch(name):
             ctx.unknown.append(_unknown(ctx, start, end, name))
         return
+    if m.hip and m.hip != name and (m.kind == "type" and _declares_type(node)
+                                    or m.kind == "enum" and _parent_type(node) == "enumerator"
+                                    and _defines(node)
+                                    or m.kind == "function" and _declares_variable(node)):
+        # `typedef unsigned long long CUdeviceptr;` (a header for loading the driver
+        # dynamically): renamed, it would redefine HIP's type (or enumerator, or a macro HIP
+        # defines by that name) as another one. The file's own declaration keeps CUDA's name;
+        # its uses get HIP's.
+        what = {"type": "type", "enum": "enumerator"}.get(m.kind, "function's name for a variable")
+        ctx.defines.add(name)
+        ctx.report("HP018", Severity.WARNING, start, end,
+                   f"this file declares CUDA's {what} {name} itself; renamed to {m.hip} it would "
+                   f"redefine HIP's, so the declaration keeps CUDA's name while the uses become "
+                   f"HIP's {m.hip}: drop the declaration, or keep it out of the HIP build", m.family, name)
+        return
     if m.family in rules.namespace_families and m.kind != "macro" \
             and not _after_scope(ctx.src.data, start):
         return  # a bare `BlockReduce` may be the project's own: count only `cub::BlockReduce`
@@ -176,6 +191,34 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
         argrewrite.apply(ctx, node, m)
     if ctx.solver == "calls":
         solver.track(ctx, node, m)
+
+
+def _declares_type(node: Node) -> bool:
+    """Is `node` the name a typedef introduces, or a struct/union/class/enum tag given a body?"""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type in ("struct_specifier", "class_specifier", "enum_specifier", "union_specifier"):
+        return parent.child_by_field_name("name") == node and parent.child_by_field_name("body") is not None
+    child = node
+    while parent is not None and parent.type in DECLARATOR_WRAPPERS:
+        if parent.child_by_field_name("declarator") != child:
+            return False
+        child, parent = parent, parent.parent
+    return parent is not None and parent.type == "type_definition" \
+        and child in parent.children_by_field_name("declarator")
+
+
+def _declares_variable(node: Node) -> bool:
+    """Is `node` the name of a variable a declaration introduces (`extern tcuInit *cuInit;`,
+    a pointer to a function loaded at run time), not of a function?"""
+    parent, child = node.parent, node
+    while parent is not None and parent.type in DECLARATOR_WRAPPERS:
+        if parent.type == "function_declarator" or parent.child_by_field_name("declarator") != child:
+            return False
+        child, parent = parent, parent.parent
+    return parent is not None and parent.type in ("declaration", "field_declaration") \
+        and child in parent.children_by_field_name("declarator") and child is not node
 
 
 # HIP types that HIP 5.2's headers declare as typedefs of a differently named tag, where CUDA's
