@@ -59,7 +59,7 @@ _WARP_MSG = re.compile(
     r"static assertion failed.*\b(?:32|64|warp|wave|WARP|WAVE)\b|"
     r"invalid output constraint|invalid input constraint|unknown register name|"
     r"assembler: .*%(?:laneid|lanemask|warpid)|"
-    r"invalid (?:instruction|operand)|"
+    r"invalid instruction|invalid operand for instruction|"
     r"exceeds (?:the )?(?:warp|wavefront) size|"
     r"array index \d+ is past the end of the array.*(?:\[32\]|32 elements)")
 _MISSING_MSG = re.compile(

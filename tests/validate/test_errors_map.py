@@ -73,6 +73,10 @@ def test_parse_nvcc() -> None:
     ("use of undeclared identifier 'cudaDeviceGetNvSciSyncAttributes'", "", em.UNSUPPORTED),
     ("unknown type name 'cudaGraphEdgeData'", "", em.UNSUPPORTED),
     ("expected ';' after expression", "x = 1", em.OTHER),
+    ("invalid operand for instruction", "asm(\"v_mov_b32 %0, s[99]\" : \"=v\"(r));", em.WARP),
+    # an ordinary type error, not an assembler's: e.g. bit operations on a HIP handle pointer
+    ("invalid operands to binary expression ('hipTextureObject_t' (aka '__hip_texture *') and 'int')",
+     "return t ^ 1;", em.OTHER),
 ])
 def test_classify(message: str, source: str, category: str) -> None:
     assert em.classify(em.Diagnostic("error", message, source=source)) == category
