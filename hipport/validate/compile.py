@@ -238,7 +238,6 @@ def _line_of(path: Path, line: int) -> str:
 
 
 # The precompiled header itself was refused: check the plain way.
-_FATAL = re.compile(r"fatal error: '[^']+' file not found")
 _PCH_TROUBLE = re.compile(r"PCH file|precompiled header|pch", re.I)
 # Inline assembly is checked by the backend only: a unit that has some is compiled in full.
 _ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
@@ -296,8 +295,8 @@ def _check(pch: Precompiled | None, base: list[str], arch: str, flags: list[str]
            depfile: Path, objdir: Path, timeout: float) -> tuple[int | None, str, list[str], list[str]]:
     """The diagnostics-only check, host side then device side, with the precompiled runtime
     header where the unit can use it (checked again without it when it is refused):
-    (exit code, output, files read, names not found). The device side is left out for a
-    unit without device code (see devicecode)."""
+    (exit code, output, files read, names not found). The device side is checked when the
+    host side passes, as hipcc does, and the unit holds device code (see devicecode)."""
     pair = None
     if pch is not None:
         try:
@@ -327,11 +326,8 @@ def _sides(base: list[str], pair: tuple[Path, Path] | None, entry: Entry, depfil
         deps, absent = _listed_deps(base, entry, timeout)
     if rc1 is None or rc1 == 124:
         return rc1, out1, deps, absent
-    if (deps or rc1 == 0) and not holds_device_code(unit, deps):
-        return rc1, out1, deps, absent
-    if absent and _FATAL.search(out1):
-        # A header is missing: the unit fails, and what the device side would add comes
-        # after the header is installed.
+    if rc1 != 0 or not holds_device_code(unit, deps):
+        # hipcc too stops at the host side's errors: the device side's come once it passes.
         return rc1, out1, deps, absent
     dev = ["-include-pch", str(pair[1])] if pair else []
     rc2, out2 = _hipcc([*base, "--cuda-device-only", *dev, "-fsyntax-only", unit], entry, timeout)
