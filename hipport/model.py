@@ -6,6 +6,7 @@ cache can store it; every output format is a view of `RunResult`.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import Enum
 from operator import attrgetter
@@ -175,6 +176,22 @@ class RunResult:
             self.statuses[r.status.value] -= 1
             self.statuses[FileStatus.FAILED.value] = self.statuses.get(FileStatus.FAILED.value, 0) + 1
         r.status, r.error, r.ported = FileStatus.FAILED, error, None
+
+    def with_failed(self, errors: dict[str, str]) -> RunResult:
+        """This run as the views show it once some files failed after it (--in-place writes
+        that could not be made; display path -> why): those files failed, their output
+        withheld, and the counts follow. The run itself is left as it is."""
+        if not errors:
+            return self
+        files = [evolve(r, status=FileStatus.FAILED, error=errors[r.path], ported=None)
+                 if r.path in errors else r for r in self.files]
+        statuses = dict(self.statuses)
+        if statuses:
+            for r in self.files:
+                if r.path in errors:
+                    statuses[r.status.value] -= 1
+                    statuses[FileStatus.FAILED.value] = statuses.get(FileStatus.FAILED.value, 0) + 1
+        return dataclasses.replace(self, _files=files, statuses=statuses)
 
     def count(self, status: FileStatus) -> int:
         if self.statuses:

@@ -121,8 +121,8 @@ def _port(o: PortOptions, mode: str, files: list[WorkFile], config: Config, cach
         sys.stdout.flush()
         ui.report(result, o.fmt, to_stderr=True)
         return 1 if r.status == FileStatus.FAILED else 0
-    if mode == "--in-place":
-        write_in_place(result, files, read)
+    if mode == "--in-place":  # the views show the files left as they were as failed
+        result = result.with_failed({u.path: u.error for u in write_in_place(result, files, read)})
     elif mode == "--diff":
         sys.stdout.buffer.write(patch.render(result, files))
         sys.stdout.flush()
@@ -171,11 +171,22 @@ def _complete(result: RunResult, files: list[WorkFile], cache_dir: Path | None, 
     return {}
 
 
+@dataclass(frozen=True, slots=True)
+class Unwritten:
+    """A ported file --in-place left as it was, and why."""
+
+    path: str  # display path, as in the run
+    error: str
+
+
 def write_in_place(result: RunResult, files: list[WorkFile],
-                   read: dict[str, tuple[int, int, int, int]]) -> None:
+                   read: dict[str, tuple[int, int, int, int]]) -> tuple[Unwritten, ...]:
     """Replace each ported file, checking just before the rename that it is still the file
-    whose bytes were ported; a failure is that file's, and the others still go ahead."""
+    whose bytes were ported; a failure is that file's, and the others still go ahead.
+    Returns the failures, in run order; the run is only read (`RunResult.with_failed`
+    makes what the views show)."""
     by_display = {wf.display: wf for wf in files}
+    failed: list[Unwritten] = []
     for r in result.files:
         if r.ported is None or r.status != FileStatus.PORTED or r.path not in read:
             continue
@@ -194,12 +205,15 @@ def write_in_place(result: RunResult, files: list[WorkFile],
             write_atomic(target, r.ported, mode=mode, durable=True, exclusive=True)
             os.unlink(source)
         except Changed:
-            result.fail(r, "changed on disk since hipport read it; left as it is, run again")
+            failed.append(Unwritten(r.path, "changed on disk since hipport read it; left as it "
+                                    "is, run again"))
         except FileExistsError:
-            result.fail(r, f"--rename-extensions: {os.path.basename(target)} already exists; "
-                           "left as it is (nothing is overwritten): rename or remove one of them")
+            failed.append(Unwritten(r.path, f"--rename-extensions: {os.path.basename(target)} "
+                                    "already exists; left as it is (nothing is overwritten): "
+                                    "rename or remove one of them"))
         except OSError as e:
-            result.fail(r, f"cannot write {e.filename or target}: {e.strerror or e}")
+            failed.append(Unwritten(r.path, f"cannot write {e.filename or target}: {e.strerror or e}"))
+    return tuple(failed)
 
 
 @dataclass(frozen=True)

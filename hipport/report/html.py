@@ -1,9 +1,11 @@
 """The static HTML porting report: an index, a page per file, a page per rule, an effort view.
 
 Shaped like coverage.py's HTML report. `prepare_*` functions turn a `RunResult` into plain
-view-models (nothing is re-parsed or re-run); the `_render_*` functions fill the templates in
-`templates/` (string.Template `$names`, every value HTML-escaped unless it is `Safe` markup
-built by this module). Pages are named `z_<dir hash>_<name>.html` so that same-named files in
+view-models (nothing is re-parsed or re-run); the `render_*` functions fill the templates in
+`templates/` (string.Template `$names`, every value HTML-escaped unless it is `Safe` markup:
+another filled template, highlighted code or rendered rule docs). All markup lives in the
+templates, the small pieces in the named fragments of `fragments.html`; this module only
+computes the values. Pages are named `z_<dir hash>_<name>.html` so that same-named files in
 different folders never clash. `status.json` remembers a hash of each file's data and of the
 globals (format, hipport version, templates, assets, rule docs): an unchanged page is not
 rewritten, and pages of files no longer in the run are deleted. The folder is hipport's only
@@ -442,17 +444,17 @@ def _bars(rows: Iterable[tuple[str, int, int, int]]) -> str:
     """One bar per row, by share: the whole bar is the row's CUDA references, the green part
     the share ported and the red part the share left unported (counts in the text beside)."""
     rows = list(rows)
+    t = templates()
     if not rows:
-        return '<p class="muted">No CUDA references found.</p>'
-    t = templates()["bar"]
+        return t["no_refs"]()
     out = []
     for label, found, ported, unsupported in rows:
         pw = 100.0 * ported / found if found else 0.0
         uw = 100.0 * unsupported / found if found else 0.0
-        out.append(t(label=label, pw=f"{pw:.2f}", uw=f"{uw:.2f}",
-                     aria=f"{label}: {ported} of {found} ported, {unsupported} unported",
-                     text=f"{ported:,}/{found:,} ({_pct(ported, found)})"))
-    return '<div class="bars">' + "\n".join(out) + "</div>"
+        out.append(t["bar"](label=label, pw=f"{pw:.2f}", uw=f"{uw:.2f}",
+                            aria=f"{label}: {ported} of {found} ported, {unsupported} unported",
+                            text=f"{ported:,}/{found:,} ({_pct(ported, found)})"))
+    return t["bars"](bars=Safe("\n".join(out)))
 
 
 def _folder_rows(rows: list[IndexRow], limit: int = 25) -> list[tuple[str, int, int, int]]:
@@ -474,7 +476,12 @@ def _folder_rows(rows: list[IndexRow], limit: int = 25) -> list[tuple[str, int, 
     return out
 
 
+def _cells(tpl: Tpl, values: Iterable[Any]) -> Safe:
+    return Safe("".join(tpl(text=v) for v in values))
+
+
 def _wave_table(run: RunResult) -> str:
+    t = templates()
     docs = all_rules()
     counts: dict[str, dict[str, int]] = {}
     for _, f in run.findings:
@@ -482,33 +489,29 @@ def _wave_table(run: RunResult) -> str:
             c = counts.setdefault(f.rule, {})
             c[f.severity.value] = c.get(f.severity.value, 0) + 1
     if not counts:
-        return '<p class="muted" id="wave64-none">No wave64 findings.</p>'
+        return t["wave_none"]()
     sevs = ("error", "warning", "info")
-    head = "".join(f"<th>{s}</th>" for s in sevs)
-    body = []
-    for rule in sorted(counts):
-        c = counts[rule]
-        name = docs[rule].name if rule in docs else ""
-        cells = "".join(f"<td>{c.get(s, 0)}</td>" for s in sevs)
-        body.append(f'<tr><td><a href="{esc(rule_page(rule))}">{esc(rule)}</a> {esc(name)}</td>'
-                    f"{cells}<td>{sum(c.values())}</td></tr>")
-    totals = "".join(f"<td>{sum(c.get(s, 0) for c in counts.values())}</td>" for s in sevs)
-    grand = sum(sum(c.values()) for c in counts.values())
-    return (f'<table class="wave" id="wave-table"><thead><tr><th>Rule</th>{head}<th>Total</th></tr>'
-            f'</thead><tbody>{"".join(body)}</tbody><tfoot><tr><td>Total</td>{totals}'
-            f"<td>{grand}</td></tr></tfoot></table>")
+    rows = "".join(t["wave_row"](rule_page=rule_page(rule), rule=rule,
+                                 name=docs[rule].name if rule in docs else "",
+                                 cells=_cells(t["td"], (counts[rule].get(s, 0) for s in sevs)),
+                                 total=sum(counts[rule].values()))
+                   for rule in sorted(counts))
+    totals = _cells(t["td"], (sum(c.get(s, 0) for c in counts.values()) for s in sevs))
+    return t["wave_table"](head=_cells(t["th"], sevs), rows=Safe(rows), totals=totals,
+                           total=sum(sum(c.values()) for c in counts.values()))
 
 
 _BADGE = {"pass": "pass", "passed": "pass", "ok": "pass", "fail": "fail", "failed": "fail",
           "error": "fail", "unverified": "unverified", "skipped": "unverified"}
 
 
-def _value_html(v: Any) -> str:
+def _value_html(v: Any) -> Safe:
+    t = templates()
     if isinstance(v, str) and v.lower() in _BADGE:
-        return f'<span class="badge {_BADGE[v.lower()]}">{esc(v.upper())}</span>'
+        return t["badge"](cls=_BADGE[v.lower()], text=v.upper())
     if isinstance(v, (dict, list)):
-        return f"<code>{esc(json.dumps(v, sort_keys=True, default=str)[:300])}</code>"
-    return esc(v)
+        return t["code"](text=json.dumps(v, sort_keys=True, default=str)[:300])
+    return Safe(esc(v))
 
 
 def _validation(result: ValidationResult | dict[str, Any] | None) -> str:
@@ -521,27 +524,26 @@ def _validation(result: ValidationResult | dict[str, Any] | None) -> str:
     tables = [(k, x) for k, x in v.items() if isinstance(x, list) and x and
               all(isinstance(i, dict) for i in x)]
     maps = [(k, x) for k, x in v.items() if isinstance(x, dict)]
-    parts = ['<section id="validation"><h2>Validation</h2>']
+    t = templates()
+    parts: list[str] = []
     if scalars or maps:
-        parts.append('<dl class="kv">')
+        items = []
         for k, x in scalars + maps:
             if isinstance(x, dict) and x and all(not isinstance(i, (dict, list)) for i in x.values()):
-                inner = "".join(f"<li>{esc(a)}: {_value_html(b)}</li>" for a, b in x.items())
-                parts.append(f"<dt>{esc(k)}</dt><dd><ul>{inner}</ul></dd>")
+                inner = "".join(t["kv_item"](key=a, value=_value_html(b)) for a, b in x.items())
+                items.append(t["kv_map"](key=k, items=Safe(inner)))
             else:
-                parts.append(f"<dt>{esc(k)}</dt><dd>{_value_html(x)}</dd>")
-        parts.append("</dl>")
+                items.append(t["kv"](key=k, value=_value_html(x)))
+        parts.append(t["kv_list"](items=Safe("\n".join(items))))
     for k, rows in tables:
         cols: list[str] = []
         for row in rows:
             cols.extend(c for c in row if c not in cols)
-        head = "".join(f"<th>{esc(c)}</th>" for c in cols)
-        body = "".join("<tr>" + "".join(f"<td>{_value_html(row.get(c, ''))}</td>" for c in cols) + "</tr>"
+        body = "".join(t["tr"](cells=Safe("".join(t["td"](text=_value_html(row.get(c, "")))
+                                                  for c in cols)))
                        for row in rows[:1000])
-        parts.append(f'<h3>{esc(k)}</h3><table class="validation"><thead><tr>{head}</tr></thead>'
-                     f"<tbody>{body}</tbody></table>")
-    parts.append("</section>")
-    return "\n".join(parts)
+        parts.append(t["validation_table"](name=k, head=_cells(t["th"], cols), rows=Safe(body)))
+    return t["validation"](parts=Safe("".join("\n" + p for p in parts)))
 
 
 def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem]) -> str:
@@ -560,10 +562,10 @@ def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem])
     cards = [
         t["card"](cls="auto headline", id="total-auto", value=_pct(ref["ported"], ref["found"]),
                   label="of CUDA references ported automatically",
-                  detail=Safe(f'{ref["ported"]:,} of <span id="total-refs">{ref["found"]:,}</span>; '
-                              f'<a href="effort.html"><span id="total-person">{residual:,}</span> '
-                              f"left for a person</a> ({ref['unsupported']:,} with no HIP "
-                              f"equivalent, {unknown:,} unknown names)")),
+                  detail=t["auto_detail"](ported=f"{ref['ported']:,}", found=f"{ref['found']:,}",
+                                          residual=f"{residual:,}",
+                                          unsupported=f"{ref['unsupported']:,}",
+                                          unknown=f"{unknown:,}")),
         t["card"](cls="wave", id="total-wave", value=_num(wave), label="wave64 findings",
                   detail=", ".join(f"{v:,} {k}" for k, v in sorted(wave_sev.items())) or "none"),
         t["card"](cls="files", id="total-files", value=_num(s["files_scanned"]), label="CUDA files",
@@ -607,21 +609,15 @@ def _other_files(rows: list[IndexRow], run: RunResult) -> str:
     unparsed = {r.path for r in run.files if any(f.rule == "HP005" for f in r.findings)}
     broken = [r for r in rows if r.page and r.path in unparsed]
     skipped = [r for r in rows if not r.page and r.status != "failed"]
+    t = templates()
     out = []
     if failed or broken:
-        items = [f'<li data-path="{esc(r.path)}">{esc(r.path)}: {esc(r.error or "failed")}</li>'
-                 for r in failed]
-        items += [f'<li data-path="{esc(r.path)}"><a href="{esc(r.page)}">{esc(r.path)}</a>: '
-                  "parts could not be parsed (HP005)</li>" for r in broken]
-        out.append(f'<section id="failed-files"><h2>Files that failed ({len(items):,})</h2>'
-                   f'<ul class="plain">{"".join(items[:MAX_SITES])}</ul></section>')
+        items = [t["failed_item"](path=r.path, error=r.error or "failed") for r in failed]
+        items += [t["unparsed_item"](path=r.path, page=r.page) for r in broken]
+        out.append(t["failed_files"](n=f"{len(items):,}", items=Safe("".join(items[:MAX_SITES]))))
     if skipped:
-        items = [f'<li data-path="{esc(r.path)}">{esc(r.path)} '
-                 f'<span class="muted">({esc(r.error or r.role)})</span></li>' for r in skipped]
-        out.append(f'<section id="skipped-files"><h2>Files not ported ({len(skipped):,})</h2>'
-                   f'<p class="muted" id="skipped-note">Not CUDA code, links or special files: '
-                   f'copied or left as they are.</p><ul class="plain">{"".join(items[:MAX_SITES])}'
-                   f"</ul></section>")
+        items = [t["skipped_item"](path=r.path, why=r.error or r.role) for r in skipped]
+        out.append(t["skipped_files"](n=f"{len(skipped):,}", items=Safe("".join(items[:MAX_SITES]))))
     return "".join(out)
 
 
@@ -629,9 +625,9 @@ def _run_info(run: RunResult) -> str:
     import datetime
 
     day = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
-    cells = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in run.settings.items())
-    return (f'<section id="run-info"><h2>This run</h2><p>hipport {esc(__version__)}, '
-            f'{esc(day)} (UTC)</p><table class="settings">{cells}</table></section>')
+    t = templates()
+    rows = "".join(t["setting"](key=k, value=v) for k, v in run.settings.items())
+    return t["run_info"](version=__version__, day=day, rows=Safe(rows))
 
 
 def _segments(data: bytes, ls: int, le: int, changes: list[Change], ci: int,
@@ -801,28 +797,24 @@ def render_file(fd: FileData) -> tuple[str, dict[int, int]]:
         ("status", row.status), ("CUDA references", row.found), ("ported", row.ported),
         ("unported", row.unsupported), ("auto", _pct(row.ported, row.found)),
         ("edits", row.changes), ("wave64 findings", row.wave), ("other findings", row.api)))
-    stats = f'<div class="stats">{stats}</div>'
-    fam_rows = "".join(f"<tr><td>{esc(k)}</td><td>{c.found}</td><td>{c.ported}</td><td>{c.unsupported}</td></tr>"
+    fam_rows = "".join(t["family_row"](name=k, found=c.found, ported=c.ported, unsupported=c.unsupported)
                        for k, c in sorted(r.families.items()))
-    families = (f'<table class="families"><thead><tr><th>API family</th><th>found</th><th>ported</th>'
-                f"<th>unported</th></tr></thead><tbody>{fam_rows}</tbody></table>" if fam_rows else "")
+    families = t["families"](rows=Safe(fam_rows)) if fam_rows else ""
     if views:
         items = "".join(t["finding_item"](severity=v.finding.severity.value, line=v.line,
                                           rule=v.finding.rule, rule_page=rule_page(v.finding.rule),
                                           message=v.finding.message) for v in views)
-        flist = f'<section id="findings"><h2>{len(views)} findings</h2><ul class="flist">{items}</ul></section>'
+        flist = t["finding_list"](n=len(views), items=Safe(items))
     else:
-        flist = '<section id="findings"><p class="muted">No findings.</p></section>'
-    prev_link = (Safe(f'<a href="{esc(fd.prev[0])}" rel="prev" title="{esc(fd.prev[1])}">« prev</a>')
-                 if fd.prev else Safe('<span class="muted">« prev</span>'))
-    next_link = (Safe(f'<a href="{esc(fd.next[0])}" rel="next" title="{esc(fd.next[1])}">next »</a>')
-                 if fd.next else Safe('<span class="muted">next »</span>'))
-    content = t["file"](prev_link=prev_link, next_link=next_link, stats=Safe(stats),
-                        families=Safe(families), finding_list=Safe(flist),
+        flist = t["no_findings"]()
+    prev_link = t["prev_link"](page=fd.prev[0], path=fd.prev[1]) if fd.prev else t["prev_none"]()
+    next_link = t["next_link"](page=fd.next[0], path=fd.next[1]) if fd.next else t["next_none"]()
+    content = t["file"](prev_link=prev_link, next_link=next_link, stats=t["stats"](items=Safe(stats)),
+                        families=Safe(families), finding_list=flist,
                         lines=Safe("\n".join(out)),
                         side_by_side=Safe(_side_by_side(orig, data, al.hunks) if r.ported is not None else ""))
     out_path = f" → {r.output_path}" if r.output_path and r.output_path != r.path else ""
-    sub = Safe(f'<p class="sub">{esc(r.role)}{esc(out_path)}</p>')
+    sub = t["file_sub"](role=r.role, output=out_path)
     return _page(f"{r.path} · hipport report", r.path, content, "file", sub), anchors
 
 
@@ -880,14 +872,14 @@ def _sites_html(sites: list[Site]) -> str:
     for s in sites[:MAX_SITES]:
         href = f"{s.page}#t{s.anchor}" if s.page else "index.html"
         items.append(t(href=href, path=s.path, line=s.line, message=s.finding.message))
-    more = f'<li class="muted">and {len(sites) - MAX_SITES:,} more</li>' if len(sites) > MAX_SITES else ""
+    more = templates()["more_sites"](n=f"{len(sites) - MAX_SITES:,}") if len(sites) > MAX_SITES else ""
     return "".join(items) + more
 
 
 def render_rule(doc: RuleDoc, sites: list[Site]) -> str:
     t = templates()
     body = _sites_html(sites)
-    sites_html = f'<ul class="sites">{body}</ul>' if sites else '<p class="muted">None.</p>'
+    sites_html = t["sites"](items=Safe(body)) if sites else t["no_sites"]()
     content = t["rule"](rule_id=doc.id, rule_name=doc.name,
                         count=f"{len(sites):,} finding{'s' if len(sites) != 1 else ''}",
                         doc=Safe(render_markdown(doc.text)), sites=Safe(sites_html))

@@ -321,6 +321,18 @@ def test_templates_escape_by_default() -> None:
     assert "line" in html.templates() and "index" in html.templates()
 
 
+def test_markup_lives_in_the_templates() -> None:
+    """html.py computes values; tags come from templates (the markdown renderer's own hooks
+    aside), and every fragment is used, so a template edit is the one place markup changes."""
+    code = Path(html.__file__).read_text(encoding="utf-8")
+    tags = re.findall(r"</?(?:div|span|table|thead|tbody|tfoot|tr|td|th|ul|li|dl|dt|dd|p|section|h[1-6]"
+                      r"|code|svg|nav)\b", code)
+    assert tags == [], tags
+    pages = {p.name.rsplit(".", 1)[0] for p in Path(html.__file__).parent.joinpath("templates").glob("*.html")}
+    unused = [n for n in html.templates() if n not in pages and f'"{n}"' not in code]
+    assert unused == [], unused
+
+
 def test_validation_section(tmp_path: Path, run12: RunResult) -> None:
     out = tmp_path / "rep"
     html.write(run12, out)

@@ -71,11 +71,16 @@ def test_a_file_edited_after_it_was_read_is_not_overwritten(tmp_path: Path) -> N
     read = hydrate(result, files, None, which=lambda r: r.status == FileStatus.PORTED, original=False)
     edited = files[0].path
     edited.write_bytes(b"// saved by an editor meanwhile\n")
-    write_in_place(result, files, read)
+    unwritten = write_in_place(result, files, read)
     assert edited.read_bytes() == b"// saved by an editor meanwhile\n"
-    failed = [r for r in result.files if r.status == FileStatus.FAILED]
-    assert [r.path for r in failed] == [files[0].display] and "changed on disk" in (failed[0].error or "")
+    assert [u.path for u in unwritten] == [files[0].display] and "changed on disk" in unwritten[0].error
     assert b"hip" in files[1].path.read_bytes()  # the other file still went ahead
+    assert result.count(FileStatus.FAILED) == 0  # the run is only read; the views get a copy
+    shown = result.with_failed({u.path: u.error for u in unwritten})
+    failed = [r for r in shown.files if r.status == FileStatus.FAILED]
+    assert [r.path for r in failed] == [files[0].display] and failed[0].ported is None
+    assert shown.count(FileStatus.FAILED) == 1 and shown.count(FileStatus.PORTED) == 1
+    assert result.files[0].status == FileStatus.PORTED and result.files[0].ported is not None
 
 
 def test_rename_extensions_never_overwrites(tmp_path: Path) -> None:
