@@ -51,7 +51,7 @@ LINK = "link"  # a symbolic link to something inside the tree: kept as a link
 LINK_OUT = "link-out"  # a symbolic link out of the tree (or dangling): left alone
 _CUDA_HINT = re.compile(rb"cuda[A-Z_]|\bcu[A-Z][a-z]|__global__|__device__|<<<|cublas|cufft|curand|"
                         rb"cusparse|cusolver|\bcub::|nccl[A-Z]|nvrtc|cooperative_groups|thrust::cuda|"
-                        rb"#\s*include\s*[<\"](?:cuda|cu[a-z]+|nv|thrust/system/cuda|vector_(?:types|functions)|"
+                        rb"#\s*include\s*[<\"](?:cuda|cu[a-z]+|nv|npp|thrust/system/cuda|vector_(?:types|functions)|"
                         rb"math_constants|(?:builtin|driver|texture|surface)_types|device_launch_parameters|mma\.h)|"
                         # host code standing in for a CUDA vector type (`#define uint4 uint32_t`)
                         rb"#[ \t]*define[ \t]+u?(?:char|short|int|long|longlong|float|double)[1-4][ \t]")

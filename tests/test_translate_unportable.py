@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hipport.config import Config
 from hipport.passes import port_bytes
+from hipport.workspace import CUDA_HEADER, role_of
 
 CDP = b"""#include <cuda_runtime.h>
 __global__ void child(int *x) { x[0] = 1; }
@@ -38,6 +39,8 @@ def test_unsupported_headers_are_reported() -> None:
     # NVIDIA libraries and SoC SDKs no ROCm library stands in for
     src = b"#include <npp.h>\n#include <nvjpeg.h>\n#include <cuda_runtime.h>\n#include <nvvm.h>\n#include <cudla.h>\n"
     assert _lines(src, "HP008") == [1, 2, 4, 5]
+    # a C++ header that includes only NPP is a CUDA file to port (and report), not plain C++
+    assert role_of("images.h", b"#pragma once\n#include <npp.h>\nclass Image {};\n") == CUDA_HEADER
 
 
 def test_an_occupancy_size_callback_is_left_and_reported() -> None:
