@@ -4,7 +4,6 @@ answer."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -12,7 +11,8 @@ import pytest
 
 from hipport.validate import driver
 from hipport.validate.devicecode import holds_device_code
-from tests.conftest import hipport, needs_hipcc
+from tests.conftest import needs_hipcc
+from tests.validate.switches import outcomes, validate_both_ways
 
 LINE = ('/usr/bin/clang++-15  -std=c++11 -isystem "/usr/lib/clang/include/.." --offload-arch=gfx90a -O3 '
         '-lgcc_s -lm  -x hip -fsyntax-only /tmp/d/probe.hip -lamdhip64 -L/usr/lib -lclang_rt.builtins-x86_64')
@@ -99,19 +99,8 @@ UNITS = {
 @pytest.mark.hipcc
 @needs_hipcc
 def test_answers_are_the_same_through_hipcc_and_directly(tmp_path: Path) -> None:
-    src = tmp_path / "src"
-    src.mkdir()
-    for name, data in UNITS.items():
-        (src / name).write_bytes(data)
-    docs = []
-    for flag in ("1", "0"):
-        p = hipport("validate", src, "--offload-arch", "gfx90a", "--format", "json", "--no-cache",
-                    env={"HIPPORT_VALIDATE_DIRECT": flag})
-        assert p.returncode == 1, p.stderr.decode()
-        docs.append(json.loads(p.stdout))
-    direct, plain = docs
-    assert direct["table"] == plain["table"]
-    assert {Path(r["file"]).name: r["compile gfx90a"] for r in plain["table"]} == \
+    direct, plain = validate_both_ways(tmp_path, UNITS, "HIPPORT_VALIDATE_DIRECT")
+    assert outcomes(plain) == \
         {"main.cpp": "fail", "uses.cpp": "fail", "fine.cpp": "pass"}
     errors = {Path(u["file"]).name: [e["message"] for e in u["archs"]["gfx90a"]["errors"]]
               for u in direct["details"]["compile"]}

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from hipport.validate.pch import eligible
-from tests.conftest import hipport, needs_hipcc
+from tests.conftest import needs_hipcc
+from tests.validate.switches import outcomes, validate_both_ways
 
 
 @pytest.mark.parametrize(("head", "ok"), [
@@ -69,19 +69,8 @@ UNITS = {
 @pytest.mark.hipcc
 @needs_hipcc
 def test_the_answer_is_the_same_with_and_without_it(tmp_path: Path) -> None:
-    src = tmp_path / "src"
-    src.mkdir()
-    for name, data in UNITS.items():
-        (src / name).write_bytes(data)
-    docs = []
-    for flag in ("1", "0"):
-        p = hipport("validate", src, "--offload-arch", "gfx90a", "--format", "json", "--no-cache", "-D", "X=1",
-                    env={"HIPPORT_VALIDATE_PCH": flag})
-        assert p.returncode == 1, p.stderr.decode()
-        docs.append(json.loads(p.stdout))
-    with_pch, plain = docs
-    assert with_pch["table"] == plain["table"]
-    assert {Path(r["file"]).name: r["compile gfx90a"] for r in plain["table"]} == \
+    with_pch, plain = validate_both_ways(tmp_path, UNITS, "HIPPORT_VALIDATE_PCH", "-D", "X=1")
+    assert outcomes(plain) == \
         {"good.cu": "pass", "bad.cu": "fail", "defines.cu": "pass", "prefix.cu": "pass", "clash.cu": "fail"}
     key = [(e["file"], e["line"], e["message"]) for e in plain["errors"]]
     assert [(e["file"], e["line"], e["message"]) for e in with_pch["errors"]] == key
