@@ -287,11 +287,13 @@ def _not_ported(wf: WorkFile, sink: Sink | None) -> FileResult:
 _WORKER: Worker | None = None
 
 
-def _init(worker: Worker, in_pool: bool = False) -> None:
+def _init(worker: Worker, parent: int | None = None) -> None:
+    """Set a process up for jobs; in a pool worker (`parent`: the run that forked it), its
+    signals and its end with the run too (hipport.interrupt)."""
     global _WORKER
     _WORKER = worker
-    if in_pool:
-        interrupt.install_in_worker()
+    if parent is not None:
+        interrupt.install_in_worker(parent)
     from hipport.translate.names import scanner
 
     scanner(rulesmod.for_config(worker.config))  # tables and name scanner, once per worker
@@ -565,10 +567,14 @@ def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress
             if progress:
                 progress(done, total, j.display)
         return out
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, min(32, len(jobs) // (workers * 8)))
-    ex = ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(worker, True))
+    # Forked, so that each worker's parent is this process, the one whose death ends it
+    # (another start method may put a server process in between).
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                             initializer=_init, initargs=(worker, os.getpid()))
     try:
         for j, o in zip(jobs, ex.map(_pool_work, jobs, chunksize=chunk), strict=True):
             out.append(o)
