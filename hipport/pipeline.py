@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from hipport import __version__, codec, included, interrupt
 from hipport import cache as cachemod
+from hipport import config as configmod
 from hipport import rules as rulesmod
 from hipport.config import Config
 from hipport.edits import apply_edits
@@ -421,7 +422,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         progress(len(files) - len(jobs), len(files))
     # Workers look a changed file's content up only when the cache has results to find.
     worker = Worker(config, salt, cache_dir if store is not None and store.has_results() else None, sink)
-    outcomes = _execute(jobs, worker, config, progress, len(files))
+    outcomes = _execute(jobs, worker, config, progress, len(files), notes)
     blobs: dict[str, str] = {}
     fresh: list[tuple[str, str, str]] = []
     stat_rows: list[tuple[str, str, str, str]] = []
@@ -552,11 +553,16 @@ def _identities(targets: list[str | None]) -> list[list[int] | None]:
 
 
 def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress | None,
-             total: int) -> list[Outcome]:
-    """Run the jobs in a process pool (in this process when there are few)."""
+             total: int, notes: list[str]) -> list[Outcome]:
+    """Run the jobs in a process pool (in this process when there are few), of at most one
+    worker per core (a note says so when `jobs` asked for more)."""
     if not jobs:
         return []
-    workers = min(config.jobs or os.cpu_count() or 1, max(1, len(jobs) // 8))
+    share = max(1, len(jobs) // 8)
+    workers = min(configmod.workers(config.jobs), share)
+    if min(config.jobs, share) > workers:
+        notes.append(f"note: jobs = {config.jobs} (from {config.origin('jobs')}) asks for more "
+                     f"workers than the {configmod.cores()} cores this run may use: running {workers}")
     out: list[Outcome] = []
     done = total - len(jobs)
     if workers <= 1:

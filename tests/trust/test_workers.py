@@ -1,5 +1,7 @@
-"""A run killed outright (kill -9) leaves no worker behind and no lock held: its workers never
-hold the folder's lock, end within 5 s of it, and the next `--in-place` goes ahead."""
+"""Pool workers are real processes, held to three promises: a run killed outright (kill -9)
+leaves no worker behind and no lock held (its workers never hold the folder's lock, end within
+5 s of it, and the next `--in-place` goes ahead); and a tree's config cannot start more
+workers than the cores the run may use."""
 
 from __future__ import annotations
 
@@ -158,3 +160,34 @@ def test_a_forked_worker_ends_with_its_parent(how: str) -> None:
         p.kill()
         p.wait()
         _end([child], cmdline)
+
+
+def test_a_trees_jobs_setting_never_starts_more_workers_than_cores(tmp_path: Path) -> None:
+    mine = sorted(os.sched_getaffinity(0))
+    if len(mine) < 2:
+        pytest.skip("needs two cores to see a pool")
+    tree = tmp_path / "tree"
+    _write_tree(tree, 80)  # enough files for a pool of 10
+    (tree / ".hipport.toml").write_text("jobs = 50\n")
+    env = {**os.environ, "NO_COLOR": "1"}
+    run = subprocess.Popen([sys.executable, "-m", "hipport", "lint", str(tree), "--no-cache",
+                            "--fail-on", "never", "--format", "json"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                           preexec_fn=lambda: os.sched_setaffinity(0, mine[:2]))  # a 2-core machine
+    most: list[int] = []
+    cmdline = None
+    try:
+        while run.poll() is None:
+            now = _workers(run.pid)
+            most = max(most, now, key=len)
+            cmdline = cmdline or _cmdline(run.pid)
+            time.sleep(0.01)
+        assert run.stderr is not None
+        err = run.stderr.read().decode()
+    finally:
+        run.kill()
+        run.wait()
+        _end(most, cmdline)
+    assert run.returncode == 0, err
+    assert len(most) == 2, most  # a pool, of one worker per core
+    assert f"jobs = 50 (from {tree / '.hipport.toml'}) asks for more workers than the 2 cores" in err
