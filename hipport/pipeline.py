@@ -129,7 +129,7 @@ class Worker:
         from hipport.passes import port_bytes
 
         r = port_bytes(job.display, role, data, self.config,
-                       [d.data for d in deps if d.data is not None])
+                       [d.data for d in deps if d.data is not None], tree_root(job.path, job.rel))
         r.output_path, r.digest = out_rel, k
         if r.status == FileStatus.FAILED:
             return _outcome(r, key=k, dropped=dropped)
@@ -184,8 +184,7 @@ def content_key(path: str, rel: str, role: str, data: bytes, salt: str) -> tuple
         return cachemod.key(data, role, salt), []
     from hipport.build import includes, own_copy
 
-    root = path[:len(path) - len(rel)] if rel and path.endswith(rel) else os.path.dirname(path)
-    deps = includes.read(path, data, root or ".", own_copy)
+    deps = includes.read(path, data, tree_root(path, rel), own_copy)
     if not deps:
         return cachemod.key(data, role, salt), []
     here = os.path.dirname(os.path.abspath(path))
@@ -193,6 +192,12 @@ def content_key(path: str, rel: str, role: str, data: bytes, salt: str) -> tuple
                                       -1 if d.data is None else len(d.data), d.data or b"")
                    for d in deps)
     return cachemod.key(data, role, salt + ":" + cachemod.key(tag, "included", "")), deps
+
+
+def tree_root(path: str, rel: str) -> str:
+    """The folder of the tree a file at `path` (on disk) lies in, `rel` being its path there."""
+    root = path[:len(path) - len(rel)] if rel and path.endswith(rel) else os.path.dirname(path)
+    return root or "."
 
 
 def _kind(path: str) -> str:
