@@ -583,7 +583,8 @@ def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress
 
     chunk = max(1, min(32, len(jobs) // (workers * 8)))
     # Forked, so that each worker's parent is this process, the one whose death ends it
-    # (another start method may put a server process in between).
+    # (another start method may put a server process in between). Linux sends that signal
+    # when the forking thread ends: this one, which shuts the pool down before it returns.
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                              initializer=_init, initargs=(worker, os.getpid()))
     try:
