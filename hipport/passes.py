@@ -23,23 +23,24 @@ BOM = b"\xef\xbb\xbf"
 
 
 def port_bytes(display: str, role: str, data: bytes, config: Config,
-               included: Sequence[bytes] = ()) -> FileResult:
+               included: Sequence[bytes] = (), root: str | None = None) -> FileResult:
     """Port one file's bytes. Never raises: failures come back as a FAILED result. `included`:
-    what a Makefile includes (hipport.build.includes), which its result depends on too."""
+    what a Makefile includes (hipport.build.includes), which its result depends on too;
+    `root`: the tree's folder, which a Makefile's include redirect never leaves."""
     # The passes build one file's facts, which all live until the file is done: a cyclic
     # collection meanwhile frees nothing and rescans everything built so far, a cost that grows
     # with the square of the file. Collect after the file instead.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _port_bytes(display, role, data, config, included)
+        return _port_bytes(display, role, data, config, included, root)
     finally:
         if was_enabled:
             gc.enable()
 
 
 def _port_bytes(display: str, role: str, data: bytes, config: Config,
-                included: Sequence[bytes] = ()) -> FileResult:
+                included: Sequence[bytes] = (), root: str | None = None) -> FileResult:
     t0 = time.perf_counter()
     res = FileResult(path=display, role=role)
     try:
@@ -51,7 +52,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
         if role == BUILD:  # CMake and Make: their own pass (suppressions are # comments)
             from hipport import build
 
-            edits, findings = build.port(src, config, included)
+            edits, findings = build.port(src, config, included, root)
             findings = _filter(findings, config)
             defines: set[str] = set()
             families: dict = {}

@@ -2,7 +2,10 @@
 
 `file=` is relative to the working folder (the checkout in CI), since GitHub attaches an
 annotation to a file only by its repository path. Properties escape `%`, CR, LF, `:` and `,`;
-the message escapes `%`, CR and LF, as the workflow-command format requires.
+the message escapes `%`, CR and LF, as the workflow-command format requires. Before that,
+every value (file name, title, message: all may come from the tree) has its control
+characters (C0 but tab, DEL, C1) and bidirectional marks, embeddings, overrides and
+isolates written as `<U+202E>`, so a log never carries a terminal escape or reorders text.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "n
 
 
 def _escape_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(s).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_prop(s: str) -> str:
@@ -36,7 +39,7 @@ def render(run: RunResult, opts: ViewOptions) -> str:
         if s.end_line <= s.line:  # GitHub rejects columns on an annotation spanning lines
             props += [f"col={s.column}", f"endColumn={max(s.end_column, s.column)}"]
         props.append(f"title={_escape_prop(title)}")
-        out.append(f"::{LEVEL[f.severity]} {','.join(props)}::{_escape_data(visible(f'[{f.rule}] {f.message}'))}")
+        out.append(f"::{LEVEL[f.severity]} {','.join(props)}::{_escape_data(f'[{f.rule}] {f.message}')}")
     return "\n".join(out) + ("\n" if out else "")
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hipport.config import workers as config_workers
 from hipport.errors import HipportError
 from hipport.validate import driver, errors_map, toolchains
 from hipport.validate.compilecache import Answer, CompileCache, read_depfile
@@ -453,7 +454,7 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
     done = 0
     if progress:
         progress(0, len(tasks))
-    workers = jobs or os.cpu_count() or 1
+    workers = config_workers(jobs)  # never more than the cores
     with tempfile.TemporaryDirectory(prefix="hipport-objs-") as objdir, \
             ThreadPoolExecutor(max_workers=max(1, min(workers, len(tasks) or 1))) as ex:
         cache = CompileCache(cache_dir, tree.root) if cache_dir is not None else None
