@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 
+from hipport.codec import SURROGATE
+
 # C0 controls but tab, DEL, C1 controls; line/paragraph separators; bidi marks, embeddings,
 # overrides and isolates; the BOM/zero-width no-break space; surrogates.
 UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
                     "\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufeff]")
 BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _escape(n: int) -> str:
