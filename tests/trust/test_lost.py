@@ -122,6 +122,14 @@ def test_a_name_that_is_not_utf8_in_the_report(odd_tree: Path, tmp_path: Path) -
     assert any("odd\\xff\\xfe.cu" in t for name, t in text.items() if name.startswith("z_"))
 
 
+def test_hipify_stats_of_a_file_whose_name_is_not_utf8(odd_tree: Path) -> None:
+    src = odd_tree / "src"
+    rc, out, err = run("hipify", "-print-stats-csv", os.fsdecode(ODD), cwd=src)
+    assert rc == 0, err
+    with open(os.path.join(os.fsencode(src), ODD + b".csv"), "rb") as f:
+        assert b"file '" + ODD + b"'" in f.read()  # the name as the file system has it
+
+
 @pytest.mark.hipcc
 @needs_hipcc
 def test_validate_sarif_places_an_error_in_a_file_whose_name_is_not_utf8(odd_tree: Path, sarif_validator) -> None:
