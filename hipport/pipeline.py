@@ -105,6 +105,15 @@ class Worker:
         self._store: cachemod.Cache | None = None
 
     def __call__(self, job: Job) -> Outcome:
+        try:
+            return self._run(job)
+        except Exception as e:  # one file's surprise must not end the run or lose the others
+            from hipport.passes import not_analysed
+
+            return _outcome(not_analysed(job.display, role_by_name(job.path) or "unknown",
+                                         f"internal error: {type(e).__name__}: {e}"))
+
+    def _run(self, job: Job) -> Outcome:
         role = role_by_name(job.path)
         data: bytes | None = None
         if role == BUILD and not self.config.build_files:

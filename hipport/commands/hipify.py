@@ -279,7 +279,7 @@ def stats_of(res: FileResult, data: bytes, titles: dict[str, str], seconds: floa
             old = data[e.start:e.end].decode("utf-8", "replace")
             s.converted[f"{old} => {e.replacement}" if e.replacement else old] += 1
         if e.end > e.start or e.replacement:
-            s.replaced_bytes += max(e.end - e.start, len(e.replacement.encode()))
+            s.replaced_bytes += max(e.end - e.start, len(e.replacement.encode("utf-8", "surrogateescape")))
             first = data.count(b"\n", 0, e.start)
             lines.update(range(first, first + data.count(b"\n", e.start, e.end) + 1))
     s.changed_lines = len(lines)
@@ -385,7 +385,7 @@ def _write_stats(target: Path, text: str) -> bool:
     from hipport.workspace import write_atomic
 
     try:
-        write_atomic(target, text.encode("utf-8"))
+        write_atomic(target, text.encode("utf-8", "surrogateescape"))  # a name's own bytes
     except OSError as e:
         print(f"hipport: error: {target}: cannot write: {e.strerror or e}", file=sys.stderr)
         return False

@@ -357,7 +357,9 @@ def _hipcc(cmd: list[str], entry: Entry, timeout: float) -> tuple[int | None, st
         return 124, f"hipcc: error: timed out after {timeout:.0f}s"
     except OSError as e:
         return None, str(e)
-    return p.returncode, p.stdout.decode("utf-8", "replace")
+    # surrogateescape: a file name that is not UTF-8 keeps its bytes, so its diagnostics map
+    # back to the original file (the views write those bytes as \xff)
+    return p.returncode, p.stdout.decode("utf-8", "surrogateescape")
 
 
 def _deps(depfile: Path, entry: Entry) -> list[str]:
