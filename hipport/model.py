@@ -109,6 +109,17 @@ class Finding:
     subject: str | None = None  # the name it is about (`cudaFoo` of HP001/HP002/HP003), as data
 
 
+@dataclass(frozen=True, slots=True)
+class Included:
+    """A file besides its own that a file's result depends on (a Makefile's include, a
+    source's header), or a place looked at for one and found empty: the content key holds
+    its path and bytes, the stat row and the run snapshot its identity."""
+
+    path: str  # on disk, normalised
+    data: bytes | None  # None: absent, not read (not a regular file, too large, a link out of the tree)
+    identity: list[int]  # (size, mtime_ns, inode) as read; [] where nothing was there
+
+
 class FileStatus(str, Enum):
     PORTED = "ported"  # output differs from input
     UNCHANGED = "unchanged"

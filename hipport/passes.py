@@ -9,6 +9,7 @@ import bisect
 import gc
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from hipport import rules as rulesmod
 from hipport import suppress, translate
@@ -19,27 +20,32 @@ from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, 
 from hipport.source import SourceFile, UndecodableError, check_editable
 from hipport.workspace import BUILD
 
+if TYPE_CHECKING:
+    from hipport.closure import Closure
+
 BOM = b"\xef\xbb\xbf"
 
 
 def port_bytes(display: str, role: str, data: bytes, config: Config,
-               included: Sequence[bytes] = ()) -> FileResult:
-    """Port one file's bytes. Never raises: failures come back as a FAILED result. `included`:
-    what a Makefile includes (hipport.build.includes), which its result depends on too."""
+               included: Sequence[bytes] = (), closure: Closure | None = None) -> FileResult:
+    """Port one file's bytes. Never raises: failures come back as a FAILED result. What else
+    the result depends on: `included`, what a Makefile includes (hipport.build.includes);
+    `closure`, the headers a source includes (hipport.closure; None: read from the disk
+    beside `display` when the passes first ask)."""
     # The passes build one file's facts, which all live until the file is done: a cyclic
     # collection meanwhile frees nothing and rescans everything built so far, a cost that grows
     # with the square of the file. Collect after the file instead.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _port_bytes(display, role, data, config, included)
+        return _port_bytes(display, role, data, config, included, closure)
     finally:
         if was_enabled:
             gc.enable()
 
 
 def _port_bytes(display: str, role: str, data: bytes, config: Config,
-                included: Sequence[bytes] = ()) -> FileResult:
+                included: Sequence[bytes], closure: Closure | None) -> FileResult:
     t0 = time.perf_counter()
     res = FileResult(path=display, role=role)
     try:
@@ -47,7 +53,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
         # A UTF-8 byte-order mark is kept, but the passes see spaces in its place (it would
         # hide the first line from the parser); offsets stay those of the file.
         bom = len(BOM) if data.startswith(BOM) else 0
-        src = SourceFile(display, b" " * bom + data[bom:] if bom else data)
+        src = SourceFile(display, b" " * bom + data[bom:] if bom else data, closure=closure)
         if role == BUILD:  # CMake and Make: their own pass (suppressions are # comments)
             from hipport import build
 
