@@ -177,3 +177,23 @@ def test_cached_results_name_files_as_the_run_that_reads_them(tmp_path: Path, fi
         text = with_cache["text"].decode()
         assert f"{name}:4:14: note: [W004]" in text and "int lane = threadIdx.x % WARP_SZ;" in text, where
         assert text.split("hipport summary")[0] == without["text"].decode().split("hipport summary")[0]
+
+
+def test_a_name_defined_in_a_header_outside_the_run_is_checked_before_a_snapshot_answers(
+        tmp_path: Path) -> None:
+    """A run of one file (a pre-commit hook) learns the names its headers define, deeper than
+    the wave64 closure goes: a snapshot keeps them, so it answers only while those headers
+    are unchanged."""
+    src = tmp_path / "repo"
+    src.mkdir()
+    (src / "a.cu").write_bytes(b'#include "h1.h"\nvoid f(float* p) { cudaCheckThing(p); }\n')
+    for i in range(1, 6):
+        (src / f"h{i}.h").write_bytes(b'#include "h%d.h"\n' % (i + 1))
+    (src / "h6.h").write_bytes(b"#define cudaCheckThing(x) (void)(x)\n")
+    cache = ("--cache-dir", tmp_path / "cache")
+    first = _run("lint", src / "a.cu", *cache)
+    assert "HP002" not in _rules(first, f"{src}/a.cu")
+    (src / "h6.h").write_bytes(b"// no longer\n")
+    got = _run("lint", src / "a.cu", *cache)
+    assert got == _run("lint", src / "a.cu", "--no-cache")
+    assert "HP002" in _rules(got, f"{src}/a.cu")
