@@ -657,8 +657,8 @@ def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
 
     Bytes read now are checked against the key of the bytes the edits were made for
     (`FileResult.digest`): a file that changed since the run read it fails (its edits would
-    land on other text). Returns
-    the `identity` of each file read, by display path, for writes that must check it."""
+    land on other text). Returns the `identity` of each file read, by display path, for
+    writes that must check it."""
     chosen = [r for r in run.files if which(r)]
     pending = [r.pending for r in chosen if r.pending]
     own = store is None and cache_dir is not None and pending

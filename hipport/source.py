@@ -59,7 +59,7 @@ class SourceFile:
     _tree: tree_sitter.Tree | None = field(default=None, repr=False)
     # The headers it includes, as the pipeline read them with its bytes (hipport.closure);
     # None: read from the disk when first asked (`closure.of`).
-    closure: Closure | None = field(default=None, repr=False)
+    closure: Closure | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         starts = [0]
