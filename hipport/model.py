@@ -17,8 +17,9 @@ _VALUES: dict[type, tuple[attrgetter[Any], dict[str, int]]] = {}
 
 def fast_pickle(cls: type) -> type:
     """Pickle a slotted dataclass as (cls, field values): several times faster to load than
-    dataclasses' generic __setstate__, which matters for the pool, the cache and the rule
-    tables. Also registers the class with `evolve`."""
+    dataclasses' generic __setstate__, for what crosses to and from the process pool. (The
+    caches on disk are JSON, never pickles: hipport.codec, hipport.rulecache.) Also
+    registers the class with `evolve`."""
     names = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
     values = attrgetter(*names)  # all fields at once, in C
     _VALUES[cls] = values, {n: i for i, n in enumerate(names)}

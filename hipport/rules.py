@@ -27,7 +27,7 @@ ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand
                 "rocsolver": "cusolver", "miopen_hipify": "cudnn", "rocblas_types": "complex"}
 
 
-@fast_pickle  # thousands load in every worker; see model.fast_pickle
+@fast_pickle  # for the pool; the user cache stores these as JSON (hipport.rulecache)
 @dataclass(frozen=True, slots=True)
 class Mapping:
     cuda: str
