@@ -58,8 +58,11 @@ def stat_sig(st: os.stat_result, salt: str) -> str:
 
 
 def user_cache() -> Path:
-    """hipport's folder in the user's cache ($XDG_CACHE_HOME, else ~/.cache)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hipport"
+    """hipport's folder in the user's cache: $XDG_CACHE_HOME when it is an absolute path, as
+    the XDG Base Directory spec says (a relative one is ignored: it would put the cache
+    wherever the run happens to start, inside the tree it reads), else ~/.cache."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "hipport"
 
 
 def tree_folder(root: Path) -> Path:

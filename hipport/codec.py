@@ -25,7 +25,10 @@ from hipport.model import (
     Span,
 )
 
-FORMAT = 2  # bump when the shape of any array below changes
+# Bump when the shape of any array below changes, or what it means (3: a result names its
+# file by the path from the tree's root, and a source's rows list the headers it read: rows
+# of 2 would be trusted without them). It is part of every key (pipeline.salt_of).
+FORMAT = 3
 
 _SEVERITY = {s.value: s for s in Severity}
 _APPLICABILITY = {a.value: a for a in Applicability}
@@ -92,15 +95,17 @@ def _finding(f: Finding) -> list[Any]:
     return [f.rule, f.severity.value, _span(f.span), f.message, fix, f.kernel, f.model, f.family, f.subject]
 
 
-def meta_obj(r: FileResult) -> list[Any]:
-    """A result without its edits, findings and bytes: what every run loads."""
-    return [r.path, r.role, r.status.value, r.output_path,
+def meta_obj(r: FileResult, path: str | None = None) -> list[Any]:
+    """A result without its edits, findings and bytes: what every run loads. `path`: the
+    name to store it by (the cache keeps paths relative to the tree's root, not as one
+    run's working folder shows them), else its own."""
+    return [r.path if path is None else path, r.role, r.status.value, r.output_path,
             {k: [c.found, c.ported, c.unsupported] for k, c in r.families.items()},
             r.defines, r.error, r.seconds, r.digest, r.pending]
 
 
-def dump_meta(r: FileResult) -> str:
-    return dumps(meta_obj(r))
+def dump_meta(r: FileResult, path: str | None = None) -> str:
+    return dumps(meta_obj(r, path))
 
 
 def dump_detail(edits: list[Edit], findings: list[Finding]) -> str:
@@ -187,9 +192,11 @@ def load_files(text: str | bytes) -> list[FileResult]:
     return [load_meta_obj(v) for v in _list(_parse(text))]
 
 
-def dump_with_findings(results: list[FileResult]) -> str:
-    """Results with their findings (not their edits): what `lint` shows."""
-    return dumps([[meta_obj(r), [_finding(f) for f in r.findings]] for r in results])
+def dump_with_findings(results: list[FileResult], paths: list[str] | None = None) -> str:
+    """Results with their findings (not their edits): what `lint` shows; `paths`: the names
+    to store them by (`meta_obj`)."""
+    names = paths if paths is not None else [None] * len(results)
+    return dumps([[meta_obj(r, p), [_finding(f) for f in r.findings]] for r, p in zip(results, names, strict=True)])
 
 
 def load_with_findings(text: str | bytes) -> list[FileResult]:

@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 
 from hipport.config import Config
+from hipport.model import Included
 from hipport.workspace import REGULAR, WorkFile, read_regular
 
 INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
@@ -21,8 +22,10 @@ MAX_DEPTH = 8
 MAX_BYTES = 4 << 20
 
 
-def names(files: list[WorkFile], config: Config) -> frozenset[str]:
-    """What the headers reachable from `files` (and not among them) define."""
+def names(files: list[WorkFile], config: Config, looked: list[Included] | None = None) -> frozenset[str]:
+    """What the headers reachable from `files` (and not among them) define; `looked` gets
+    each such path with what was there (a run snapshot holds `defined`: it answers only
+    while they are unchanged)."""
     if not files or len(files) > MAX_FILES:
         return frozenset()
     from hipport.passes import port_bytes
@@ -36,7 +39,9 @@ def names(files: list[WorkFile], config: Config) -> frozenset[str]:
     for depth in range(MAX_DEPTH + 1):
         nxt: list[str] = []
         for path in frontier:
-            data = _read(path)
+            data, identity = _read(path)
+            if looked is not None and path not in inside:
+                looked.append(Included(path, data, identity))
             if data is None:
                 continue
             if path not in inside and depth:  # a header the run lacks: learn its names
@@ -55,9 +60,14 @@ def names(files: list[WorkFile], config: Config) -> frozenset[str]:
     return frozenset(out)
 
 
-def _read(path: str) -> bytes | None:
+def _read(path: str) -> tuple[bytes | None, list[int]]:
+    """A header's bytes (None: none, not a regular file, or too large) and its identity."""
     try:
-        data, _ = read_regular(path)
+        data, st = read_regular(path)
     except OSError:
-        return None
-    return data if len(data) <= MAX_BYTES else None
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None, []
+        return None, [st.st_size, st.st_mtime_ns, st.st_ino]
+    return data if len(data) <= MAX_BYTES else None, [st.st_size, st.st_mtime_ns, st.st_ino]

@@ -17,8 +17,9 @@ _VALUES: dict[type, tuple[attrgetter[Any], dict[str, int]]] = {}
 
 def fast_pickle(cls: type) -> type:
     """Pickle a slotted dataclass as (cls, field values): several times faster to load than
-    dataclasses' generic __setstate__, which matters for the pool, the cache and the rule
-    tables. Also registers the class with `evolve`."""
+    dataclasses' generic __setstate__, for what crosses to and from the process pool. (The
+    caches on disk are JSON, never pickles: hipport.codec, hipport.rulecache.) Also
+    registers the class with `evolve`."""
     names = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
     values = attrgetter(*names)  # all fields at once, in C
     _VALUES[cls] = values, {n: i for i, n in enumerate(names)}
@@ -107,6 +108,17 @@ class Finding:
     model: str | None = None  # wave model of the kernel: "warp32", "agnostic", "mixed"
     family: str | None = None  # API family for API findings
     subject: str | None = None  # the name it is about (`cudaFoo` of HP001/HP002/HP003), as data
+
+
+@dataclass(frozen=True, slots=True)
+class Included:
+    """A file besides its own that a file's result depends on (a Makefile's include, a
+    source's header), or a place looked at for one and found empty: the content key holds
+    its path and bytes, the stat row and the run snapshot its identity."""
+
+    path: str  # on disk, normalised
+    data: bytes | None  # None: absent, not read (not a regular file, too large, a link out of the tree)
+    identity: list[int]  # (size, mtime_ns, inode) as read; [] where nothing was there
 
 
 class FileStatus(str, Enum):

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from hipport import rules as rulesmod
 from hipport import suppress, translate
@@ -20,6 +21,9 @@ from hipport.edits import apply_edits, keep_comments, resolve
 from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, Severity, Span, evolve
 from hipport.source import SourceFile, UndecodableError, check_editable
 from hipport.workspace import BUILD
+
+if TYPE_CHECKING:
+    from hipport.closure import Closure
 
 BOM = b"\xef\xbb\xbf"
 # Deeply nested code (thousands of nested #if, brackets or operands) takes the walks of the
@@ -31,10 +35,13 @@ DEEP_STACK = 512 << 20  # bytes of address space for that thread's stack, used o
 
 
 def port_bytes(display: str, role: str, data: bytes, config: Config,
-               included: Sequence[bytes] = (), root: str | None = None) -> FileResult:
-    """Port one file's bytes. Never raises: failures come back as a FAILED result. `included`:
-    what a Makefile includes (hipport.build.includes), which its result depends on too;
-    `root`: the tree's folder, which a Makefile's include redirect never leaves."""
+               included: Sequence[bytes] = (), closure: Closure | None = None,
+               root: str | None = None) -> FileResult:
+    """Port one file's bytes. Never raises: failures come back as a FAILED result. What else
+    the result depends on: `included`, what a Makefile includes (hipport.build.includes);
+    `closure`, the headers a source includes (hipport.closure; None: read from the disk
+    beside `display` when the passes first ask). `root`: the tree's folder, which a
+    Makefile's include redirect never leaves."""
     # The passes build one file's facts, which all live until the file is done: a cyclic
     # collection meanwhile frees nothing and rescans everything built so far, a cost that grows
     # with the square of the file. Collect after the file instead.
@@ -43,9 +50,9 @@ def port_bytes(display: str, role: str, data: bytes, config: Config,
     t0 = time.perf_counter()
     try:
         try:
-            return _port_bytes(display, role, data, config, included, root)
+            return _port_bytes(display, role, data, config, included, closure, root)
         except RecursionError:
-            res = _port_deep(display, role, data, config, included, root)
+            res = _port_deep(display, role, data, config, included, closure, root)
             res.seconds = time.perf_counter() - t0
             return res
     finally:
@@ -54,14 +61,14 @@ def port_bytes(display: str, role: str, data: bytes, config: Config,
 
 
 def _port_deep(display: str, role: str, data: bytes, config: Config,
-               included: Sequence[bytes], root: str | None) -> FileResult:
+               included: Sequence[bytes], closure: Closure | None, root: str | None) -> FileResult:
     """`_port_bytes` on a thread with a stack for DEEP_FRAMES frames. The recursion limit is
     the interpreter's, so it is raised only while that thread runs (this one waits)."""
     out: list[FileResult] = []
 
     def work() -> None:
         try:
-            out.append(_port_bytes(display, role, data, config, included, root))
+            out.append(_port_bytes(display, role, data, config, included, closure, root))
         except RecursionError:
             out.append(not_analysed(display, role, "nested too deeply for hipport to follow (#if, "
                                     f"brackets or operands: its walks went {DEEP_FRAMES:,} calls deep)"))
@@ -84,7 +91,7 @@ def _port_deep(display: str, role: str, data: bytes, config: Config,
 
 
 def _port_bytes(display: str, role: str, data: bytes, config: Config,
-                included: Sequence[bytes] = (), root: str | None = None) -> FileResult:
+                included: Sequence[bytes], closure: Closure | None, root: str | None) -> FileResult:
     t0 = time.perf_counter()
     res = FileResult(path=display, role=role)
     try:
@@ -92,7 +99,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
         # A UTF-8 byte-order mark is kept, but the passes see spaces in its place (it would
         # hide the first line from the parser); offsets stay those of the file.
         bom = len(BOM) if data.startswith(BOM) else 0
-        src = SourceFile(display, b" " * bom + data[bom:] if bom else data)
+        src = SourceFile(display, b" " * bom + data[bom:] if bom else data, closure=closure)
         if role == BUILD:  # CMake and Make: their own pass (suppressions are # comments)
             from hipport import build
 

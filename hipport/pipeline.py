@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from hipport import __version__, codec, included, interrupt
+from hipport import __version__, closure, codec, included, interrupt
 from hipport import cache as cachemod
 from hipport import config as configmod
 from hipport import rules as rulesmod
@@ -43,7 +43,8 @@ from hipport.workspace import (
 )
 
 if TYPE_CHECKING:
-    from hipport.build.includes import Included
+    from hipport.closure import Closure
+    from hipport.model import Included
 
 Progress = Callable[..., None]  # (done, total[, the file just finished])
 
@@ -81,20 +82,23 @@ class Job:
 @dataclass(slots=True)
 class Outcome:
     """What a worker sends back: the result without its details as JSON (`codec.dump_meta`:
-    the parent decodes it once and stores the same text), and its details as JSON."""
+    the parent decodes it once and stores the same text, so it names the file by its path
+    relative to the tree's root, never as this run's working folder shows it; the parent
+    gives it the display name), and its details as JSON."""
 
     meta: str
     detail: str | None = None  # (edits, findings) of a fresh result, or of one with no key
     key: str = ""  # content key ("" for files that are not ported)
     written: str | None = None  # stat signature of the output it wrote
     dropped: int = 0  # cache entries this worker found undecodable (rebuilt)
-    deps: str = ""  # what else the result depends on (a Makefile's includes), as `_deps_sig` gives
+    deps: str = ""  # what else the result depends on (a Makefile's includes, a source's headers
+    # and the places looked at for them), as `_deps_sig` gives
 
 
-def _outcome(r: FileResult, **kw: object) -> Outcome:
+def _outcome(r: FileResult, rel: str, **kw: object) -> Outcome:
     """A result with no content key: its findings (if any) travel with it."""
     detail = codec.dump_detail(r.edits, r.findings) if r.findings or r.edits else None
-    return Outcome(codec.dump_meta(r), detail, **kw)  # type: ignore[arg-type]
+    return Outcome(codec.dump_meta(r, rel), detail, **kw)  # type: ignore[arg-type]
 
 
 class Worker:
@@ -103,6 +107,7 @@ class Worker:
     def __init__(self, config: Config, salt: str, cache_dir: Path | None, sink: Sink | None) -> None:
         self.config, self.salt, self.cache_dir, self.sink = config, salt, cache_dir, sink
         self._store: cachemod.Cache | None = None
+        self._looked: dict[str, Included] = {}  # paths where no header was, this run
 
     def __call__(self, job: Job) -> Outcome:
         try:
@@ -111,7 +116,7 @@ class Worker:
             from hipport.passes import not_analysed
 
             return _outcome(not_analysed(job.display, role_by_name(job.path) or "unknown",
-                                         f"internal error: {type(e).__name__}: {e}"))
+                                         f"internal error: {type(e).__name__}: {e}"), job.rel)
 
     def _run(self, job: Job) -> Outcome:
         role = role_by_name(job.path)
@@ -122,32 +127,34 @@ class Worker:
             try:
                 data, _ = read_regular(job.path)
             except OSError as e:
-                return _outcome(_unreadable_result(job.display, e))
+                return _outcome(_unreadable_result(job.display, e), job.rel)
             role = role or role_of(job.path, data[:65536])
         out_rel = output_rel(job.rel, role, self.config.rename_extensions)
         if role not in PORTED_ROLES or data is None:
             r = FileResult(path=job.display, role=role, status=FileStatus.SKIPPED, output_path=out_rel)
             written, err = self._write(job, role, out_rel, job.sig, None, None)
-            return _outcome(_write_failed(r, err) if err else r, written=written)
-        k, deps = content_key(job.path, job.rel, role, data, self.salt)
+            return _outcome(_write_failed(r, err) if err else r, job.rel, written=written)
+        own = cachemod.key(data, role, self.salt)
+        k, deps, headers = content_key(job.path, job.rel, role, data, own, self._looked)
         dsig = _deps_sig(deps)
         hit, dropped = self._cached(k)
         if hit is not None and (not self._wants(role) or _current(self._target(out_rel), job.out, k)):
-            hit.path, hit.output_path, hit.digest = job.display, out_rel, k
-            return Outcome(codec.dump_meta(hit), key=k, deps=dsig)  # content unchanged (a touched file)
+            hit.output_path, hit.digest = out_rel, own
+            return Outcome(codec.dump_meta(hit, job.rel), key=k, deps=dsig)  # content unchanged (a touched file)
         from hipport.passes import port_bytes
 
         r = port_bytes(job.display, role, data, self.config,
-                       [d.data for d in deps if d.data is not None], tree_root(job.path, job.rel))
-        r.output_path, r.digest = out_rel, k
+                       [d.data for d in deps if d.data is not None] if headers is None else (), headers,
+                       tree_root(job.path, job.rel))
+        r.output_path, r.digest = out_rel, own
         if r.status == FileStatus.FAILED:
-            return _outcome(r, key=k, dropped=dropped)
+            return _outcome(r, job.rel, key=k, dropped=dropped)
         written, err = self._write(job, role, out_rel, k, data, r.ported)
         if err:
-            return _outcome(_write_failed(r, err), key=k, dropped=dropped)
+            return _outcome(_write_failed(r, err), job.rel, key=k, dropped=dropped)
         detail = codec.dump_detail(r.edits, r.findings)
         r.pending = k  # the details travel apart; the parent keeps them by this key
-        return Outcome(codec.dump_meta(r), detail, k, written, dropped, dsig)
+        return Outcome(codec.dump_meta(r, job.rel), detail, k, written, dropped, dsig)
 
     def _cached(self, k: str) -> tuple[FileResult | None, int]:
         """The cached result of this content, and how many undecodable entries were met."""
@@ -185,22 +192,36 @@ class Worker:
             return None, f"cannot write {e.filename or target}: {e.strerror or e}"
 
 
-def content_key(path: str, rel: str, role: str, data: bytes, salt: str) -> tuple[str, list[Included]]:
-    """A file's cache key, and the files besides it that its result depends on: a Makefile's
-    includes in its tree (the variables they define change its port), whose contents and
-    places the key holds too. `rel` is the path relative to the tree's root."""
-    if role != BUILD or _kind(path) != "make":
-        return cachemod.key(data, role, salt), []
+def content_key(path: str, rel: str, role: str, data: bytes, own: str,
+                looked: dict[str, Included] | None = None) -> tuple[str, list[Included], Closure | None]:
+    """A file's cache key; the paths besides it that its result depends on, each with what
+    was there (the stat row and the snapshot check them); and for a source, the headers it
+    includes, which its passes read (hipport.closure). What else the result depends on: a
+    Makefile's includes in its tree (the variables they define change its port), a source's
+    include closure (the warp-size constants its headers define), whose contents and places
+    the key holds on top of `own`, the key of the file's own bytes (`FileResult.digest`).
+    `rel` is the path relative to the tree's root; `looked` keeps the places where a run
+    found no header, for the next file (`closure.read`)."""
+    here = os.path.dirname(os.path.abspath(path))
+    if role != BUILD:
+        headers = closure.read(path, data, looked)
+        return _key_with(own, "headers", here, list(headers.found.items())), list(headers.looked), headers
+    if _kind(path) != "make":
+        return own, [], None
     from hipport.build import includes, own_copy
 
     deps = includes.read(path, data, tree_root(path, rel), own_copy)
+    return _key_with(own, "included", here, [(d.path, d.data) for d in deps]), deps, None
+
+
+def _key_with(own: str, kind: str, here: str, deps: list[tuple[str, bytes | None]]) -> str:
+    """The key of a file (`own`) and of the files it depends on: their places (from the
+    file's folder `here`, so a moved checkout keeps its keys) and contents (size -1: unread)."""
     if not deps:
-        return cachemod.key(data, role, salt), []
-    here = os.path.dirname(os.path.abspath(path))
-    tag = b"".join(b"\0%s\0%d:%s" % (os.fsencode(os.path.relpath(d.path, here)),
-                                      -1 if d.data is None else len(d.data), d.data or b"")
-                   for d in deps)
-    return cachemod.key(data, role, salt + ":" + cachemod.key(tag, "included", "")), deps
+        return own
+    tag = b"".join(b"\0%s\0%d:%s" % (os.fsencode(os.path.relpath(p, here)), -1 if d is None else len(d),
+                                      d or b"") for p, d in deps)
+    return cachemod.key(tag, kind, own)
 
 
 def tree_root(path: str, rel: str) -> str:
@@ -218,25 +239,63 @@ def _kind(path: str) -> str:
 def _deps_sig(deps: list[Included]) -> str:
     """The stat row's tail for a result that depends on other files: their paths and
     identities, checked before the row is trusted (`_stat_holds`)."""
-    return json.dumps([[d.path, d.identity] for d in deps]) if deps else ""
+    return json.dumps([[d.path, d.identity] for d in deps], separators=(",", ":")) if deps else ""
 
 
-def _stat_holds(stored: str, sig: str) -> bool:
+class _Deps:
+    """The files that results depend on besides their own (lists as `_deps_sig` writes them),
+    checked against the disk with one stat per path per run (the files of a folder share
+    their headers and the places looked at for them); and those of every result of the run,
+    merged into one list for its snapshot."""
+
+    def __init__(self) -> None:
+        self._now: dict[str, list[int]] = {}
+        self.merged: dict[str, list[int]] = {}
+
+    def hold(self, tail: str, keep: bool = False) -> bool:
+        """Is every path of the list as it was? `keep`: a result of this run depends on them."""
+        listed = _parse_deps(tail)
+        if listed is None:
+            return False
+        for path, was in listed:
+            now = self._now.get(path)
+            if now is None:
+                now = self._now[path] = _now(path)
+            if now != was:
+                return False
+        if keep:
+            self._merge(listed)
+        return True
+
+    def add(self, tail: str) -> None:
+        """A result made in this run depends on these paths, as its worker found them."""
+        self._merge(_parse_deps(tail) or [])
+
+    def _merge(self, listed: list[list]) -> None:  # type: ignore[type-arg]
+        for path, was in listed:
+            if self.merged.setdefault(path, was) != was:  # changed during the run: results
+                self.merged[path] = [-1]  # made from either are not the run's to answer for
+
+    def snapshot(self) -> list[str]:
+        return [json.dumps([[p, v] for p, v in self.merged.items()], separators=(",", ":"))] if self.merged else []
+
+
+def _parse_deps(tail: str) -> list[list] | None:  # type: ignore[type-arg]
+    try:
+        listed = json.loads(tail)
+    except ValueError:
+        return None
+    ok = type(listed) is list and all(type(d) is list and len(d) == 2 and type(d[0]) is str for d in listed)
+    return listed if ok else None
+
+
+def _stat_holds(stored: str, sig: str, deps: _Deps) -> bool:
     """Does a stat row still answer for the file? Its own stat signature, and for a result
     that depends on other files (`Outcome.deps`), theirs as they were when it was made."""
     if stored == sig:
         return True
     own, nl, tail = stored.partition("\n")
-    return bool(nl) and own == sig and _deps_hold(tail)
-
-
-def _deps_hold(tail: str) -> bool:
-    try:
-        listed = json.loads(tail)
-    except ValueError:
-        return False
-    return type(listed) is list and all(
-        type(d) is list and len(d) == 2 and type(d[0]) is str and _now(d[0]) == d[1] for d in listed)
+    return bool(nl) and own == sig and deps.hold(tail, keep=True)
 
 
 def _now(path: str) -> list[int]:
@@ -357,6 +416,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     t0 = time.perf_counter()
     salt = salt_of(config)
     use_cache = cache_dir is not None and config.cache
+    looks = _Deps()
     paths = [wf.file for wf in files]
     results: list[FileResult | None] = [None] * len(files)
     stats: list[os.stat_result | None] = [None] * len(files)
@@ -375,12 +435,14 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     if use_cache and (findings_only or not keep_original):
         snap = cachemod.load_snapshot(cache_dir, snap_key)  # type: ignore[arg-type]
         if snap is not None and snap.paths == paths and snap.stats == ids \
-                and _identities(snap.targets) == snap.outs and all(_deps_hold(d) for d in snap.deps):
+                and _identities(snap.targets) == snap.outs and all(looks.hold(d) for d in snap.deps):
             try:
                 answered = (codec.load_with_findings if findings_only else codec.load_files)(snap.files)
             except codec.Invalid:  # not written by this hipport: run for real, and rewrite it
                 answered = None
             if answered is not None and len(answered) == len(files):
+                for got, wf in zip(answered, files, strict=True):  # stored by path from the root
+                    got.path = wf.display
                 done = RunResult(answered, cached=snap.cached, defined=frozenset(snap.defined),
                                  statuses=snap.statuses, salt=salt, settings=settings_of(config))
                 if findings_only:  # the source lines the findings show
@@ -402,7 +464,6 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     known = store.stats(paths) if store else {}
     written = store.outputs(targets) if store and targets else {}
     hits: list[tuple[int, str, str]] = []  # (index, content key, role) of files whose stat matched
-    deps: list[str] = []  # `_deps_sig` of each result that depends on other files
     todo: list[int] = []
     for i, path in enumerate(paths):
         if results[i] is not None:
@@ -411,10 +472,8 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             results[i] = _not_ported(files[i], sink)
             continue
         row = known.get(path)
-        if row is not None and _stat_holds(row[0], sigs[i]):
+        if row is not None and _stat_holds(row[0], sigs[i], looks):
             hits.append((i, row[1], row[2]))
-            if row[0] != sigs[i]:
-                deps.append(row[0].partition("\n")[2])
         else:
             todo.append(i)
     metas = store.metas([k for _, k, role in hits if role in PORTED_ROLES]) if store else {}
@@ -428,7 +487,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             todo.append(i)  # the cached result is gone, or its output is missing or edited
             continue
         # Files of equal content share one cached result: each gets its own copy to name it.
-        r = replace(r, path=wf.display, output_path=out_rel, digest=k)
+        r = replace(r, path=wf.display, output_path=out_rel)
         results[i] = r
     jobs = [Job(i, paths[i], files[i].display, files[i].rel, sigs[i], modes[i],
                 written.get(targets[i]) if targets else None) for i in sorted(todo)]
@@ -444,6 +503,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     dropped = 0
     for j, o in zip(jobs, outcomes, strict=True):
         r = results[j.index] = codec.load_meta(o.meta)
+        r.path = j.display  # stored by its path from the root; shown as the user named it
         dropped += o.dropped
         if o.detail is not None and not o.key or r.status == FileStatus.FAILED:
             if o.detail is not None:  # a result that is not cached carries its findings
@@ -451,7 +511,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             continue  # failures are tried again next run: no stat row, no cached result
         stat_rows.append((j.path, j.sig + "\n" + o.deps if o.deps else j.sig, o.key, r.role))
         if o.deps:
-            deps.append(o.deps)
+            looks.add(o.deps)
         if o.detail is not None:
             blobs[o.key] = o.detail
             fresh.append((o.key, o.meta, o.detail))
@@ -463,7 +523,10 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         store.put_outputs(out_rows)
     final = [r for r in results if r is not None]
     defined = frozenset(n for r in final for n in r.defines)
-    defined |= included.names(files, config)  # what headers outside a small run define
+    outside: list[Included] = []
+    defined |= included.names(files, config, outside)  # what headers outside a small run define
+    if outside:  # the snapshot keeps `defined`: it answers only while they are as read
+        looks.add(_deps_sig(outside))
     cached = sum(1 for r in final if r.pending is not None and r.pending not in blobs)
     statuses: dict[str, int] = {}
     for r in final:
@@ -477,11 +540,11 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         # Failures are retried by the next run, so only a clean run is worth a snapshot.
         wanted = [t if r.output_path is not None and sink is not None and sink.wants(r.role) else None
                   for t, r in zip(targets or [None] * len(final), final, strict=True)]  # type: ignore[list-item]
-        body = "[" + ",".join(codec.dump_meta(r) for r in final) + "]"
+        body = "[" + ",".join(codec.dump_meta(r, wf.rel) for r, wf in zip(final, files, strict=True)) + "]"
         cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
             paths, ids, wanted, _identities(wanted),
             sum(1 for r in final if r.pending is not None), sorted(defined), statuses,
-            body.encode("utf-8", "surrogateescape"), deps))
+            body.encode("utf-8", "surrogateescape"), looks.snapshot()))
     if keep_original:
         lost: list[FileResult] = []
         hydrate(run_result, files, cache_dir if config.cache else None, original=True, store=store,
@@ -492,7 +555,8 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         if findings_only and store is not None and not any(r.status == FileStatus.FAILED for r in final):
             cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
                 paths, ids, [None] * len(final), [None] * len(final), len(final), sorted(defined),
-                statuses, codec.dump_with_findings(final).encode("utf-8", "surrogateescape"), deps))
+                statuses, codec.dump_with_findings(final, [wf.rel for wf in files]).encode(
+                    "utf-8", "surrogateescape"), looks.snapshot()))
     if store:
         if dropped:
             store._dropped += dropped
@@ -512,6 +576,7 @@ def _port_again(run: RunResult, lost: list[FileResult], files: list[WorkFile], w
         wf = files[i]
         o = worker(Job(i, wf.file, wf.display, wf.rel, sigs[i], modes[i]))
         new = codec.load_meta(o.meta)
+        new.path = wf.display
         if o.detail is not None:
             if new.pending:
                 run.details[new.pending] = o.detail
@@ -618,9 +683,10 @@ def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
     """Load what a command needs of the chosen results: cached edits and findings, the
     original bytes, and the ported bytes (re-applying the edits: the one apply function).
 
-    Bytes read now are checked against the content key the edits were made for: a file
-    that changed since the run read it fails (its edits would land on other text). Returns
-    the `identity` of each file read, by display path, for writes that must check it."""
+    Bytes read now are checked against the key of the bytes the edits were made for
+    (`FileResult.digest`): a file that changed since the run read it fails (its edits would
+    land on other text). Returns the `identity` of each file read, by display path, for
+    writes that must check it."""
     chosen = [r for r in run.files if which(r)]
     pending = [r.pending for r in chosen if r.pending]
     own = store is None and cache_dir is not None and pending
@@ -652,8 +718,7 @@ def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
                 data, st = read_regular(wf.file)
             except OSError:
                 continue
-            if r.digest and r.role in PORTED_ROLES and \
-                    content_key(wf.file, wf.rel, r.role, data, run.salt)[0] != r.digest:
+            if r.digest and r.role in PORTED_ROLES and cachemod.key(data, r.role, run.salt) != r.digest:
                 run.fail(r, "changed on disk while hipport ran; left as it is, run again")
                 continue
             r.original = data

@@ -7,20 +7,15 @@ entry and the key, so a typo in a table never silently changes a port.
 from __future__ import annotations
 
 import os
-import pickle
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from hipport import __version__
 from hipport.cache import blake2b
 from hipport.errors import HipportError
 from hipport.model import fast_pickle
-
-T = TypeVar("T")
 
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
@@ -32,7 +27,7 @@ ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand
                 "rocsolver": "cusolver", "miopen_hipify": "cudnn", "rocblas_types": "complex"}
 
 
-@fast_pickle  # thousands load in every worker; see model.fast_pickle
+@fast_pickle  # for the pool; the user cache stores these as JSON (hipport.rulecache)
 @dataclass(frozen=True, slots=True)
 class Mapping:
     cuda: str
@@ -205,6 +200,19 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
                    tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), header, value)
 
 
+_WORD_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$"
+
+
+def are_words(names: list[str]) -> bool:
+    """Is every name a word ([A-Za-z0-9_$]+), as the name scanner finds them (translate/scan.py)?
+    One pass in C over all of them: the tables hold thousands."""
+    if not names:
+        return True
+    joined = " ".join(names)
+    return all(names) and joined.isascii() and joined.count(" ") == len(names) - 1 \
+        and not joined.encode().translate(None, _WORD_CHARS + b" ")
+
+
 def _is_version(v: str) -> bool:
     return all(p.isdigit() for p in v.split(".")) and v.count(".") <= 2
 
@@ -229,10 +237,6 @@ def at_floor(m: Mapping, rocm: str) -> Mapping:
     return replace(m, hip=hip, since=since)
 
 
-def _user_cache() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hipport"
-
-
 @cache
 def tables_digest(root: str | None = None) -> str:
     """Which version of the tables this is: a hash of their names and contents (an edit
@@ -249,54 +253,6 @@ def tables_digest(root: str | None = None) -> str:
                 h.update(f"{sub}/{e.name}\0{len(data)}\0".encode())
                 h.update(data)
     return h.hexdigest()
-
-
-def _ours(path: Path) -> bytes | None:
-    """The bytes of a cache file that only this user can have written, else None: the
-    pickles hold hipport's own tables, and must not be plantable by anyone else."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        for st in (os.fstat(fd), os.stat(path.parent)):
-            if st.st_uid != os.getuid() or st.st_mode & 0o022:
-                return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
-    finally:
-        os.close(fd)
-
-
-# Part of each cached file's name: bump it when what the pickles hold changes shape (2: the
-# table classes pickle as field tuples, model.fast_pickle; 3: Mapping.level, HeaderMap.since;
-# 4: Mapping.floors; 5: RuleSet.overrides; 6: Overrides.when).
-PICKLE_FORMAT = 6
-
-
-def cached(name: str, build: Callable[[], T], root: str | None = None) -> T:
-    """`build()` once per version of the tables, kept in the user's cache folder: parsing
-    thousands of TOML entries and building the name scanner cost more than a small port."""
-    path = _user_cache() / "tables" / f"{__version__}-p{PICKLE_FORMAT}-{tables_digest(root)}-{name}.pickle"
-    data = _ours(path)
-    if data is not None:
-        try:
-            return pickle.loads(data)  # type: ignore[no-any-return]
-        except Exception:  # stale or damaged: build it again
-            pass
-    value = build()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(path.parent, 0o700)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-        os.replace(tmp, path)
-        for old in path.parent.glob(f"*-{name}.pickle"):  # earlier tables' builds: never read again
-            if old != path:
-                old.unlink(missing_ok=True)
-    except OSError:  # a read-only home is fine: just slower next time
-        pass
-    return value
 
 
 def for_config(config: Any) -> RuleSet:
@@ -318,7 +274,9 @@ def load(blas: str = "hipblas", root: str | None = None, rocm: str | None = None
     """All tables, with alternative families (rocBLAS, rocSPARSE, ...; `blas` names those
     selected, comma-separated) swapped in, and spellings for ROCm floor `rocm` (default: the
     lowest floor, the spellings the entries' `hip` gives)."""
-    return cached(f"rules-{blas}-{rocm or 'base'}", lambda: _load(blas, root, rocm), root)
+    from hipport import rulecache  # (it stores the classes of this module)
+
+    return rulecache.cached(f"rules-{blas}-{rocm or 'base'}", lambda: _load(blas, root, rocm), root)
 
 
 def _load(blas: str, root: str | None, rocm: str | None = None) -> RuleSet:
@@ -358,7 +316,13 @@ def _load(blas: str, root: str | None, rocm: str | None = None) -> RuleSet:
                     table[k] = at_floor(m, rocm)
     rs.namespace_families = frozenset(ns_fams)
     rs.overrides = tuple(overrides)
-    rs.hip_names = frozenset(m.hip for m in rs.names.values() if m.hip) | frozenset(
-        m.hip for o in overrides for m in o.names.values() if m.hip)
-    rs.implied = tuple(m for m in rs.names.values() if m.header)
+    complete(rs)
     return rs
+
+
+def complete(rs: RuleSet) -> None:
+    """Fill in what follows from the tables: every HIP name a port writes, and the names that
+    bring a header (built here and when the tables are read back from the user cache)."""
+    rs.hip_names = frozenset(m.hip for m in rs.names.values() if m.hip) | frozenset(
+        m.hip for o in rs.overrides for m in o.names.values() if m.hip)
+    rs.implied = tuple(m for m in rs.names.values() if m.header)

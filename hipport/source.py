@@ -10,11 +10,15 @@ import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
 import tree_sitter
 import tree_sitter_cuda
 
 from hipport.model import Span
+
+if TYPE_CHECKING:
+    from hipport.closure import Closure
 
 Node = tree_sitter.Node
 
@@ -53,6 +57,9 @@ class SourceFile:
     data: bytes
     _line_starts: list[int] = field(default_factory=list, repr=False)
     _tree: tree_sitter.Tree | None = field(default=None, repr=False)
+    # The headers it includes, as the pipeline read them with its bytes (hipport.closure);
+    # None: read from the disk when first asked (`closure.of`).
+    closure: Closure | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         starts = [0]

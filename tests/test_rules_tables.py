@@ -124,6 +124,7 @@ def test_rocblas_replaces_hipblas_names_only_when_asked() -> None:
 
 
 def test_compiled_tables_are_cached_per_version_of_the_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hipport import rulecache
     from hipport import rules as rulesmod
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -132,15 +133,39 @@ def test_compiled_tables_are_cached_per_version_of_the_tables(tmp_path: Path, mo
     table = root / "api" / "t.toml"
     table.write_text('family = "t"\n[names]\ncudaFoo = { hip = "hipFoo", kind = "function" }\n')
     calls = []
-    build = lambda: calls.append(1) or len(calls)  # noqa: E731
-    assert rulesmod.cached("x", build, str(root)) == 1
-    assert rulesmod.cached("x", build, str(root)) == 1  # from the cache folder
+
+    def build() -> rulesmod.RuleSet:
+        calls.append(1)
+        return rulesmod._load("hipblas", str(root))
+
+    first = rulecache.cached("x", build, str(root))
+    again = rulecache.cached("x", build, str(root))  # from the cache folder
+    assert len(calls) == 1 and again.names == first.names and again is not first
     rulesmod.tables_digest.cache_clear()
     table.write_text(table.read_text() + 'cudaBar = { hip = "hipBar", kind = "function" }\n')
-    assert rulesmod.cached("x", build, str(root)) == 2  # the tables changed: built again
-    # only the current build is kept: a folder of stale 1 MB pickles helps nobody
-    assert len(list((tmp_path / "cache" / "hipport" / "tables").glob("*-x.pickle"))) == 1
+    assert "cudaBar" in rulecache.cached("x", build, str(root)).names  # the tables changed: built again
+    assert len(calls) == 2
+    # only the current build is kept: a folder of stale 1 MB files helps nobody
+    assert len(list((tmp_path / "cache" / "hipport" / "tables").glob("*-x.json"))) == 1
     rulesmod.tables_digest.cache_clear()
+
+
+@pytest.mark.parametrize(("blas", "rocm"), [("hipblas", None), ("rocblas", "6.0"),
+                                            ("rocblas,rocblas_types,rocsparse,rocrand,rocsolver,miopen_hipify", "7.0")])
+def test_the_table_cache_gives_back_the_tables_it_was_given(blas: str, rocm: str | None) -> None:
+    """Every table, in its order, and what follows from them: the file is the tables."""
+    from hipport import rulecache
+    from hipport import rules as rulesmod
+
+    built = rulesmod._load(blas, None, rocm)
+    back = rulecache.load(rulecache.dump(built, "label"), "label")
+    for part in ("names", "qualified", "headers", "namespaces", "families", "overrides"):
+        assert list(getattr(back, part).items() if isinstance(getattr(back, part), dict)
+                    else getattr(back, part)) == list(getattr(built, part).items() if isinstance(
+                        getattr(built, part), dict) else getattr(built, part)), part
+    assert (back.namespace_families, back.hip_names, back.implied) == \
+        (built.namespace_families, built.hip_names, built.implied)
+    assert built.overrides or blas == "hipblas"  # the selections with overrides are covered
 
 
 def test_rocblas_alternatives_name_rocblas_not_hipblas() -> None:
@@ -179,3 +204,14 @@ def test_entry_point_enumerators_below_7_1_are_the_driver_ones() -> None:
                     ("cudaDriverEntryPointSymbolNotFound", "CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND"),
                     ("cudaDriverEntryPointVersionNotSufficent", "CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT")):
         assert rs.names[rt].hip == rs.names[drv].hip
+
+
+def test_table_names_must_be_words_the_scanner_finds() -> None:
+    from hipport.rules import are_words
+    from hipport.translate.scan import NameScanner
+
+    assert are_words(["cudaMalloc", "CUDA_R_32F", "x$1"]) and are_words([])
+    for odd in (["cuda Malloc"], ["cudaMalloc", ""], ["ns::name"], ["cudaMall\u00f6c"], ["a\tb"]):
+        assert not are_words(odd), odd
+    with pytest.raises(HipportError, match="cuda Bar"):
+        NameScanner.build(["cudaFoo", "cuda Bar"], [])

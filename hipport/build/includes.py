@@ -14,22 +14,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from hipport.build.make import logical_lines
+from hipport.model import Included
 from hipport.workspace import read_regular
 
 _INCLUDE = re.compile(r"[ \t]*(?:-include|sinclude|include)[ \t]+([^#\r\n]*)")
 MAX_FILES = 32
 MAX_DEPTH = 4
 MAX_BYTES = 1 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class Included:
-    path: str  # on disk, normalised
-    data: bytes | None  # None: absent, not a regular file, or a link out of the tree
-    identity: list[int]  # (size, mtime_ns, inode) as read; [] where nothing was there
 
 
 def paths(text: str) -> list[str]:

@@ -3,11 +3,11 @@ runtime, and the headers that declare names CUDA's own headers declare unasked."
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from itertools import islice
 
+from hipport import closure
 from hipport.model import FamilyCount, Severity
 from hipport.source import Node, SourceFile
 from hipport.translate.context import Context, newer
@@ -155,9 +155,9 @@ def _uses(ctx: Context, start: int, end: int, kind: str) -> bool:
 
 def _beside(ctx: Context, path: str) -> bool:
     """Does `#include "path"` find a file next to the including one (Rodinia's own "cuda.h")?
-    Quoted includes search there first, for nvcc as for hipcc."""
-    folder = os.path.dirname(ctx.src.path)
-    return bool(folder) and os.path.isfile(os.path.join(folder, path))
+    Quoted includes search there first, for nvcc as for hipcc. Asked of the file's include
+    closure, which the cache key holds (hipport.closure), not of the disk."""
+    return closure.of(ctx.src).beside(path)
 
 
 def _include_lines(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hipport.errors import HipportError
+from hipport.rules import are_words
 
 _WORD_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$"  # [\w$] in bytes
 # Every byte that cannot be part of an identifier becomes a space.
@@ -28,10 +29,11 @@ class NameScanner:
     @classmethod
     def build(cls, names: Iterable[str], generic: Iterable[str]) -> NameScanner:
         """`generic` regexes must match identifier characters only."""
-        encoded = frozenset(n.encode() for n in names)
-        odd = sorted(n.decode() for n in encoded if not _WORD.fullmatch(n))
-        if odd:  # the scan only sees whole words
+        names = list(names)
+        if not are_words(names):  # the scan only sees whole words
+            odd = sorted(n for n in names if not _WORD.fullmatch(n.encode()))
             raise HipportError(f"table names that are not identifiers: {', '.join(odd[:5])}")
+        encoded = frozenset(n.encode() for n in names)
         alternatives = "|".join(generic).encode()
         return cls(encoded, re.compile(rb" ((?:" + alternatives + rb"))(?= )"))
 

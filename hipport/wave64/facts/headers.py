@@ -1,14 +1,18 @@
 """Header constants: the warp-size constants (and every macro name) that the headers a file
-includes define, found next to the file or below its parent folders and read three includes
-deep, each header analysed once per (path, mtime, size); and the names the file or its headers
-#define (`tree_defines`)."""
+includes define, taken from the file's include closure (hipport.closure: found next to the
+file or in a folder above it, three includes deep), each header's own definitions analysed
+once per process and content; and the names the file or its headers #define
+(`tree_defines`). Nothing here opens a file: what the result depends on is what the
+pipeline read and keyed the cache on."""
 
 from __future__ import annotations
 
-import os
 import re
 from typing import TYPE_CHECKING
 
+from hipport import closure as closuremod
+from hipport.cache import blake2b
+from hipport.closure import Closure
 from hipport.config import Config
 from hipport.source import SourceFile
 from hipport.wave64.facts.names import might_hold_hazards
@@ -16,76 +20,58 @@ from hipport.wave64.facts.names import might_hold_hazards
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
 
-_HEADER_CACHE: dict[tuple[str, int, int], tuple[dict[str, tuple[int, bool]], frozenset[str]]] = {}
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"][^>"\n]+[>"])', re.M)
+Consts = dict[str, tuple[int, bool]]
+# A header's own constants and macro names, by (path, content digest, config): the same
+# header included by many files of a run is analysed once per worker.
+_OWN: dict[tuple[str, bytes, Config], tuple[Consts, frozenset[str]]] = {}
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
-_HEADER_BUSY: set[str] = set()
 
 
-def _resolve_includes(path: str, specs: list[str]) -> list[str]:
-    """Existing files for #include specs, looked up beside `path` and below its parent folders."""
-    if not path or path.startswith("<"):
-        return []
-    base = os.path.dirname(os.path.abspath(path))
-    out: list[str] = []
-    for spec in specs:
-        inc = spec.strip().strip('"<>')
-        if not inc or os.path.isabs(inc):
-            continue
-        d = base
-        for _ in range(8):
-            cand = os.path.join(d, inc)
-            if os.path.isfile(cand):
-                out.append(os.path.normpath(cand))
-                break
-            parent = os.path.dirname(d)
-            if parent == d:
-                break
-            d = parent
-    return out
-
-
-def _header_consts(path: str, config: Config, depth: int) -> tuple[dict[str, tuple[int, bool]], frozenset[str]]:
-    """Warp-size constants a header (and the headers it includes) defines: name -> (value on
-    AMD, chosen for AMD: an AMD-only or per-architecture definition); and every macro name they
-    #define (a tree's own HIP shims: ggml's vendors/hip.h defines `__shfl_xor_sync`)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return {}, frozenset()
-    key = (path, st.st_mtime_ns, st.st_size)
-    hit = _HEADER_CACHE.get(key)
+def _own_consts(path: str, data: bytes, config: Config) -> tuple[Consts, frozenset[str]]:
+    """What one header defines itself: warp-size constants, name -> (value on AMD, chosen
+    for AMD: an AMD-only or per-architecture definition); and every macro name it #defines
+    (a tree's own HIP shims: ggml's vendors/hip.h defines `__shfl_xor_sync`)."""
+    key = (path, blake2b(data, digest_size=16).digest(), config)
+    hit = _OWN.get(key)
     if hit is not None:
         return hit
-    if path in _HEADER_BUSY or st.st_size > 1 << 21:
-        return {}, frozenset()
-    _HEADER_BUSY.add(path)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        out: dict[str, tuple[int, bool]] = {}
-        names = {m.group(1).decode() for m in _DEFINE.finditer(data)}
-        if might_hold_hazards(data) or b"define" in data:
-            from hipport.wave64.facts import Facts  # (the façade builds these providers)
+    out: Consts = {}
+    names = frozenset(m.group(1).decode() for m in _DEFINE.finditer(data))
+    if might_hold_hazards(data) or b"define" in data:
+        from hipport.wave64.facts import Facts  # (the façade builds these providers)
 
-            h = Facts(SourceFile(path, data), config, headers=False)
-            for name, defs in h.consts.items():
-                v = h.const_value(name)
-                if v is not None:
-                    out[name] = (v, any(d.amd_only for d in defs) or name in h.arch_macros)
-            for name in h.arch_macros:
-                out.setdefault(name, (64, True))
-        if depth < 3:
-            for sub in _resolve_includes(path, [m.group(1).decode(errors="replace") for m in _INCLUDE.finditer(data)]):
-                sub_consts, sub_names = _header_consts(sub, config, depth + 1)
-                for k, v2 in sub_consts.items():
-                    out.setdefault(k, v2)
-                names |= sub_names
-    finally:
-        _HEADER_BUSY.discard(path)
-    result = (out, frozenset(names))
-    _HEADER_CACHE[key] = result
-    return result
+        h = Facts(SourceFile(path, data), config, headers=False)
+        for name, defs in h.consts.items():
+            v = h.const_value(name)
+            if v is not None:
+                out[name] = (v, any(d.amd_only for d in defs) or name in h.arch_macros)
+        for name in h.arch_macros:
+            out.setdefault(name, (64, True))
+    _OWN[key] = out, names
+    return out, names
+
+
+def _header_consts(cl: Closure, path: str, config: Config, depth: int,
+                   busy: set[str]) -> tuple[Consts, frozenset[str]]:
+    """What a header and the headers it includes (to the closure's depth) define; the
+    nearer definition wins."""
+    data = cl.found.get(path)
+    if data is None or path in busy:  # not read (too large, unreadable), or an include cycle
+        return {}, frozenset()
+    consts, names = _own_consts(path, data, config)
+    if depth < closuremod.LEVELS:
+        busy.add(path)
+        consts = dict(consts)
+        for spec in closuremod.specs(data):
+            sub = cl.resolve(path, spec)
+            if sub is None:
+                continue
+            sub_consts, sub_names = _header_consts(cl, sub, config, depth + 1, busy)
+            for k, v in sub_consts.items():
+                consts.setdefault(k, v)
+            names |= sub_names
+        busy.discard(path)
+    return consts, names
 
 
 def header_const(fx: Facts, name: str) -> tuple[int, bool] | None:
@@ -114,10 +100,14 @@ def _load_headers(fx: Facts) -> None:
         return
     fx._headers = {}
     names: set[str] = set()
-    specs = [m.group(1).decode(errors="replace") for m in _INCLUDE.finditer(fx.data)
+    cl = closuremod.of(fx.src)
+    specs = [m.group(1).decode(errors="replace") for m in closuremod.INCLUDE.finditer(fx.data)
              if not (fx.inactive and fx.is_inactive(m.start()))]
-    for path in _resolve_includes(fx.src.path, specs):
-        consts, defined = _header_consts(path, fx.config, 0)
+    for spec in specs:
+        path = cl.resolve(cl.path, spec)
+        if path is None:
+            continue
+        consts, defined = _header_consts(cl, path, fx.config, 0, set())
         for k, v in consts.items():
             fx._headers.setdefault(k, v)
         names |= defined

@@ -1,0 +1,140 @@
+"""The headers a source file reads: its include closure, read once, before the cache lookup.
+
+A header is looked up as the wave64 facts always have looked headers up: beside the
+including file, then in each folder above it (eight folders in all), as a tree's own include
+root gives it; the first regular file found is the header. The closure follows includes
+three levels below the file's own, each header once, at the level where it is first met.
+
+The pipeline's worker reads the closure of each file it ports: the content key holds every
+header's path and bytes, the stat row and the run snapshot every path looked at, found or
+not, with what was there (a header that appears nearer the file changes the result), and the
+passes read headers from it, never from the disk. Nothing here parses C++: an include is a
+line that starts with `#include`, in an inactive branch too (the passes ask about fewer).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat as statmod
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from hipport.model import Included
+from hipport.workspace import read_regular
+
+if TYPE_CHECKING:
+    from hipport.source import SourceFile
+
+INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"][^>"\n]+[>"])', re.M)
+LEVELS = 3  # includes followed below the file's own
+FOLDERS = 8  # the including file's folder and those above it, nearest first
+MAX_BYTES = 1 << 21  # a larger header is not read (not a project's constants header)
+
+
+@dataclass(frozen=True, slots=True)
+class Closure:
+    path: str  # the including file, absolute and normalised ("": none, nothing is found)
+    found: dict[str, bytes | None] = field(default_factory=dict)  # header -> bytes, in the
+    # order met (None: not read, over MAX_BYTES or unreadable)
+    looked: tuple[Included, ...] = ()  # every path looked at, found or not, and what was there
+
+    def resolve(self, including: str, spec: str) -> str | None:
+        """The header that `#include spec` in `including` (a path in `found`, or this file)
+        names: its first candidate that is a header of the closure."""
+        for cand in candidates(including, spec):
+            if cand in self.found:
+                return cand
+        return None
+
+    def beside(self, spec: str) -> bool:
+        """Is there a header `spec` right beside this file (a quoted include finds it first)?"""
+        first = candidates(self.path, spec)[:1] if self.path else ()
+        return bool(first) and first[0] in self.found
+
+
+def candidates(including: str, spec: str) -> tuple[str, ...]:
+    """Where `#include spec` in the file `including` may be, nearest first."""
+    return _candidates(os.path.dirname(including), spec)
+
+
+@lru_cache(maxsize=1 << 16)  # a run's files share their folders and their includes
+def _candidates(folder: str, spec: str) -> tuple[str, ...]:
+    inc = spec.strip().strip('"<>')
+    if not inc or os.path.isabs(inc):
+        return ()
+    out = []
+    d = folder
+    for _ in range(FOLDERS):
+        out.append(os.path.normpath(os.path.join(d, inc)))
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return tuple(out)
+
+
+def specs(data: bytes) -> list[str]:
+    """The include specs (`<a.h>`, `"b.h"`) of every #include line, in order."""
+    return [m.group(1).decode(errors="replace") for m in INCLUDE.finditer(data)]
+
+
+def read(path: str, data: bytes, memo: dict[str, Included] | None = None) -> Closure:
+    """The closure of the file at `path` whose bytes are `data`, from the disk. `memo`
+    keeps the paths where no header was, for the next file (one run's files share most)."""
+    if not path or path.startswith("<"):
+        return Closure("")
+    top = os.path.normpath(os.path.abspath(path))
+    found: dict[str, bytes | None] = {}
+    looked: dict[str, Included] = {}
+    memo = {} if memo is None else memo
+    level = [(top, data)]
+    for _ in range(LEVELS + 1):  # the file's includes, then each level of headers' includes
+        below: list[tuple[str, bytes]] = []
+        for including, text in level:
+            for spec in specs(text):
+                for cand in candidates(including, spec):
+                    if cand in found:
+                        break
+                    if cand in looked:
+                        continue  # looked at already: nothing there
+                    seen = memo.get(cand)
+                    got, header = _look(cand) if seen is None else (seen, False)
+                    if not header:  # headers are read again (a run keeps no file's bytes)
+                        memo[cand] = got
+                    looked[cand] = got
+                    if header:
+                        found[cand] = got.data
+                        if got.data is not None:
+                            below.append((cand, got.data))
+                        break
+        level = below
+    return Closure(top, found, tuple(looked.values()))
+
+
+def _look(path: str) -> tuple[Included, bool]:
+    """What is at `path` (a regular file's bytes, unless too large or unreadable, and its
+    identity), and whether it is a header: a regular file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return Included(path, None, []), False
+    ident = [st.st_size, st.st_mtime_ns, st.st_ino]
+    if not statmod.S_ISREG(st.st_mode):
+        return Included(path, None, ident), False  # a folder, a fifo: looked past
+    if st.st_size > MAX_BYTES:
+        return Included(path, None, ident), True
+    try:
+        data, st = read_regular(path)
+    except OSError:
+        return Included(path, None, ident), True
+    return Included(path, data, [st.st_size, st.st_mtime_ns, st.st_ino]), True
+
+
+def of(src: SourceFile) -> Closure:
+    """The closure of `src`: the one the pipeline read with its bytes, else (bytes ported
+    directly, by a test or a tool) read from the disk now, once."""
+    if src.closure is None:
+        src.closure = read(src.path, src.data)
+    return src.closure
