@@ -346,7 +346,7 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
     results = [UnitResult(u.display, str(u.copy)) for u in units]
     tc = toolchain or toolchains.amd_toolchain()
     if tc is None or not tc.ok:
-        why = "HIP for AMD not found (no hipcc on PATH)" if tc is None else f"HIP for AMD does not work: {tc.error}"
+        why = "HIP for AMD not found (no hipcc on PATH, in /opt/rocm or /usr)" if tc is None else f"HIP for AMD does not work: {tc.error}"
         for r in results:
             for a in archs:
                 r.archs[a] = ArchResult(NOT_RUN, reason=why)

@@ -69,12 +69,28 @@ def _default_runner(cmd: Sequence[str], env: dict[str, str], timeout: float) -> 
 
 # --- HIP for AMD: the installation, described from its files ----------------------------------
 
+INSTALLATIONS = ("/opt/rocm/bin/hipcc", "/usr/bin/hipcc")  # where HIP is, when PATH names none
+
+
 def find_hipcc() -> str | None:
-    """The hipcc that marks a HIP installation (HIPPORT_HIPCC, else PATH's); never run."""
+    """The hipcc that marks the HIP installation to use; it is read about, never run.
+    HIPPORT_HIPCC; else the first `hipcc` on PATH that sits in a HIP installation (beside its
+    hipcc.pl, or with HIP's headers above it: a script of the same name elsewhere is not one);
+    else /opt/rocm's or /usr's."""
     given = os.environ.get("HIPPORT_HIPCC")
     if given:
         return shutil.which(given) or (given if Path(given).is_file() else None)
-    return shutil.which("hipcc")
+    on_path = [str(Path(d, "hipcc")) for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    for cand in (*on_path, *INSTALLATIONS):
+        if os.path.isfile(cand) and os.access(cand, os.X_OK) and _in_installation(Path(cand)):
+            return cand
+    return None
+
+
+def _in_installation(hipcc: Path) -> bool:
+    bindir = Path(os.path.realpath(hipcc)).parent
+    return (bindir / "hipcc.pl").is_file() or (bindir / ".hipVersion").is_file() \
+        or (bindir.parent / "include" / "hip" / "hip_version.h").is_file()
 
 
 def amd_env(base: dict[str, str] | None = None) -> dict[str, str]:
@@ -232,7 +248,7 @@ def probe_arch(arch: str, toolchain: Toolchain | None = None, *, runner: Runner 
     """
     tc = toolchain or amd_toolchain()
     if tc is None:
-        return ProbeResult(False, "HIP for AMD not found (no hipcc on PATH)")
+        return ProbeResult(False, "HIP for AMD not found (no hipcc on PATH, in /opt/rocm or /usr)")
     if not tc.ok:
         return ProbeResult(False, tc.error)
     key = _probe_key(tc, arch) if use_cache else ""
