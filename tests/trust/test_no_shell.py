@@ -22,7 +22,7 @@ import pytest
 
 from tests.conftest import hipport, needs_hipcc
 
-pytestmark = [pytest.mark.hipcc, needs_hipcc]
+hipcc = pytest.mark.hipcc
 
 MAIN = b"""#include <cstdio>
 #include <cuda_runtime.h>
@@ -53,6 +53,8 @@ def _line_of(path: Path, text: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
 
+@hipcc
+@needs_hipcc
 @pytest.mark.parametrize("pch", ["1", "0"])
 def test_a_cmake_definition_or_folder_runs_nothing(tmp_path: Path, pch: str) -> None:
     proj = _project(tmp_path / "proj")
@@ -75,6 +77,8 @@ def test_a_cmake_definition_or_folder_runs_nothing(tmp_path: Path, pch: str) -> 
     assert f"include folder '$(touch {canary2})'" in notes[2][2] and "no such folder" in notes[2][2]
 
 
+@hipcc
+@needs_hipcc
 def test_a_makefile_flag_runs_nothing(tmp_path: Path) -> None:
     proj = _project(tmp_path / "proj")
     home = tmp_path / "home"
@@ -90,6 +94,8 @@ def test_a_makefile_flag_runs_nothing(tmp_path: Path) -> None:
                                                 "its value holds a ';'")]
 
 
+@hipcc
+@needs_hipcc
 def test_a_compile_database_value_or_response_file_runs_nothing(tmp_path: Path) -> None:
     proj = _project(tmp_path / "proj")
     (proj / "other.cu").write_bytes(MAIN.replace(b"void k(", b"void k2(").replace(b"k<<<", b"k2<<<"))
@@ -120,6 +126,8 @@ def test_a_compile_database_value_or_response_file_runs_nothing(tmp_path: Path) 
     assert "define 'Z=1;touch" in notes[2][2] and "a ';'" in notes[2][2]
 
 
+@hipcc
+@needs_hipcc
 @pytest.mark.emulator
 def test_a_programs_file_value_runs_nothing(tmp_path: Path) -> None:
     proj = _project(tmp_path / "proj")
@@ -140,6 +148,8 @@ def test_a_programs_file_value_runs_nothing(tmp_path: Path) -> None:
     assert f"define 'N=1;touch {canary};.a'" in notes[2][2]
 
 
+@hipcc
+@needs_hipcc
 def test_a_dropped_value_is_a_note_in_text_and_sarif(tmp_path: Path) -> None:
     proj = _project(tmp_path / "proj")
     (proj / "CMakeLists.txt").write_text('include_directories(inc)\nadd_compile_definitions("SCALE=2" "-fplugin=evil.so")\n')
@@ -177,6 +187,8 @@ runpy.run_module("hipport", run_name="__main__", alter_sys=True)
 _FORBIDDEN = ("sh", "bash", "dash", "perl", "hipcc", "hipconfig")
 
 
+@hipcc
+@needs_hipcc
 def test_plain_validate_runs_no_shell_no_perl_no_hipcc(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
@@ -212,3 +224,31 @@ def test_plain_validate_runs_no_shell_no_perl_no_hipcc(tmp_path: Path) -> None:
         {"good.cu": "pass", "bad.cu": "fail", "host.cpp": "pass"}
     assert [e["message"] for e in doc["errors"]] == ["use of undeclared identifier 'not_declared_here'"]
     assert doc["details"]["toolchain"]["hip"]["error"] is None
+
+
+_NO_SHELL_CALLS = {("os", "system"), ("os", "popen"), ("subprocess", "getoutput"), ("subprocess", "getstatusoutput"),
+                   ("pty", "spawn")}
+
+
+def test_no_call_in_hipport_can_reach_a_shell() -> None:
+    """Every place hipport starts a program: no shell=True, no os.system/popen, no os.exec*/
+    spawn*, and no argv list that starts with a shell, Perl or hipcc."""
+    import ast
+
+    found = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "hipport").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            name = (f.value.id, f.attr) if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else None
+            if any(k.arg == "shell" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+                   for k in node.keywords):
+                found.append(f"{path}:{node.lineno}: shell=")
+            if name in _NO_SHELL_CALLS or (name and name[0] == "os" and name[1].startswith(("exec", "spawn"))):
+                found.append(f"{path}:{node.lineno}: {'.'.join(name)}")
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.List) and first.elts and isinstance(first.elts[0], ast.Constant) \
+                    and os.path.basename(str(first.elts[0].value)) in _FORBIDDEN:
+                found.append(f"{path}:{node.lineno}: runs {first.elts[0].value}")
+    assert found == []

@@ -194,3 +194,24 @@ def test_a_unit_without_device_code_is_checked_on_the_host_side_alone(tmp_path: 
         assert rc == 0 and str(tmp_path / header) in deps
         sides[name] = list(calls)
     assert sides == {"host.cpp": ["--cuda-host-only"], "device.cpp": ["--cuda-host-only", "--cuda-device-only"]}
+
+
+@pytest.mark.hipcc
+@needs_hipcc
+def test_a_gpu_build_compiles_and_links_with_hipccs_options(tmp_path: Path) -> None:
+    """validate --run's AMD build (runs.build_program) through the toolchain: a kernel source
+    and a host source become objects and link against HIP's runtime, as hipcc would link them."""
+    from hipport.validate.runs import build_program
+
+    tc = _amd()
+    (tmp_path / "k.hip").write_text("#include <hip/hip_runtime.h>\n__global__ void k(int* a) { a[0] = 1; }\n"
+                                    "int launch(int* a) { hipLaunchKernelGGL(k, 1, 1, 0, 0, a); return 0; }\n")
+    (tmp_path / "main.cpp").write_text("int launch(int*);\nint main() { return launch(nullptr) == 7; }\n")
+    out = tmp_path / "prog"
+    ok, diags, tail = build_program(lambda args: tc.command(["--offload-arch=gfx90a", *args]), None,
+                                    [tmp_path / "k.hip", tmp_path / "main.cpp"], ["-x", "hip"], ["-std=c++17"],
+                                    out, None, None, "clang gfx90a")
+    assert ok, (diags, tail)
+    assert out.read_bytes()[:4] == b"\x7fELF"
+    needed = subprocess.run(["readelf", "-d", str(out)], capture_output=True, text=True).stdout
+    assert "libamdhip64" in needed
