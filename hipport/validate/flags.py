@@ -26,6 +26,7 @@ commands these flags join are argv lists, never read by a shell (docs/security.m
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -255,6 +256,7 @@ def load_compdb(where: Path) -> dict[Path, list[Value]]:
     if not isinstance(data, list):
         raise HipportError("compile_commands.json must hold a list of entries", f)
     starts = _entry_starts(text, len(data))
+    newlines = [m.start() for m in re.finditer("\n", text)]
     out: dict[Path, list[Value]] = {}
     for n, entry in enumerate(data):
         if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
@@ -270,7 +272,8 @@ def load_compdb(where: Path) -> dict[Path, list[Value]]:
         src = (src if src.is_absolute() else d / src).resolve()
         start, end = starts[n], starts[n + 1] if n + 1 < len(starts) else len(text)
         values = command_values([str(x) for x in args[1:]], d, f)
-        out[src] = [Value(v.kind, v.text, v.file, _line_in(text, start, end, v.text), v.base) for v in values]
+        out[src] = [Value(v.kind, v.text, v.file, _line_in(text, newlines, start, end, v.text), v.base)
+                    for v in values]
     return out
 
 
@@ -290,12 +293,12 @@ def _entry_starts(text: str, n: int) -> list[int]:
     return starts + [len(text)] * (n - len(starts))
 
 
-def _line_in(text: str, start: int, end: int, value: str) -> int:
+def _line_in(text: str, newlines: list[int], start: int, end: int, value: str) -> int:
     """The line within text[start:end] that holds `value` (as JSON writes it, else as it is),
-    else the line the span starts on."""
+    else the line the span starts on (`newlines`: the offsets of text's line ends)."""
     at = -1
     for form in (json.dumps(value), json.dumps(value, ensure_ascii=False), value):
         at = text.find(form, start, end)
         if at >= 0:
             break
-    return text.count("\n", 0, at if at >= 0 else start) + 1
+    return bisect.bisect_left(newlines, at if at >= 0 else start) + 1
