@@ -137,7 +137,7 @@ def describe(hipcc: Path, env: Mapping[str, str]) -> Toolchain:
     if Path(home, "bin", "clang").exists():
         clang_dir = f"{home}/bin"
     clang = f"{clang_dir}/{_clang_name(bindir)}"
-    hip_version = _hip_version(hip_path, home)
+    hip_version = _hip_version(hip_path, home, bindir)
     name = "hip-" + ".".join(hip_version.split(".")[:2])
     resource = _resource_dir(clang)
     if resource is None:
@@ -191,16 +191,16 @@ def _resource_dir(clang: str) -> Path | None:
     return found[-1] if found else None
 
 
-def _hip_version(hip_path: str, home: str) -> str:
-    """MAJOR.MINOR.PATCH from bin/.hipVersion (what hipvars.pm reads), else the headers'
-    hip_version.h, else share/hip/version."""
-    for f in (Path(hip_path, "bin", ".hipVersion"), Path(home, "include", "hip", "hip_version.h"),
+def _hip_version(hip_path: str, home: str, bindir: Path) -> str:
+    """MAJOR.MINOR.PATCH as hipvars.pm finds it: bin/.hipVersion, else its own base version;
+    else the headers' hip_version.h, else share/hip/version."""
+    for f in (Path(hip_path, "bin", ".hipVersion"), bindir / "hipvars.pm", Path(home, "include", "hip", "hip_version.h"),
               Path(hip_path, "include", "hip", "hip_version.h"), Path(hip_path, "share", "hip", "version")):
         try:
             text = f.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        parts = [re.search(rf"HIP_VERSION_{k}\s*[= ]\s*(\d+)", text) for k in ("MAJOR", "MINOR", "PATCH")]
+        parts = [re.search(rf'HIP_(?:BASE_)?VERSION_{k}\s*=?\s*"?(\d+)', text) for k in ("MAJOR", "MINOR", "PATCH")]
         if all(parts):
             return ".".join(m.group(1) for m in parts if m)
     return "unknown"
