@@ -121,7 +121,7 @@ def save_snapshot(folder: Path, key: str, snap: Snapshot) -> None:
     head = {"format": [FORMAT, codec.FORMAT], "paths": snap.paths, "stats": snap.stats,
             "targets": snap.targets, "outs": snap.outs, "cached": snap.cached,
             "defined": snap.defined, "statuses": snap.statuses, "deps": snap.deps}
-    data = json.dumps(head, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogateescape")
+    data = codec.dumps(head).encode("utf-8")
     from hipport.workspace import write_atomic
 
     try:
@@ -132,6 +132,21 @@ def save_snapshot(folder: Path, key: str, snap: Snapshot) -> None:
     others = sorted(folder.glob("run-*.json"), key=_mtime, reverse=True)
     for old in others[KEEP_SNAPSHOTS:]:
         old.unlink(missing_ok=True)
+
+
+def _row_path(path: str) -> str:
+    """A path as an SQLite key. A name's bytes that are not UTF-8 (surrogate escapes, which
+    SQLite cannot bind) are written as JSON escapes; a name spelled with a literal `\\udcff`
+    could share that key, but the stat signature stored with it still tells the two apart."""
+    if path.isascii() or not codec.SURROGATE.search(path):
+        return path
+    return codec.SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", path)
+
+
+def _row_paths(paths: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The keys of `paths`, and the path of each key that differs from its path."""
+    keys = [_row_path(p) for p in paths]
+    return keys, {k: p for k, p in zip(keys, paths, strict=True) if k is not p}
 
 
 def _mtime(path: Path) -> int:
@@ -152,7 +167,7 @@ class Cache:
         self._dropped = 0
         db = folder / DB_NAME
         if readonly:  # a pool worker's lookups while the parent owns the writes
-            self.db = self._connect(f"file:{quote(str(db))}?mode=ro", uri=True)
+            self.db = self._connect(f"file:{quote(os.fsencode(db))}?mode=ro", uri=True)
             return
         make_private(folder)
         gi = folder / ".gitignore"
@@ -267,20 +282,23 @@ class Cache:
             return False
 
     def stats(self, paths: list[str]) -> dict[str, tuple[str, str, str]]:
-        return {p: (sig, k, role) for p, sig, k, role
-                in self._select("SELECT path, sig, k, role FROM s WHERE path IN ({})", paths)
-                if type(sig) is str and type(k) is str and type(role) is str}
+        keys, back = _row_paths(paths)
+        return {back.get(p, p): (sig, k, role) for p, sig, k, role
+                in self._select("SELECT path, sig, k, role FROM s WHERE path IN ({})", keys)
+                if type(p) is str and type(sig) is str and type(k) is str and type(role) is str}
 
     def put_stats(self, rows: list[tuple[str, str, str, str]]) -> None:
-        self._put("INSERT OR REPLACE INTO s VALUES (?, ?, ?, ?)", rows)
+        self._put("INSERT OR REPLACE INTO s VALUES (?, ?, ?, ?)",
+                  [(_row_path(p), *rest) for p, *rest in rows])
 
     def outputs(self, paths: list[str]) -> dict[str, tuple[str, str]]:
-        return {p: (sig, k) for p, sig, k
-                in self._select("SELECT path, sig, k FROM o WHERE path IN ({})", paths)
-                if type(sig) is str and type(k) is str}
+        keys, back = _row_paths(paths)
+        return {back.get(p, p): (sig, k) for p, sig, k
+                in self._select("SELECT path, sig, k FROM o WHERE path IN ({})", keys)
+                if type(p) is str and type(sig) is str and type(k) is str}
 
     def put_outputs(self, rows: list[tuple[str, str, str]]) -> None:
-        self._put("INSERT OR REPLACE INTO o VALUES (?, ?, ?)", rows)
+        self._put("INSERT OR REPLACE INTO o VALUES (?, ?, ?)", [(_row_path(p), *rest) for p, *rest in rows])
 
     def close(self) -> list[str]:
         """Close the database; the notes to show the user."""

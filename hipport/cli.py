@@ -104,7 +104,7 @@ Rocm = Annotated[str | None, typer.Option("--rocm", help="Oldest ROCm the output
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Use this .hipport.toml / pyproject.toml.")]
 Select = Annotated[list[str] | None, typer.Option("--select", help="Only these rule ids or prefixes.")]
 Ignore = Annotated[list[str] | None, typer.Option("--ignore", help="Skip these rule ids or prefixes.")]
-Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores).")]
+Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores; never more than the cores this run may use).")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the result cache.")]
 CacheDir = Annotated[Path | None, typer.Option("--cache-dir", help="Cache folder (default: one per input tree in the user cache, never in the tree).")]
 BlasOpt = Annotated[Blas | None, typer.Option("--blas", help="Port cuBLAS to hipBLAS or rocBLAS.")]

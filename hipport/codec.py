@@ -10,6 +10,7 @@ raises `Invalid` on anything that is not exactly what `dump_*` makes.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from hipport.model import (
@@ -33,6 +34,24 @@ _STATUS = {s.value: s for s in FileStatus}
 
 class Invalid(ValueError):
     """Data that this version of hipport did not write."""
+
+
+# A name's bytes that are not UTF-8 reach Python as surrogate escapes (`os.fsdecode`), and so
+# do such bytes of source text the passes quote; no UTF-8 text (SQLite's, a file's) can hold one.
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON that any UTF-8 store holds: a surrogate is written as its JSON escape
+    (`\\udcff`), which loads back as the same string."""
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    if text.isascii():  # the common case, at no cost
+        return text
+    try:
+        text.encode("utf-8")  # a few ms for megabytes of findings; a regex search takes more
+    except UnicodeEncodeError:
+        return json.dumps(obj, separators=(",", ":"))
+    return text
 
 
 def _str(v: Any) -> str:
@@ -81,13 +100,12 @@ def meta_obj(r: FileResult) -> list[Any]:
 
 
 def dump_meta(r: FileResult) -> str:
-    return json.dumps(meta_obj(r), separators=(",", ":"), ensure_ascii=False)
+    return dumps(meta_obj(r))
 
 
 def dump_detail(edits: list[Edit], findings: list[Finding]) -> str:
     """The details that only some commands load: edits and findings."""
-    return json.dumps([[_edit(e) for e in edits], [_finding(f) for f in findings]],
-                      separators=(",", ":"), ensure_ascii=False)
+    return dumps([[_edit(e) for e in edits], [_finding(f) for f in findings]])
 
 
 # --- load: JSON -> model, every field checked ------------------------------------------------
@@ -171,8 +189,7 @@ def load_files(text: str | bytes) -> list[FileResult]:
 
 def dump_with_findings(results: list[FileResult]) -> str:
     """Results with their findings (not their edits): what `lint` shows."""
-    return json.dumps([[meta_obj(r), [_finding(f) for f in r.findings]] for r in results],
-                      separators=(",", ":"), ensure_ascii=False)
+    return dumps([[meta_obj(r), [_finding(f) for f in r.findings]] for r in results])
 
 
 def load_with_findings(text: str | bytes) -> list[FileResult]:

@@ -5,6 +5,7 @@ Every value remembers where it came from so `hipport config` can say so.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
@@ -58,7 +59,7 @@ class Config:
     wave64: bool = True  # run the wave64 pass
     build_files: bool = True  # port CMakeLists.txt, *.cmake, Makefiles, *.mk
     fail_on: str = "warning"
-    jobs: int = 0  # 0 = all cores
+    jobs: int = 0  # 0 = all cores; never more than those (`workers`)
     cache: bool = True
     sources: tuple[tuple[str, str], ...] = field(default=(), compare=False)  # (key, origin)
 
@@ -74,6 +75,22 @@ class Config:
                 "sparse", "rand", "solver", "fft", "dnn", "include_layout", "include_quotes", "rename_extensions", "apply_review_fixes", "wave64", "build_files",
                 "offload_arch", "data_types")
         return repr(tuple(getattr(self, k) for k in keep))
+
+
+def cores() -> int:
+    """The cores this process may run on: its affinity mask (a container or `taskset` may
+    give it fewer than the machine has), else the machine's count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def workers(jobs: int) -> int:
+    """How many workers a `jobs` setting (config or -j) gets: every core for 0, and never
+    more than the cores, whatever a tree's config asks (`jobs = 50` started 50 workers)."""
+    n = cores()
+    return min(jobs, n) if jobs > 0 else n
 
 
 @cache

@@ -1,7 +1,11 @@
 """One writer per tree: a run that writes files holds a lock on each folder it writes into,
 so a second run (an editor hook while a terminal runs) waits for it, then exits 2 with a
 clear message if the first one does not finish. The locks are files in the user cache,
-named by the folder's real path, held with flock: a killed run releases its lock."""
+named by the folder's real path, held with flock: a killed run releases its lock.
+
+A flock belongs to the open file description, which a forked process shares: a pool worker
+that kept it would hold the lock after its run was killed, so every process forked while a
+lock is held closes its copy at once (`_forget`), which leaves the parent's lock as it is."""
 
 from __future__ import annotations
 
@@ -15,6 +19,23 @@ from pathlib import Path
 from hipport.errors import HipportError
 
 DEFAULT_WAIT = 60.0  # seconds; HIPPORT_LOCK_TIMEOUT overrides it
+
+_HELD: set[int] = set()  # descriptors of the locks this process holds
+
+
+def _forget() -> None:
+    """In a forked child: close the inherited lock descriptors (closing a copy never
+    unlocks; only the last close of the description does, which stays the parent's)."""
+    for fd in _HELD:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget)
 
 
 def _wait_limit() -> float:
@@ -56,6 +77,8 @@ def _hold_one(folder: Path, notify: object) -> Iterator[None]:
     except OSError:  # no writable cache folder: nothing to coordinate through
         yield
         return
+    owner = os.getpid()
+    _HELD.add(fd)
     try:
         deadline = None
         while True:
@@ -80,4 +103,6 @@ def _hold_one(folder: Path, notify: object) -> Iterator[None]:
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield
     finally:
-        os.close(fd)  # closing releases the flock
+        if os.getpid() == owner:  # a forked child closed its copy when it began
+            _HELD.discard(fd)
+            os.close(fd)  # closing releases the flock

@@ -242,6 +242,7 @@ class ValidationSummary:
     gpu_fail: int
     gpu_not_run: int
     not_run: int
+    not_ported: int = 0  # files hipport could not port (analyse): validate checked their original
 
 
 @dataclass(frozen=True, slots=True)

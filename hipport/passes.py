@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import bisect
 import gc
+import sys
+import threading
 import time
 from collections.abc import Sequence
 
@@ -20,26 +22,69 @@ from hipport.source import SourceFile, UndecodableError, check_editable
 from hipport.workspace import BUILD
 
 BOM = b"\xef\xbb\xbf"
+# Deeply nested code (thousands of nested #if, brackets or operands) takes the walks of the
+# passes deeper than Python's default recursion limit (1000 frames). Such a file is analysed
+# again on a thread of its own whose stack has room for DEEP_FRAMES frames; a file nested
+# deeper still is reported (HP010) and left unchanged, never a crash and never silence.
+DEEP_FRAMES = 100_000
+DEEP_STACK = 512 << 20  # bytes of address space for that thread's stack, used only as it grows
 
 
 def port_bytes(display: str, role: str, data: bytes, config: Config,
-               included: Sequence[bytes] = ()) -> FileResult:
+               included: Sequence[bytes] = (), root: str | None = None) -> FileResult:
     """Port one file's bytes. Never raises: failures come back as a FAILED result. `included`:
-    what a Makefile includes (hipport.build.includes), which its result depends on too."""
+    what a Makefile includes (hipport.build.includes), which its result depends on too;
+    `root`: the tree's folder, which a Makefile's include redirect never leaves."""
     # The passes build one file's facts, which all live until the file is done: a cyclic
     # collection meanwhile frees nothing and rescans everything built so far, a cost that grows
     # with the square of the file. Collect after the file instead.
     was_enabled = gc.isenabled()
     gc.disable()
+    t0 = time.perf_counter()
     try:
-        return _port_bytes(display, role, data, config, included)
+        try:
+            return _port_bytes(display, role, data, config, included, root)
+        except RecursionError:
+            res = _port_deep(display, role, data, config, included, root)
+            res.seconds = time.perf_counter() - t0
+            return res
     finally:
         if was_enabled:
             gc.enable()
 
 
+def _port_deep(display: str, role: str, data: bytes, config: Config,
+               included: Sequence[bytes], root: str | None) -> FileResult:
+    """`_port_bytes` on a thread with a stack for DEEP_FRAMES frames. The recursion limit is
+    the interpreter's, so it is raised only while that thread runs (this one waits)."""
+    out: list[FileResult] = []
+
+    def work() -> None:
+        try:
+            out.append(_port_bytes(display, role, data, config, included, root))
+        except RecursionError:
+            out.append(not_analysed(display, role, "nested too deeply for hipport to follow (#if, "
+                                    f"brackets or operands: its walks went {DEEP_FRAMES:,} calls deep)"))
+
+    limit = sys.getrecursionlimit()
+    thread = threading.Thread(target=work, name="hipport: deeply nested file", daemon=True)
+    sys.setrecursionlimit(max(limit, DEEP_FRAMES))
+    try:
+        size = threading.stack_size(DEEP_STACK)
+        try:
+            thread.start()
+        finally:
+            threading.stack_size(size)
+        thread.join()
+    except (ValueError, RuntimeError) as e:  # no such stack or no thread here (address space, limits)
+        return not_analysed(display, role, f"nested deeper than hipport follows here ({e})")
+    finally:
+        sys.setrecursionlimit(limit)
+    return out[0] if out else not_analysed(display, role, "nested deeper than hipport follows")
+
+
 def _port_bytes(display: str, role: str, data: bytes, config: Config,
-                included: Sequence[bytes] = ()) -> FileResult:
+                included: Sequence[bytes] = (), root: str | None = None) -> FileResult:
     t0 = time.perf_counter()
     res = FileResult(path=display, role=role)
     try:
@@ -51,7 +96,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
         if role == BUILD:  # CMake and Make: their own pass (suppressions are # comments)
             from hipport import build
 
-            edits, findings = build.port(src, config, included)
+            edits, findings = build.port(src, config, included, root)
             findings = _filter(findings, config)
             defines: set[str] = set()
             families: dict = {}
@@ -97,15 +142,23 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
         res.status = FileStatus.SKIPPED
         res.error = str(e)
         res.findings = [unreadable(f"left unchanged: {e}")]
+    except RecursionError:
+        raise  # port_bytes tries again with room for deeper nesting
     except Exception as e:  # one bad file must not stop the run
-        res.status = FileStatus.FAILED
-        res.error = f"internal error: {type(e).__name__}: {e}"
+        res = not_analysed(display, role, f"internal error: {type(e).__name__}: {e}")
     res.seconds = time.perf_counter() - t0
     return res
 
 
 def unreadable(message: str) -> Finding:
     return Finding("HP010", Severity.ERROR, Span(0, 0, 1, 1, 1, 1), message)
+
+
+def not_analysed(display: str, role: str, why: str) -> FileResult:
+    """A file the passes could not analyse: failed, left unchanged, and a finding that says
+    why, so that every view (and the exit status) shows it."""
+    return FileResult(path=display, role=role, status=FileStatus.FAILED, error=why,
+                      findings=[unreadable(f"not analysed, left unchanged: {why}")])
 
 
 def _locate_fix(src: SourceFile, f: Finding) -> Finding:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from hipport import __version__, codec, included, interrupt
 from hipport import cache as cachemod
+from hipport import config as configmod
 from hipport import rules as rulesmod
 from hipport.config import Config
 from hipport.edits import apply_edits
@@ -104,6 +105,15 @@ class Worker:
         self._store: cachemod.Cache | None = None
 
     def __call__(self, job: Job) -> Outcome:
+        try:
+            return self._run(job)
+        except Exception as e:  # one file's surprise must not end the run or lose the others
+            from hipport.passes import not_analysed
+
+            return _outcome(not_analysed(job.display, role_by_name(job.path) or "unknown",
+                                         f"internal error: {type(e).__name__}: {e}"))
+
+    def _run(self, job: Job) -> Outcome:
         role = role_by_name(job.path)
         data: bytes | None = None
         if role == BUILD and not self.config.build_files:
@@ -128,7 +138,7 @@ class Worker:
         from hipport.passes import port_bytes
 
         r = port_bytes(job.display, role, data, self.config,
-                       [d.data for d in deps if d.data is not None])
+                       [d.data for d in deps if d.data is not None], tree_root(job.path, job.rel))
         r.output_path, r.digest = out_rel, k
         if r.status == FileStatus.FAILED:
             return _outcome(r, key=k, dropped=dropped)
@@ -183,8 +193,7 @@ def content_key(path: str, rel: str, role: str, data: bytes, salt: str) -> tuple
         return cachemod.key(data, role, salt), []
     from hipport.build import includes, own_copy
 
-    root = path[:len(path) - len(rel)] if rel and path.endswith(rel) else os.path.dirname(path)
-    deps = includes.read(path, data, root or ".", own_copy)
+    deps = includes.read(path, data, tree_root(path, rel), own_copy)
     if not deps:
         return cachemod.key(data, role, salt), []
     here = os.path.dirname(os.path.abspath(path))
@@ -192,6 +201,12 @@ def content_key(path: str, rel: str, role: str, data: bytes, salt: str) -> tuple
                                       -1 if d.data is None else len(d.data), d.data or b"")
                    for d in deps)
     return cachemod.key(data, role, salt + ":" + cachemod.key(tag, "included", "")), deps
+
+
+def tree_root(path: str, rel: str) -> str:
+    """The folder of the tree a file at `path` (on disk) lies in, `rel` being its path there."""
+    root = path[:len(path) - len(rel)] if rel and path.endswith(rel) else os.path.dirname(path)
+    return root or "."
 
 
 def _kind(path: str) -> str:
@@ -287,11 +302,13 @@ def _not_ported(wf: WorkFile, sink: Sink | None) -> FileResult:
 _WORKER: Worker | None = None
 
 
-def _init(worker: Worker, in_pool: bool = False) -> None:
+def _init(worker: Worker, parent: int | None = None) -> None:
+    """Set a process up for jobs; in a pool worker (`parent`: the run that forked it), its
+    signals and its end with the run too (hipport.interrupt)."""
     global _WORKER
     _WORKER = worker
-    if in_pool:
-        interrupt.install_in_worker()
+    if parent is not None:
+        interrupt.install_in_worker(parent)
     from hipport.translate.names import scanner
 
     scanner(rulesmod.for_config(worker.config))  # tables and name scanner, once per worker
@@ -419,7 +436,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         progress(len(files) - len(jobs), len(files))
     # Workers look a changed file's content up only when the cache has results to find.
     worker = Worker(config, salt, cache_dir if store is not None and store.has_results() else None, sink)
-    outcomes = _execute(jobs, worker, config, progress, len(files))
+    outcomes = _execute(jobs, worker, config, progress, len(files), notes)
     blobs: dict[str, str] = {}
     fresh: list[tuple[str, str, str]] = []
     stat_rows: list[tuple[str, str, str, str]] = []
@@ -550,11 +567,16 @@ def _identities(targets: list[str | None]) -> list[list[int] | None]:
 
 
 def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress | None,
-             total: int) -> list[Outcome]:
-    """Run the jobs in a process pool (in this process when there are few)."""
+             total: int, notes: list[str]) -> list[Outcome]:
+    """Run the jobs in a process pool (in this process when there are few), of at most one
+    worker per core (a note says so when `jobs` asked for more)."""
     if not jobs:
         return []
-    workers = min(config.jobs or os.cpu_count() or 1, max(1, len(jobs) // 8))
+    share = max(1, len(jobs) // 8)
+    workers = min(configmod.workers(config.jobs), share)
+    if min(config.jobs, share) > workers:
+        notes.append(f"note: jobs = {config.jobs} (from {config.origin('jobs')}) asks for more "
+                     f"workers than the {configmod.cores()} cores this run may use: running {workers}")
     out: list[Outcome] = []
     done = total - len(jobs)
     if workers <= 1:
@@ -565,10 +587,15 @@ def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress
             if progress:
                 progress(done, total, j.display)
         return out
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, min(32, len(jobs) // (workers * 8)))
-    ex = ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(worker, True))
+    # Forked, so that each worker's parent is this process, the one whose death ends it
+    # (another start method may put a server process in between). Linux sends that signal
+    # when the forking thread ends: this one, which shuts the pool down before it returns.
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                             initializer=_init, initargs=(worker, os.getpid()))
     try:
         for j, o in zip(jobs, ex.map(_pool_work, jobs, chunksize=chunk), strict=True):
             out.append(o)

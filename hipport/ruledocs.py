@@ -20,7 +20,7 @@ API_RULES: dict[str, tuple[str, str]] = {
     "HP007": ("experimental-api", "a HIP API marked experimental"),
     "HP008": ("unmapped-header", "a CUDA header with no HIP counterpart"),
     "HP009": ("device-system-macro", "a Thrust device-system macro or setting"),
-    "HP010": ("unreadable-file", "a file hipport cannot read or decode"),
+    "HP010": ("unreadable-file", "a file hipport cannot read, decode or analyse"),
     "HP011": ("written-for-hip", "code hipport wrote where HIP lacks a CUDA feature; check it"),
     "HP012": ("nvcc-option", "an nvcc option or CUDA build setting dropped or changed in meaning"),
     "HP013": ("build-not-ported", "a CUDA part of a build file the port does not understand, left as it is"),

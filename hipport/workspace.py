@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import errno
 import fnmatch
+import functools
 import hashlib
 import os
 import re
@@ -626,7 +627,7 @@ def link_atomic(text: str, target: str) -> os.stat_result:
     except OSError:
         pass
     os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
-    tmp = f"{os.path.dirname(target) or '.'}/.{os.path.basename(target)}.{os.getpid()}{TMP_SUFFIX}"
+    tmp = _temp_name(target)
     try:
         os.unlink(tmp)
     except FileNotFoundError:
@@ -644,7 +645,7 @@ def _temporary(path: str) -> tuple[int, str]:
     """A new file beside `path`, named after this process (cheaper than mkstemp's random
     names, which cost more than the write itself across thousands of outputs). Discovery
     never takes one for an input."""
-    tmp = f"{os.path.dirname(path) or '.'}/.{os.path.basename(path)}.{os.getpid()}{TMP_SUFFIX}"
+    tmp = _temp_name(path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     try:
         try:
@@ -656,6 +657,87 @@ def _temporary(path: str) -> tuple[int, str]:
         raise
     except OSError as e:  # name the file being written, not our temporary
         raise OSError(e.errno, e.strerror, path) from None
+
+
+_TEMP = re.compile(r"\.(.+)\.([1-9][0-9]{0,9})" + re.escape(TMP_SUFFIX), re.DOTALL)
+_SWEPT: set[str] = set()  # folders this process has cleared of stale temporaries
+CLOCK_SLACK = 1.0  # seconds: how far a process's start time read from /proc may be off
+
+
+def _temp_name(path: str) -> str:
+    """This process's temporary for `path`: `.NAME.PID.hipport-tmp` beside it. The first one
+    in a folder also clears the folder of those a killed run left (`sweep_stale`)."""
+    folder = os.path.dirname(path) or "."
+    if folder not in _SWEPT:
+        _SWEPT.add(folder)
+        sweep_stale(folder)
+    return f"{folder}/.{os.path.basename(path)}.{os.getpid()}{TMP_SUFFIX}"
+
+
+def sweep_stale(folder: str) -> list[str]:
+    """Remove the temporaries that hipport's writes left in `folder` when a kill -9 stopped
+    them, and nothing else: names of the `.NAME.PID.hipport-tmp` pattern, regular files or
+    links owned by this user, whose writer is gone (`_writer_may_run`). Returns the names
+    removed; a file that cannot be removed stays."""
+    removed: list[str] = []
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return removed
+    with entries:
+        for e in entries:
+            m = _TEMP.fullmatch(e.name) if e.name.endswith(TMP_SUFFIX) else None
+            if m is None:
+                continue
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if not (statmod.S_ISREG(st.st_mode) or statmod.S_ISLNK(st.st_mode)) \
+                    or st.st_uid != os.geteuid() or _writer_may_run(int(m.group(2)), st.st_ctime):
+                continue
+            try:
+                os.unlink(e.path)
+            except OSError:
+                continue
+            removed.append(e.name)
+    return removed
+
+
+def _writer_may_run(pid: int, changed: float) -> bool:
+    """Can process `pid` still be writing a file last changed at `changed` (its ctime, which
+    no one can set)? Not when no such process runs, nor when it started after that (the
+    writer is dead and its id was given again). Where start times cannot be read, a running
+    process is taken for the writer."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's process: it runs
+    except (OverflowError, OSError):
+        return False  # no process can have this id
+    started = _start_time(pid)
+    return started is None or started <= changed + CLOCK_SLACK
+
+
+def _start_time(pid: int) -> float | None:
+    """When process `pid` started (seconds since the epoch), from Linux's /proc; else None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            after_name = f.read().rsplit(b")", 1)[1].split()
+        return _boot_time() + int(after_name[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@functools.cache
+def _boot_time() -> float:
+    with open("/proc/stat", "rb") as f:
+        for line in f:
+            if line.startswith(b"btime "):
+                return float(line.split()[1])
+    raise OSError("no btime in /proc/stat")
 
 
 def repository_top(start: Path | None = None) -> Path:

@@ -60,3 +60,13 @@ def test_config_command_prints_values_and_origins(tmp_path: Path) -> None:
     (bad / ".hipport.toml").write_text("nonsense = 1\n")
     r = hipport("config", bad)
     assert r.returncode == 2 and b".hipport.toml:1: unknown configuration key" in r.stderr
+
+
+def test_workers_never_exceed_the_cores_this_process_may_use() -> None:
+    import os
+
+    mine = len(os.sched_getaffinity(0))
+    assert config.cores() == mine
+    assert config.workers(0) == mine  # 0: every core
+    assert config.workers(10_000) == mine
+    assert config.workers(1) == 1

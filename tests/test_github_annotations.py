@@ -90,3 +90,33 @@ def test_levels_multiline_spans_and_paths(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_no_findings_no_output() -> None:
     assert github.render(RunResult([]), ViewOptions()) == ""
+
+
+# Every character that must never reach a log raw: C0 controls (tab aside; CR and LF have the
+# format's own escapes), DEL, C1 controls, bidirectional marks, embeddings, overrides, isolates.
+HOSTILE = ([chr(c) for c in range(0x20) if chr(c) not in "\t\r\n"] + ["\x7f"]
+           + [chr(c) for c in range(0x80, 0xA0)] + ["\u200e", "\u200f", "\u061c"]
+           + [chr(c) for c in range(0x202A, 0x202F)] + [chr(c) for c in range(0x2066, 0x206A)])
+
+
+def test_control_and_bidi_characters_never_reach_the_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    text = "".join(HOSTILE)
+    out = _one(f"d/x{text}y.cu", f"m{text}n", Span(0, 1, 1, 1, 1, 2))
+    assert not set(out) & set(HOSTILE), [c for c in out if c in HOSTILE]
+    level, props, msg = _parse(out.rstrip("\n"))
+    shown = "".join(f"<U+{ord(c):04X}>" for c in HOSTILE)
+    assert props["file"] == f"d/x{shown}y.cu" and msg == f"[HP002] m{shown}n"
+
+
+def test_a_hostile_file_name_on_disk_is_escaped(tmp_path: Path) -> None:
+    """A real file whose name holds a terminal escape and a right-to-left override."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a\x1b[2J\u202eb.cu").write_bytes(
+        b"#include <cuda_runtime.h>\nint main() { cudaFooBar(0); return 0; }\n")
+    p = hipport("lint", ".", "--format", "github", "--no-cache", cwd=root)
+    assert p.returncode == 1, p.stderr.decode()
+    out = p.stdout.decode()
+    assert "\x1b" not in out and "\u202e" not in out
+    assert _parse(out.splitlines()[0])[1]["file"] == "a<U+001B>[2J<U+202E>b.cu"

@@ -37,14 +37,19 @@ CODE = (b"#include <cuda_runtime.h>\n"
         b"  cudaFooBar(d); return 0; }\n")
 
 
-@pytest.fixture(scope="module")
-def validator() -> jsonschema.Draft4Validator:
+def schema_validator() -> jsonschema.Draft4Validator:
+    """The pinned SARIF 2.1.0 schema's validator (other test modules use it too)."""
     data = _schema_bytes()
     assert hashlib.sha256(data).hexdigest() == SCHEMA_SHA256
     schema = json.loads(data)
     assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
     jsonschema.Draft4Validator.check_schema(schema)
     return jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft4Validator:
+    return schema_validator()
 
 
 def _errors(validator: jsonschema.Draft4Validator, doc: dict) -> list[str]:

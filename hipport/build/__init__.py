@@ -26,9 +26,11 @@ def kind(path: str) -> str:
     return "cmake" if name == "CMakeLists.txt" or name.lower().endswith(".cmake") else "make"
 
 
-def port(src: SourceFile, config: Config, included: Sequence[bytes] = ()) -> tuple[list[Edit], list[Finding]]:
+def port(src: SourceFile, config: Config, included: Sequence[bytes] = (),
+         root: str | None = None) -> tuple[list[Edit], list[Finding]]:
     """Edits and findings of one build file; `included`: the contents of the files a Makefile
-    includes (`includes.read`), whose variables its port learns from."""
+    includes (`includes.read`), whose variables its port learns from; `root`: the tree's
+    folder, which an include's redirect never leaves (default: the file's own folder)."""
     # Offsets are bytes: read the file as Latin-1 (one character per byte); what is written
     # back is ASCII or a slice of the file, re-encoded the same way (see _utf8).
     text = src.data.decode("latin-1")
@@ -38,7 +40,7 @@ def port(src: SourceFile, config: Config, included: Sequence[bytes] = ()) -> tup
         changes, notes = cmake.port(text, t, archs)
     else:
         folder = os.path.dirname(os.path.abspath(src.path))
-        changes, notes = make.port(text, t, archs, lambda inc: own_copy(src.path, inc),
+        changes, notes = make.port(text, t, archs, lambda inc: own_copy(src.path, inc, root),
                                    lambda name: _regular(os.path.join(folder, name)),
                                    [d.decode("latin-1") for d in included])
     edits = [Edit(c.start, c.end, _utf8(c.text), RULE) for c in changes]
@@ -54,24 +56,28 @@ def port(src: SourceFile, config: Config, included: Sequence[bytes] = ()) -> tup
     return edits, findings
 
 
-def own_copy(makefile: str, include: str, levels: int = 6) -> str | None:
+def own_copy(makefile: str, include: str, root: str | None = None, levels: int = 6) -> str | None:
     """The tree's own copy of a file a Makefile includes by an absolute or home path: the
     longest tail of that path (two parts at least: `common/make.config`) that exists as a
-    regular file in the Makefile's folder or one of the `levels` above, relative to the
-    Makefile's folder. Only existence is looked at; nothing is read."""
+    regular file in the Makefile's folder or one of the `levels` above, never above `root`
+    (the tree's folder; default the Makefile's own) nor through a link out of it, relative
+    to the Makefile's folder. Only existence is looked at; nothing is read."""
     parts = [p for p in include.replace("\\", "/").split("/") if p not in ("", "~", ".", "..")]
-    here = os.path.dirname(os.path.abspath(makefile))
+    here = os.path.realpath(os.path.dirname(os.path.abspath(makefile)))  # as make -C finds it
+    top = os.path.realpath(root) if root is not None else here
+    if os.path.commonpath([top, here]) != top:
+        return None
     for k in range(len(parts) - 1):
         tail = os.path.join(*parts[k:])
         d = here
         for _ in range(levels + 1):
             cand = os.path.join(d, tail)
-            if os.path.isfile(cand) and not os.path.islink(cand):
+            if os.path.isfile(cand) and not os.path.islink(cand) \
+                    and os.path.commonpath([top, os.path.realpath(cand)]) == top:
                 return os.path.relpath(cand, here).replace(os.sep, "/")
-            up = os.path.dirname(d)
-            if up == d:
-                break
-            d = up
+            if d == top:
+                break  # the tree's folder: the redirect goes no higher
+            d = os.path.dirname(d)
     return None
 
 

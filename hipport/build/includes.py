@@ -65,8 +65,9 @@ def _words(body: str) -> list[str]:
 
 
 def read(makefile: str, data: bytes, root: str,
-         own: Callable[[str, str], str | None] | None = None) -> list[Included]:
-    """What `makefile` (its bytes `data`) includes, transitively, inside `root`."""
+         own: Callable[[str, str, str], str | None] | None = None) -> list[Included]:
+    """What `makefile` (its bytes `data`) includes, transitively, inside `root`; `own`
+    (`hipport.build.own_copy`) maps an absolute include to the tree's copy."""
     here = os.path.dirname(os.path.abspath(makefile))
     top = os.path.abspath(root)
     seen = {os.path.normpath(os.path.abspath(makefile))}
@@ -77,7 +78,7 @@ def read(makefile: str, data: bytes, root: str,
         for text in frontier:
             for p in paths(text.decode("latin-1")):
                 if p.startswith(("/", "~")):
-                    mapped = own(makefile, p) if own is not None else None
+                    mapped = own(makefile, p, top) if own is not None else None
                     if mapped is None:
                         continue  # outside the tree (HP013 says so at the include)
                     p = mapped

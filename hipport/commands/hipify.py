@@ -7,7 +7,8 @@ next word. What hipport does differently on purpose is in docs/hipify.md.
 
 Exit status: 0 when every input was ported (names left unconverted are reported, as HIPIFY
 reports them, and do not fail the run); 1 when an input cannot be read, written or ported;
-2 for a bad command line.
+2 for a bad command line, which includes a file named like an option (`-o=k.cu` from a glob)
+and an output that would replace an input.
 """
 
 from __future__ import annotations
@@ -118,6 +119,9 @@ def parse(argv: list[str]) -> HipifyOptions:
         if not word.startswith("-") or word == "-":
             o.inputs.append(Path(word))
             continue
+        if os.path.lexists(word):  # `hipify *.cu` over a tree holding a file named `-o=k.cu`
+            raise HipportError(f"{word!r} reads as an option but names a file here (a glob such "
+                               f"as *.cu passes such names as they are); to port it, write ./{word}")
         if word[:2] in ("-I", "-D", "-U") and word[1:2] != "-":
             value = word[2:] or (argv[i] if i < len(argv) else "")
             if not word[2:]:
@@ -148,7 +152,39 @@ def parse(argv: list[str]) -> HipifyOptions:
         raise HipportError("-o names one output file; with several inputs use -o-dir or -inplace")
     if sum((o.output is not None, o.out_dir is not None, o.inplace)) > 1:
         raise HipportError("choose one of -o, -o-dir and -inplace")
+    _check_outputs(o)
     return o
+
+
+def _written_at(p: Path) -> str:
+    """The folder entry a write to `p` replaces (a write renames over the name; it never
+    follows a link there)."""
+    return os.path.join(os.path.realpath(p.parent), p.name)
+
+
+def _check_outputs(o: HipifyOptions) -> None:
+    """Refuse a command line whose outputs (ports, statistics) would replace an input, or
+    one another: hipify has no backup outside -inplace."""
+    inputs = {f for p in o.inputs for f in (_written_at(p), os.path.realpath(p))}
+    outputs: list[tuple[Path, str]] = []
+    if o.write and o.output is not None:
+        outputs.append((o.output, "-o"))
+    if o.write and o.out_dir is not None:
+        outputs += [(o.out_dir / p.name, "-o-dir") for p in o.inputs]
+    if o.stats_csv:
+        outputs.append((o.stats_file or (Path(f"{o.inputs[0]}.csv") if len(o.inputs) == 1
+                                         else Path("sum_stat.csv")), "the statistics file"))
+    seen: dict[str, str] = {}
+    for out, what in outputs:
+        at = _written_at(out)
+        if at in inputs:
+            raise HipportError(f"{what} would write {out} over an input; choose another output "
+                               "(or -inplace, which keeps a .prehip backup)")
+        if at in seen:
+            raise HipportError(f"two inputs named {out.name} would both be written to {out}; port "
+                               "them separately" if what == seen[at] == "-o-dir" else
+                               f"{seen[at]} and {what} would both write {out}")
+        seen[at] = what
 
 
 def _valued(o: HipifyOptions, name: str, value: str, ignored: dict[str, str]) -> None:
@@ -243,7 +279,7 @@ def stats_of(res: FileResult, data: bytes, titles: dict[str, str], seconds: floa
             old = data[e.start:e.end].decode("utf-8", "replace")
             s.converted[f"{old} => {e.replacement}" if e.replacement else old] += 1
         if e.end > e.start or e.replacement:
-            s.replaced_bytes += max(e.end - e.start, len(e.replacement.encode()))
+            s.replaced_bytes += max(e.end - e.start, len(e.replacement.encode("utf-8", "surrogateescape")))
             first = data.count(b"\n", 0, e.start)
             lines.update(range(first, first + data.count(b"\n", e.start, e.end) + 1))
     s.changed_lines = len(lines)
@@ -334,15 +370,26 @@ def run(argv: list[str]) -> int:
         total.add(s)
         if o.stats:
             sys.stderr.write(render_stats(f"file '{path}'", s))
-        if o.stats_csv and len(o.inputs) == 1:
-            (o.stats_file or Path(f"{path}.csv")).write_text(render_csv(f"file '{path}'", s), encoding="utf-8")
+        if o.stats_csv and len(o.inputs) == 1 and \
+                not _write_stats(o.stats_file or Path(f"{path}.csv"), render_csv(f"file '{path}'", s)):
+            failed += 1
     if len(o.inputs) > 1:
         if o.stats:
             sys.stderr.write(render_stats("TOTAL", total))
-        if o.stats_csv:
-            target = o.stats_file or Path("sum_stat.csv")
-            target.write_text(render_csv("TOTAL", total), encoding="utf-8")
+        if o.stats_csv and not _write_stats(o.stats_file or Path("sum_stat.csv"), render_csv("TOTAL", total)):
+            failed += 1
     return 1 if failed else 0
+
+
+def _write_stats(target: Path, text: str) -> bool:
+    from hipport.workspace import write_atomic
+
+    try:
+        write_atomic(target, text.encode("utf-8", "surrogateescape"))  # a name's own bytes
+    except OSError as e:
+        print(f"hipport: error: {target}: cannot write: {e.strerror or e}", file=sys.stderr)
+        return False
+    return True
 
 
 def _write(o: HipifyOptions, path: Path, data: bytes, out: bytes) -> None:

@@ -1,11 +1,15 @@
 """`hipport report`: run the pipeline like `lint` (nothing written to the sources) and
-write the static HTML porting report into a folder it owns."""
+write the static HTML porting report into a folder it owns. Exit 1 when a file could not be
+analysed (the report lists it among the failed files)."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 from hipport.config import Config
+from hipport.model import FileStatus
 
 
 def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Path | None, quiet: bool) -> int:
@@ -35,5 +39,10 @@ def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Pat
     if not quiet:
         ui.err(f"{len(stats.written)} file pages written, {len(stats.reused)} unchanged, "
                f"{len(stats.removed)} stale pages removed")
-    print(stats.index, flush=True)
-    return 0
+    failed = [r for r in result.files if r.status == FileStatus.FAILED]
+    for r in failed:  # the index lists them too; a script reading the exit status learns it here
+        ui.err(f"{r.path}: error: {r.error}")
+    # The index's path for scripts, as the file system names it (a folder name need not be UTF-8).
+    sys.stdout.buffer.write(os.fsencode(stats.index) + b"\n")
+    sys.stdout.flush()
+    return 1 if failed else 0

@@ -2,12 +2,17 @@
 
 `file=` is relative to the working folder (the checkout in CI), since GitHub attaches an
 annotation to a file only by its repository path. Properties escape `%`, CR, LF, `:` and `,`;
-the message escapes `%`, CR and LF, as the workflow-command format requires.
+the message escapes `%`, CR and LF, as the workflow-command format requires. Before that,
+every value (file name, title, message: all may come from the tree) has its control
+characters (C0 but tab, DEL, C1) and bidirectional marks, embeddings, overrides and
+isolates written as `<U+202E>`, and a byte of a name that is not UTF-8 as `\\xff`, so a log
+never carries a terminal escape or reorders text. A file hipport could not analyse is an
+`::error` at the file (its HP010 finding, or one line naming why): never lost silently.
 """
 
 from __future__ import annotations
 
-from hipport.model import RunResult, Severity
+from hipport.model import FileResult, FileStatus, RunResult, Severity
 from hipport.report import ViewOptions
 from hipport.report.printable import visible
 from hipport.report.sarif import repo_path
@@ -18,25 +23,37 @@ LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "n
 
 
 def _escape_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(s).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_prop(s: str) -> str:
     return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
+def _file(r: FileResult) -> str:
+    path, _ = repo_path(r.path)
+    return f"file={_escape_prop(path)}"
+
+
 def render(run: RunResult, opts: ViewOptions) -> str:
     docs = all_rules()
     out = []
-    for r, f in run.findings:
-        s = f.span
-        path, _ = repo_path(r.path)
-        title = f"{f.rule} {docs[f.rule].name}" if f.rule in docs else f.rule
-        props = [f"file={_escape_prop(path)}", f"line={s.line}", f"endLine={max(s.end_line, s.line)}"]
-        if s.end_line <= s.line:  # GitHub rejects columns on an annotation spanning lines
-            props += [f"col={s.column}", f"endColumn={max(s.end_column, s.column)}"]
-        props.append(f"title={_escape_prop(title)}")
-        out.append(f"::{LEVEL[f.severity]} {','.join(props)}::{_escape_data(visible(f'[{f.rule}] {f.message}'))}")
+    for r in run.files:
+        if not r.findings and r.status != FileStatus.FAILED:
+            continue
+        where = _file(r)
+        if r.status == FileStatus.FAILED and not any(f.rule == "HP010" for f in r.findings):
+            title = _escape_prop(f"HP010 {docs['HP010'].name}")  # not analysed: say so at the file
+            why = f"[HP010] {r.error or 'failed'}"
+            out.append(f"::error {where},title={title}::{_escape_data(why)}")
+        for f in r.findings:
+            s = f.span
+            title = f"{f.rule} {docs[f.rule].name}" if f.rule in docs else f.rule
+            props = [where, f"line={s.line}", f"endLine={max(s.end_line, s.line)}"]
+            if s.end_line <= s.line:  # GitHub rejects columns on an annotation spanning lines
+                props += [f"col={s.column}", f"endColumn={max(s.end_column, s.column)}"]
+            props.append(f"title={_escape_prop(title)}")
+            out.append(f"::{LEVEL[f.severity]} {','.join(props)}::{_escape_data(f'[{f.rule}] {f.message}')}")
     return "\n".join(out) + ("\n" if out else "")
 
 

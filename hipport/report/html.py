@@ -291,7 +291,7 @@ def prepare_files(run: RunResult) -> tuple[list[IndexRow], list[FileData]]:
         if _has_page(r):
             page = page_name(r.path)
             if used.get(page, r.path) != r.path:  # same display path twice: keep both
-                page = page[:-5] + "_" + hashlib.sha256(r.path.encode()).hexdigest()[:6] + ".html"
+                page = page[:-5] + "_" + hashlib.sha256(r.path.encode("utf-8", "surrogateescape")).hexdigest()[:6] + ".html"
             used[page] = r.path
         row = _row(r, page)
         rows.append(row)

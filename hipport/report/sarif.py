@@ -1,13 +1,20 @@
 """SARIF 2.1.0 as GitHub code scanning accepts it: rules with help, results with fingerprints.
 
 Paths become URIs: relative to the working folder (repository-relative when run from the
-repository root, as in CI) with `%SRCROOT%` as their base, percent-encoded; a file outside the
+repository root, as in CI) with `%SRCROOT%` as their base, the bytes of the name
+percent-encoded (a name that is not UTF-8 keeps its bytes: `a%FF.cu`); a file outside the
 working folder gets an absolute `file://` URI. Columns are UTF-16 code units, as `columnKind`
 says (hipport's own columns count bytes, so they are converted where the line is known).
+
+A file hipport could not analyse is a `toolExecutionNotifications` entry of the invocation (at
+the file, naming why), and `executionSuccessful` is false: the log says which files' results
+it lacks. Text never holds a lone surrogate (a byte of a name or line that is not UTF-8): it
+is written `\\xff`.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -16,8 +23,9 @@ from typing import Any
 from urllib.parse import quote
 
 from hipport import __version__
-from hipport.model import Applicability, Edit, FileResult, RunResult, Severity, Span
+from hipport.model import Applicability, Edit, FileResult, FileStatus, RunResult, Severity, Span
 from hipport.report import ViewOptions
+from hipport.report.printable import SURROGATE, no_surrogates
 from hipport.ruledocs import RuleDoc, all_rules
 from hipport.workspace import repository_top
 
@@ -45,8 +53,8 @@ def repo_path(path: str, cwd: str | None = None) -> tuple[str, bool]:
 
 def artifact_location(path: str, cwd: str | None = None) -> dict[str, str]:
     rel, inside = repo_path(path, cwd)
-    if inside:
-        return {"uri": quote(rel, safe="/"), "uriBaseId": SRCROOT}
+    if inside:  # the name's bytes, as the file system has them
+        return {"uri": quote(os.fsencode(rel), safe="/"), "uriBaseId": SRCROOT}
     return {"uri": Path(rel).as_uri()}
 
 
@@ -109,12 +117,30 @@ def _region(s: Span, lines: _Lines) -> dict[str, int]:
     return {"startLine": s.line, "startColumn": start_col, "endLine": end_line, "endColumn": end_col}
 
 
+def _content(text: str) -> dict[str, str]:
+    """Inserted text; as bytes (base64) where it holds bytes that are not UTF-8."""
+    if SURROGATE.search(text):
+        return {"binary": base64.b64encode(text.encode("utf-8", "surrogateescape")).decode("ascii")}
+    return {"text": text}
+
+
 def _fix(title: str, edits: tuple[Edit, ...], loc: dict[str, str]) -> dict[str, Any]:
     """A safe fix as SARIF artifact changes: byte ranges of the original file replaced."""
-    return {"description": {"text": title},
+    return {"description": {"text": no_surrogates(title)},
             "artifactChanges": [{"artifactLocation": loc, "replacements": [
                 {"deletedRegion": {"byteOffset": e.start, "byteLength": e.end - e.start},
-                 "insertedContent": {"text": e.replacement}} for e in sorted(edits, key=lambda e: e.start)]}]}
+                 "insertedContent": _content(e.replacement)} for e in sorted(edits, key=lambda e: e.start)]}]}
+
+
+def _notifications(run: RunResult, index: dict[str, int]) -> list[dict[str, Any]]:
+    """One error per file hipport could not analyse (unreadable, nested too deeply, an
+    internal error, changed while it ran), at the file: its results are not in the log."""
+    return [{"level": "error",
+             "message": {"text": no_surrogates(f"{r.error or 'failed'}; this file's results are not "
+                                               "in this log")},
+             "locations": [{"physicalLocation": {"artifactLocation": artifact_location(r.path)}}],
+             "associatedRule": {"id": "HP010", "index": index["HP010"]}}
+            for r in run.files if r.status == FileStatus.FAILED]
 
 
 def render(run: RunResult, opts: ViewOptions) -> str:
@@ -138,26 +164,30 @@ def render(run: RunResult, opts: ViewOptions) -> str:
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
             "level": LEVEL[f.severity],
-            "message": {"text": f.message},
+            "message": {"text": no_surrogates(f.message)},
             "locations": [{"physicalLocation": {"artifactLocation": loc,
                                                 "region": _region(s, lines)}}],
             "partialFingerprints": {"primaryLocationLineHash/v1":
                                     _fingerprint(loc["uri"], f.rule, line_text, seen[k])},
         }
-        props = {k2: v for k2, v in (("kernel", f.kernel), ("model", f.model),
-                                     ("family", f.family)) if v}
+        props = {k2: no_surrogates(v) for k2, v in (("kernel", f.kernel), ("model", f.model),
+                                                    ("family", f.family)) if v}
         if f.fix is not None:
             props["fixApplicability"] = f.fix.applicability.value
-            props["fixTitle"] = f.fix.title
+            props["fixTitle"] = no_surrogates(f.fix.title)
             if f.fix.applicability == Applicability.SAFE and f.fix.edits:
                 res["fixes"] = [_fix(f.fix.title, f.fix.edits, loc)]
         if props:
             res["properties"] = props
         results.append(res)
+    notes = _notifications(run, index)
+    relative = relative or any("uriBaseId" in n["locations"][0]["physicalLocation"]["artifactLocation"]
+                               for n in notes)
     run_doc: dict[str, Any] = {
         "tool": {"driver": {"name": "hipport", "version": __version__,
                             "informationUri": "https://github.com/hipport/hipport",
                             "rules": rules}},
+        "invocations": [{"executionSuccessful": not notes, "toolExecutionNotifications": notes}],
         "results": results,
         "columnKind": "utf16CodeUnits",
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from hashlib import blake2b
 
 from hipport.model import Severity
@@ -39,8 +40,16 @@ def run(ctx: Context) -> None:
         _guard(ctx, name, ported, defs)
 
 
-def _definitions(node: Node, scope: str):  # -> Iterator[tuple[Node, str]]
-    for child in node.named_children:
+def _definitions(root: Node, scope: str) -> Iterator[tuple[Node, str]]:
+    """Every function definition in `root`'s containers, in file order, with its namespace
+    scope. A stack, not recursion: thousands of nested #if stay within Python's limit."""
+    stack = [(iter(root.named_children), scope)]
+    while stack:
+        children, scope = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            continue
         t = child.type
         if t == "function_definition":
             yield child, scope
@@ -53,7 +62,7 @@ def _definitions(node: Node, scope: str):  # -> Iterator[tuple[Node, str]]
             if t == "namespace_definition":
                 nm = child.child_by_field_name("name")
                 sub = scope + (nm.text.decode() if nm is not None and nm.text else "") + "::"
-            yield from _definitions(child, sub)
+            stack.append((iter(child.named_children), sub))
 
 
 def _signature(ctx: Context, fn: Node) -> tuple[str, str] | None:

@@ -25,6 +25,7 @@ from hipport import rules as rulesmod
 from hipport.config import Config
 from hipport.errors import HipportError
 from hipport.model import (
+    FileStatus,
     RunResult,
     SkippedArch,
     ValidationDetails,
@@ -332,7 +333,9 @@ def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.Un
     comp = [a.status for u in units for a in u.archs.values()]
     emu = [leg.status for p in programs for k, leg in p.emulator.items() if k != "unfixed64"]
     gpu = [leg.status for p in programs for leg in p.gpu.values()]
-    failed = any(u.failed for u in units) or any(p.failed for p in programs)
+    # A file the port could not analyse was copied as it is: what compiled is not its port.
+    not_ported = [r for r in product.run.files if r.status == FileStatus.FAILED] if product.run else []
+    failed = any(u.failed for u in units) or any(p.failed for p in programs) or bool(not_ported)
     not_run = comp.count(compilemod.NOT_RUN) + emu.count(runs.NOT_RUN) + gpu.count(runs.NOT_RUN)
     if opts.strict and not_run:
         failed = True
@@ -365,14 +368,17 @@ def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.Un
         gpu_fail=bad(gpu),
         gpu_not_run=gpu.count(runs.NOT_RUN),
         not_run=not_run,
+        not_ported=len(not_ported),
     )
+    port_errors = [ValidationProblem(r.path, None, "port", "HP010", r.error or "failed", "hipport port")
+                   for r in not_ported]
     return ValidationResult(
         version=SCHEMA_VERSION,
         failed=failed,
         archs=tuple(archs),
         summary=summary,
-        table=tuple(table_rows(archs, compile_d, runs_d)),
-        errors=tuple(flat_errors(compile_d, runs_d)),
+        table=tuple(table_rows(archs, compile_d, runs_d, port_errors)),
+        errors=tuple(port_errors + flat_errors(compile_d, runs_d)),
         occupancy=tuple(runs.occupancy_rows(programs)),
         details=ValidationDetails(
             toolchain=toolchains.summary(),
@@ -389,8 +395,10 @@ _WORD = {"mismatch": "fail", "build-error": "fail", "run-error": "fail", "not-ru
 _UNFIXED = {"differs": "differs", "build-error": "build error", "run-error": "run error", "not-run": "not run"}
 
 
-def table_rows(archs: list[str], compile_d: list[dict[str, Any]], runs_d: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per file: compile per arch, emulator legs, GPU (the terminal table's columns)."""
+def table_rows(archs: list[str], compile_d: list[dict[str, Any]], runs_d: list[dict[str, Any]],
+               not_ported: Sequence[ValidationProblem] = ()) -> list[dict[str, Any]]:
+    """One row per file: compile per arch, emulator legs, GPU (the terminal table's columns);
+    a file the port could not analyse says so beside it."""
     rows: dict[str, dict[str, Any]] = {}
     for u in compile_d:
         row = rows.setdefault(u["file"], {"file": u["file"]})
@@ -413,6 +421,9 @@ def table_rows(archs: list[str], compile_d: list[dict[str, Any]], runs_d: list[d
                 row[key] = _WORD.get(st, st)
         ran = [f"{k} {_WORD.get(v['status'], v['status'])}" for k, v in r["gpu"].items() if v["status"] != "not-run"]
         row["gpu"] = ", ".join(ran) or "not run"
+    for p in not_ported:  # compiled as it was written: the port's failure is what to say
+        row = rows.setdefault(p.file or "", {"file": p.file, **{f"compile {a}": "" for a in archs}})
+        row["failure"] = f"not ported: {p.message}"
     return list(rows.values())
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hipport.config import workers as config_workers
 from hipport.validate import errors_map, toolchains
 from hipport.validate.compilecache import Answer, CompileCache, read_depfile
 from hipport.validate.devicecode import holds_device_code
@@ -261,7 +262,9 @@ def _clang(tc: Toolchain, args: list[str], entry: Entry, timeout: float) -> tupl
         return 124, f"clang: error: timed out after {timeout:.0f}s"
     except OSError as e:
         return None, str(e)
-    return p.returncode, p.stdout.decode("utf-8", "replace")
+    # surrogateescape: a file name that is not UTF-8 keeps its bytes, so its diagnostics map
+    # back to the original file (the views write those bytes as \xff)
+    return p.returncode, p.stdout.decode("utf-8", "surrogateescape")
 
 
 def _deps(depfile: Path, entry: Entry) -> list[str]:
@@ -357,7 +360,7 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
     done = 0
     if progress:
         progress(0, len(tasks))
-    workers = jobs or os.cpu_count() or 1
+    workers = config_workers(jobs)  # never more than the cores
     with tempfile.TemporaryDirectory(prefix="hipport-objs-") as objdir, \
             ThreadPoolExecutor(max_workers=max(1, min(workers, len(tasks) or 1))) as ex:
         cache = CompileCache(cache_dir, tree.root) if cache_dir is not None else None

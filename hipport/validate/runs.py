@@ -16,7 +16,6 @@ is "not-run" with the reason, never a pass.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import time
@@ -26,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hipport.config import workers as config_workers
 from hipport.model import OccupancyRow
 from hipport.validate import errors_map, toolchains
 from hipport.validate.compile import Explain, command_flags, map_diagnostics
@@ -615,7 +615,7 @@ def run_programs(programs: list[Program], trees: Trees, workdir: Path, *, timeou
         else:
             results[i].emulator = {k: Leg(NOT_RUN, "emulator runs not asked for") for k in LEGS}
 
-    workers = max(1, min(jobs or os.cpu_count() or 1, total or 1))
+    workers = max(1, min(config_workers(jobs), total or 1))
     with ThreadPoolExecutor(max_workers=workers) as ex:
         futs = [ex.submit(one, i) for i in range(total)]
         for f in as_completed(futs):

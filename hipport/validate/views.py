@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hipport.model import ValidationResult
+from hipport.report.printable import no_surrogates
 
 _STYLE = {"pass": "green", "same": "yellow", "fail": "bold red", "mismatch": "bold red",
           "build-error": "bold red", "run-error": "bold red", "not-run": "dim", "differs": "cyan"}
@@ -34,7 +35,9 @@ def render_json(doc: ValidationResult) -> str:
 def render_sarif(doc: ValidationResult) -> str:
     """SARIF 2.1.0: each compile error and run failure, a note for each value of the tree left
     out of the compiles (where it was written), and a note for each kernel whose wave-64 port
-    leaves lanes idle that wave 32 used (the occupancy view's notes), at its definition."""
+    leaves lanes idle that wave 32 used (the occupancy view's notes), at its definition. A
+    file hipport could not port is a tool execution notification at the file, and the
+    invocation is then not successful: what was checked for it is its unported original."""
     from hipport import __version__
     from hipport.report.sarif import SCHEMA, SRCROOT, artifact_location, repository_top
 
@@ -45,7 +48,7 @@ def render_sarif(doc: ValidationResult) -> str:
     def add(rule: str, level: str, message: str, file: str | None, line: int | None,
             props: dict[str, Any] | None = None) -> None:
         res: dict[str, Any] = {"ruleId": rule, "ruleIndex": index[rule], "level": level,
-                               "message": {"text": message}}
+                               "message": {"text": no_surrogates(message)}}
         if file:
             loc: dict[str, Any] = {"artifactLocation": artifact_location(file)}
             if line:
@@ -55,7 +58,14 @@ def render_sarif(doc: ValidationResult) -> str:
             res["properties"] = props
         results.append(res)
 
+    notes = [{"level": "error",
+              "message": {"text": no_surrogates(f"not ported ({e.rule}): {e.message}; validate checked "
+                                                "the file as it was written")},
+              "locations": [{"physicalLocation": {"artifactLocation": artifact_location(e.file or "")}}]}
+             for e in doc.errors if e.category == "port"]
     for e in doc.errors:
+        if e.category == "port":
+            continue  # a notification (above), not a result
         run = e.category == "run"
         add("run-failure" if run else "compile-error", "error",
             f"{e.message} ({e.where})" if e.where else e.message,
@@ -71,10 +81,11 @@ def render_sarif(doc: ValidationResult) -> str:
     run_doc: dict[str, Any] = {
         "tool": {"driver": {"name": "hipport validate", "version": __version__,
                             "informationUri": "https://github.com/hipport/hipport", "rules": rules}},
+        "invocations": [{"executionSuccessful": not notes, "toolExecutionNotifications": notes}],
         "results": results,
     }
     if any("uriBaseId" in loc["physicalLocation"]["artifactLocation"]
-           for r in results for loc in r.get("locations", [])):
+           for r in [*results, *notes] for loc in r.get("locations", [])):
         run_doc["originalUriBaseIds"] = {SRCROOT: {"uri": repository_top().as_uri().rstrip("/") + "/"}}
     return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run_doc]}, indent=2) + "\n"
 
@@ -112,7 +123,7 @@ def render_text(doc: ValidationResult, color: bool = False, width: int | None = 
         t.add_column("emu64 unfixed", no_wrap=True)
         t.add_column("GPU")
     for name, row in rows.items():
-        cells: list[Text] = [Text(name)]
+        cells: list[Text] = [Text(no_surrogates(name))]  # its width as shown
         unit: dict[str, Any] = row.get("compile") or {}
         for a in archs:
             ar = unit.get("archs", {}).get(a)
@@ -138,10 +149,14 @@ def render_text(doc: ValidationResult, color: bool = False, width: int | None = 
                 cells.append(_gpu_cell(prog["gpu"]))
         t.add_row(*cells)
     con.print(t)
+    for e in doc.errors:
+        if e.category == "port":
+            con.print(Text(f"{e.file}: not ported ({e.rule}): {e.message}; checked as it was written",
+                           style="red"))
     _details(con, doc)
     _occupancy(con, doc)
     _summary(con, doc)
-    return buf.getvalue()
+    return no_surrogates(buf.getvalue())  # a name's bytes that are not UTF-8, written \xff
 
 
 def _occupancy(con: Console, doc: ValidationResult) -> None:
@@ -294,6 +309,8 @@ def _summary(con: Console, doc: ValidationResult) -> None:
                        f"by hipport, {count['unexpected']} unexpected"))
         for file, c, reason in classes:
             con.print(Text(f"  {c}: {file}: {reason}", style="red" if c == "unexpected" else "dim"))
+    if s.not_ported:
+        parts.insert(0, f"port: {s.not_ported} file{'s' if s.not_ported != 1 else ''} not ported")
     if not parts:
         parts.append("nothing was checked")
     verdict = Text("FAILED" if s.failed else "OK", style="bold red" if s.failed else "bold green")

@@ -115,3 +115,31 @@ def test_a_changed_included_file_ports_the_makefile_again(tmp_path: Path, ignore
     assert ported() == MAKEFILE.replace("--use_fast_math", "-ffast-math")  # and cached again
     (src / "common" / "make.config").unlink()  # an include that is gone counts too
     assert ported() == MAKEFILE
+
+
+def test_an_absolute_include_is_never_redirected_out_of_the_tree(tmp_path: Path) -> None:
+    """`include /x/etc/shadow` became `include ../../../../etc/shadow` (the redirect climbed six
+    folders, past the tree's root): a copy found above the tree, or through a folder linked out
+    of it, is not the tree's own; the line stays as it is, reported (HP013)."""
+    outside = tmp_path / "a"
+    tree = outside / "b" / "tree"
+    write(outside, {"etc/secret.mk": "NVCC = nvcc\n", "shared/common/make.config": "NVCC = nvcc\n"})
+    write(tree, {"app/Makefile": "include /x/etc/secret.mk\ninclude /y/common/make.config\n"
+                                 "all:\n\tnvcc k.cu\n",
+                 "app/k.cu": "__global__ void k() {}\n"})
+    (tree / "common").symlink_to(outside / "shared" / "common")  # a folder linked out of the tree
+    out = tmp_path / "out"
+    r = hipport("port", tree, "-o", out, "--no-cache")
+    assert r.returncode == 0, r.stderr.decode()
+    text = (out / "app" / "Makefile").read_text()
+    assert text.startswith("include /x/etc/secret.mk\ninclude /y/common/make.config\n"), text
+    lint = hipport("lint", tree, "--no-cache", "--fail-on", "never")
+    assert lint.stdout.count(b"a path outside the tree: left as it is") == 2, lint.stdout.decode()
+    assert read(tree, "app/Makefile") == []  # neither is read for the port's variables
+    # The tree's own copy, inside it, is still the one included.
+    (tree / "common").unlink()
+    write(tree, {"etc/secret.mk": "NVCC = nvcc\n"})
+    assert own_copy(str(tree / "app" / "Makefile"), "/x/etc/secret.mk", str(tree)) == "../etc/secret.mk"
+    assert own_copy(str(tree / "app" / "Makefile"), "/x/etc/secret.mk") is None  # no root: its folder only
+    r = hipport("port", tree, "-o", tmp_path / "out2", "--no-cache")
+    assert (tmp_path / "out2" / "app" / "Makefile").read_text().startswith("include ../etc/secret.mk\n")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import hipport
@@ -91,3 +94,47 @@ def test_exit_codes(tmp_path: Path) -> None:
     r = hipport("hipify", str(tmp_path / "missing.cu"), cwd=tmp_path)
     assert r.returncode == 1 and b"missing.cu: cannot read" in r.stderr and b"Traceback" not in r.stderr
     assert hipport("hipify", "-help", cwd=tmp_path).stdout.startswith(b"USAGE: hipport hipify")
+
+
+def _glob_run(cwd: Path, pattern: str) -> subprocess.CompletedProcess[bytes]:
+    """`hipport hipify PATTERN` as a shell expands it (the documented `hipport hipify *.cu`)."""
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run(["bash", "-c", f'exec "{sys.executable}" -m hipport hipify {pattern}'],
+                          cwd=cwd, capture_output=True, env=env, timeout=300)
+
+
+def test_a_file_named_like_an_option_is_refused_not_obeyed(tmp_path: Path) -> None:
+    """A tree file `-o=k.cu` made `hipport hipify *.cu` overwrite k.cu with no backup."""
+    k = _src(tmp_path, "k.cu")
+    (tmp_path / "-o=k.cu").write_text(SOURCE)
+    r = _glob_run(tmp_path, "*.cu")
+    err = r.stderr.decode()
+    assert r.returncode == 2 and err.count("\n") == 1 and "write ./-o=k.cu" in err, err
+    assert k.read_text() == SOURCE
+    r = _glob_run(tmp_path, "./*.cu")  # the suggested spelling ports both
+    assert r.returncode == 0 and r.stdout.decode().count("hipMalloc(&d") == 2, r.stderr.decode()
+    assert k.read_text() == SOURCE
+    # After `--` the words are clang's options, as in HIPIFY: ignored with a note, file or not.
+    r = hipport("hipify", "k.cu", "--", "-o=k.cu", cwd=tmp_path)
+    assert r.returncode == 0 and b"clang options ignored (-o=k.cu)" in r.stderr
+    assert k.read_text() == SOURCE
+
+
+def test_an_output_that_is_an_input_is_refused(tmp_path: Path) -> None:
+    k = _src(tmp_path, "k.cu")
+    (tmp_path / "link.cu").symlink_to("k.cu")
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        _src(tmp_path / d, "k.cu")
+    for args in (["-o=k.cu", "k.cu"],  # the port over its own source
+                 ["-o", "k.cu", "link.cu"],  # over the file the input links to
+                 ["-o-dir=.", "k.cu"],
+                 ["-inplace", "-print-stats-csv", "-o-stats=k.cu", "link.cu"],
+                 ["-o-dir=out", "a/k.cu", "b/k.cu"]):  # two outputs of one name
+        r = hipport("hipify", *args, cwd=tmp_path)
+        err = r.stderr.decode()
+        assert r.returncode == 2 and err.count("\n") == 1 and "Traceback" not in err, (args, err)
+    assert k.read_text() == SOURCE and not (tmp_path / "out").exists()
+    assert "two inputs named k.cu would both be written to out/k.cu" in err
+    r = hipport("hipify", "-o=link.cu", "k.cu", cwd=tmp_path)  # replaces the link, not k.cu
+    assert r.returncode == 0 and not (tmp_path / "link.cu").is_symlink() and k.read_text() == SOURCE

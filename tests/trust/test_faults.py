@@ -111,3 +111,72 @@ def test_a_killed_run_leaves_no_temporary_files(tmp_path: Path) -> None:
     assert b"Traceback" not in err
     time.sleep(0.5)  # workers exit after the parent
     _no_partial_files(out)
+
+
+# A process that starts hipport's own temporaries, as writes do, and is killed (-9) with them
+# half-written; or (`live`) that stays, as a run still writing would.
+_WRITER = """
+import os, signal, sys, time
+from hipport.workspace import _temporary
+for target in sys.argv[2:]:
+    fd, tmp = _temporary(target)
+    os.write(fd, b"half")
+    print(tmp, flush=True)
+if sys.argv[1] == "live":
+    time.sleep(120)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _killed_mid_write(*targets: Path) -> list[Path]:
+    p = subprocess.run([sys.executable, "-c", _WRITER, "kill", *map(str, targets)],
+                       capture_output=True, timeout=60)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    return [Path(line) for line in p.stdout.decode().splitlines()]
+
+
+def test_the_next_run_that_writes_there_removes_what_a_kill_9_left(tmp_path: Path) -> None:
+    tree = cuda_tree(tmp_path / "repo")
+    live = subprocess.Popen([sys.executable, "-c", _WRITER, "live", str(tree / "a" / "k2.cu")],
+                            stdout=subprocess.PIPE)
+    try:
+        assert live.stdout is not None
+        writing = Path(live.stdout.readline().decode().strip())  # a run still writing: kept
+        left = _killed_mid_write(tree / "a" / "k0.cu", tree / "a" / "k1.cu")
+        [elsewhere] = _killed_mid_write(tree / "notes.txt")  # a folder --in-place does not write
+        assert writing.is_file() and all(q.is_file() for q in left)
+        dead = int(left[0].name.split(".")[-2])
+        # Not hipport's own, though close: a user's files, each kept.
+        decoys = [".k0.cu.hipport-tmp", f"k0.cu.{dead}.hipport-tmp", f".k0.cu.{dead}.hipport-tmp~",
+                  f".k0.cu.0{dead}.hipport-tmp", f".{dead}.hipport-tmp"]
+        for name in decoys:
+            (tree / "a" / name).write_bytes(b"mine")
+        (tree / "a" / f".d.{dead}.hipport-tmp").mkdir()
+        p = hipport("port", tree, "--in-place", "--no-cache")
+        assert p.returncode in (0, 1), p.stderr.decode()
+        assert b"hipMalloc" in (tree / "a" / "k0.cu").read_bytes()  # the run wrote into a/
+        assert not [q for q in left if q.exists()]
+        assert writing.is_file() and elsewhere.is_file()
+        assert all((tree / "a" / name).read_bytes() == b"mine" for name in decoys)
+        assert (tree / "a" / f".d.{dead}.hipport-tmp").is_dir()
+    finally:
+        live.kill()
+        live.wait()
+    (tree / "a" / "k0.cu").write_bytes(KERNEL)  # the next write into a/ (a new process) ...
+    assert hipport("port", tree, "--in-place", "--no-cache").returncode in (0, 1)
+    assert not writing.exists()  # ... finds its writer dead, and removes it
+
+
+def test_a_running_process_is_the_writer_only_if_it_started_before_the_file_changed() -> None:
+    """An id given again: a process that started after the file was last changed did not write it."""
+    from hipport.workspace import _writer_may_run
+
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        now = time.time()
+        assert _writer_may_run(sleeper.pid, now)
+        assert not _writer_may_run(sleeper.pid, now - 60)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert not _writer_may_run(sleeper.pid, time.time())  # gone (reaped)
