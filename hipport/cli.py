@@ -409,19 +409,19 @@ def validate(
     paths: OptPaths = None,
     ported: Annotated[Path | None, typer.Option("--ported", help="Validate this already ported tree (PATHs, if given, are its CUDA originals).")] = None,
     offload_arch: Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target (repeatable). Default: gfx90a, plus gfx942 when the installed clang knows it.")] = None,
-    compile_commands: Annotated[Path | None, typer.Option("--compile-commands", "-p", help="compile_commands.json, or the folder holding it, for include paths and defines.")] = None,
+    compile_commands: Annotated[Path | None, typer.Option("--compile-commands", "-p", help="compile_commands.json, or the folder holding it, for include paths and defines (each value checked first; see docs/security.md).")] = None,
     include_dir: IncludeDir = None,
     define: Define = None,
     run: Annotated[bool, typer.Option("--run", help="Also run every program: on the wave emulator (wave 32 CUDA reference, wave 64 port, wave 64 port without wave64 fixes) and on GPUs present.")] = False,
     programs: Annotated[Path | None, typer.Option("--programs", help="A TOML file of [[programs]] to run (name, sources, args, expected, include, defines).")] = None,
-    no_compile: Annotated[bool, typer.Option("--no-compile", help="Skip the hipcc compile check.")] = False,
+    no_compile: Annotated[bool, typer.Option("--no-compile", help="Skip the compile check (HIP's clang with hipcc's options).")] = False,
     no_gpu: Annotated[bool, typer.Option("--no-gpu", help="With --run: do not use GPUs even when present.")] = False,
     no_emulator: Annotated[bool, typer.Option("--no-emulator", help="With --run: do not run on the wave emulator.")] = False,
     check: Annotated[bool, typer.Option("--check", help="Emulator runs with AddressSanitizer (slower; catches out-of-bounds accesses).")] = False,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds each program run may take.")] = 60.0,
-    strict: Annotated[bool, typer.Option("--strict", help="Count checks that could not run (no hipcc, no GPU) as failures.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Count checks that could not run (no HIP, no GPU) as failures.")] = False,
     work_dir: Annotated[Path | None, typer.Option("--work-dir", help="Keep the ported trees and binaries here (default: a temporary folder).")] = None,
-    fmt: Annotated[ValidateFmt, typer.Option("--format", help="text (a table), json, or sarif (SARIF 2.1.0: failures, and occupancy notes for kernels that idle half a wave).")] = ValidateFmt.text,
+    fmt: Annotated[ValidateFmt, typer.Option("--format", help="text (a table), json, or sarif (SARIF 2.1.0: failures, notes for tree values left out, and occupancy notes for kernels that idle half a wave).")] = ValidateFmt.text,
     report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML porting report, with the validation results, here.")] = None,
     launch_syntax: Annotated[Launch | None, typer.Option("--launch-syntax", help="Launch syntax of the port that is compiled.")] = None,
     wave_strategy: StrategyOpt = None,
@@ -438,7 +438,7 @@ def validate(
     config_file: ConfigOpt = None,
     quiet: Quiet = False,
 ) -> None:
-    """Compile the port with hipcc for AMD GPUs; with --run, check it computes what the CUDA code did."""
+    """Compile the port for AMD GPUs (HIP's clang with hipcc's options; never hipcc or a shell); with --run, check it computes what the CUDA code did."""
     from hipport.ui import UI
     from hipport.validate import Options
 

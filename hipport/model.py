@@ -270,6 +270,16 @@ class ValidationProblem:
 
 
 @dataclass(frozen=True, slots=True)
+class ValidationNote:
+    """Something of the tree validate left out, where it was written: a value a build file,
+    compile database or configuration gave that did not pass the check before the compiler."""
+
+    file: str | None
+    line: int | None
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class OccupancyRow:
     """One kernel on the emulator: the share of lane slots doing work at wave 32 (the CUDA
     reference) and at wave 64 (the port), in percent."""
@@ -324,6 +334,7 @@ class ValidationResult:
     errors: tuple[ValidationProblem, ...]
     occupancy: tuple[OccupancyRow, ...]
     details: ValidationDetails
+    notes: tuple[ValidationNote, ...] = ()  # tree values dropped before a compile (flags.py)
 
     def to_json(self) -> dict[str, Any]:
         """The document as plain data (`--format json`): dicts and lists, as json.loads gives."""
@@ -342,7 +353,8 @@ class ValidationResult:
                    tuple(OccupancyRow.from_json(r) for r in doc["occupancy"]),
                    ValidationDetails(det["toolchain"], tuple(SkippedArch(**a) for a in det["archs_skipped"]),
                                      det["ported_root"], tuple(det["fixed_by_wave64"]),
-                                     tuple(det["compile"]), tuple(det["runs"])))
+                                     tuple(det["compile"]), tuple(det["runs"])),
+                   tuple(ValidationNote(**n) for n in doc.get("notes", ())))
 
 
 def _lists(x: Any) -> Any:

@@ -2,7 +2,7 @@
 # One prepared command for a machine with an NVIDIA GPU and nvcc, but no network and no package
 # access: runs `hipport validate --run` over examples/ (or the given paths) with the GPU path on:
 # each program's CUDA original is built with nvcc, its port with HIP's NVIDIA path
-# (HIP_PLATFORM=nvidia hipcc, or nvcc with HIP's headers), both run on the GPU and compared;
+# (nvcc with HIP's headers, called directly), both run on the GPU and compared;
 # the wave emulator legs (wave 32 CUDA reference / wave 64 port / wave 64 unfixed) run too.
 #
 # Needs .gpu-kit/ from scripts/gpu-check-prepare.sh (run that first, where there is network, and
@@ -49,10 +49,8 @@ if ! missing=$("$PY" -c 'import tree_sitter, tree_sitter_cuda, typer, rich, path
 fi
 export HIPPORT_HIP_PATH="$ROOT/$KIT/hip"
 export HIP_PATH="$ROOT/$KIT/hip"
-# hipcc is a Perl script: use the carried one only where Perl runs; else hipport calls nvcc itself
-if command -v perl >/dev/null 2>&1 && perl -MFile::Basename -MCwd -e1 2>/dev/null; then
-  export HIPPORT_HIPCC="$ROOT/$KIT/hip/bin/hipcc"
-fi
+# hipport calls nvcc with the kit's HIP headers itself: hipcc (a Perl script that hands
+# arguments to a shell) is never run, so the kit's copy is not used.
 if [ -z "${CUDA_PATH:-}" ]; then
   for c in "$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")" /usr/local/cuda; do
     if [ -f "$c/include/cuda_runtime.h" ]; then export CUDA_PATH=$c; break; fi
@@ -66,7 +64,7 @@ export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/hipport-gpu-check-cache}
   echo "## python"; "$PY" --version 2>&1; echo "PYTHONPATH=$PYTHONPATH"
   echo "## perl"; perl -e 'print "perl $^V\n"' 2>&1 || echo "no perl"
   echo "## g++"; g++ --version 2>&1 | head -n 1
-  echo "## CUDA_PATH=${CUDA_PATH:-unset} HIPPORT_HIPCC=${HIPPORT_HIPCC:-unset}"
+  echo "## CUDA_PATH=${CUDA_PATH:-unset}"
 } > "$OUTDIR/environment.txt"
 
 # HIP's NVIDIA headers were patched for the nvcc where the kit was made; check (and patch) here.

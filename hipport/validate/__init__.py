@@ -1,8 +1,9 @@
 """`hipport validate`: does the port compile for AMD GPUs, and does it still compute the same?
 
-validate() ports the input (or takes a ported tree), compiles every translation unit with
-hipcc per AMD arch (compile.py), and with `run=True` runs every program on the wave emulator
-three ways and on any GPU present (runs.py). The result is a frozen `ValidationResult`
+validate() ports the input (or takes a ported tree), compiles every translation unit per AMD
+arch with the HIP toolchain's clang (compile.py, driver.py; hipcc itself is never run), with
+only the tree's values that pass flags.py's checks, and with `run=True` runs every program on
+the wave emulator three ways and on any GPU present (runs.py). The result is a frozen `ValidationResult`
 (hipport.model; its JSON is documented in docs/validate.md) that `RunResult.validation`
 carries to the report views.
 
@@ -28,12 +29,14 @@ from hipport.model import (
     RunResult,
     SkippedArch,
     ValidationDetails,
+    ValidationNote,
     ValidationProblem,
     ValidationResult,
     ValidationSummary,
 )
 from hipport.validate import compile as compilemod
 from hipport.validate import errors_map, project, runs, toolchains, unitclass
+from hipport.validate import flags as flagsmod
 from hipport.validate.errors_map import Diagnostic, Explainer
 from hipport.validate.tree import Entry, PortedTree
 from hipport.workspace import WorkFile, discover
@@ -162,15 +165,24 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
         explain = _explainer(trees, config)
         stop = _stop_dir(opts, originals, product)
 
-        # flags per unit: compile_commands.json, then the project's build files, then -I/-D
-        compdb = compilemod.load_compdb(opts.compdb) if opts.compdb else {}
-        cli = compilemod.cli_flags(opts.includes, opts.defines)
+        # flags per unit: compile_commands.json, else the project's build files, then -I/-D;
+        # every value from the tree is checked first (flags.py), the command line's are the user's
+        tc = toolchains.amd_toolchain()
+        db_dir = (opts.compdb if opts.compdb.is_dir() else opts.compdb.parent) if opts.compdb else None
+        checker = flagsmod.Checker([stop, *([db_dir] if db_dir else [])],
+                                   compilemod.system_dirs(tc) if tc is not None and tc.ok else (), opts.includes)
+        compdb = flagsmod.load_compdb(opts.compdb) if opts.compdb else {}
+        cli = flagsmod.cli_flags(opts.includes, opts.defines)
+        project_values: dict[Path | None, list[flagsmod.Value]] = {}
 
-        def flags_of(src: Path) -> compilemod.Flags:
-            f = compdb.get(src.resolve())
-            if f is None:
-                f = project.project_flags(project.project_dir(src, stop))
-            f = f.merged(cli)
+        def flags_of(src: Path) -> flagsmod.Flags:
+            values = compdb.get(src.resolve())
+            if values is None:
+                pdir = project.project_dir(src, stop)
+                if pdir not in project_values:
+                    project_values[pdir] = project.project_values(pdir)
+                values = project_values[pdir]
+            f = checker.flags(values).merged(cli)
             return f if f.std else replace(f, std="c++17")
 
         def unit_flags(e: Entry) -> list[str]:
@@ -185,8 +197,7 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
             requested = opts.archs
             if requested is None and config.origin("offload_arch") != "default":
                 requested = tuple(config.offload_arch)
-            info = toolchains.hipcc_info()
-            plan = toolchains.plan_archs(requested) if info is not None and info.ok else \
+            plan = toolchains.plan_archs(requested) if tc is not None and tc.ok else \
                 toolchains.ArchPlan(tuple(requested or (toolchains.DEFAULT_ARCH,)))
             with progress("compiling") as bar:
                 unit_results = compilemod.compile_units(product, units, plan.archs, flags_for=unit_flags,
@@ -202,18 +213,20 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
                 srcs = [(wf.display, wf.path.resolve()) for wf in originals]
             else:
                 srcs = [(e.display, e.copy) for e in product.entries]
-            configured = project.configured_programs(opts.config_file or _config_file(opts))
+            configured = project.configured_programs(opts.config_file or _config_file(opts), checker.flags)
             if opts.programs_file is not None:
                 if not opts.programs_file.is_file():
                     raise HipportError("no such file", opts.programs_file)
-                configured += project.configured_programs(opts.programs_file)
+                configured += project.configured_programs(opts.programs_file, checker.flags)
             # A configured entry for a main file (its sizes, its own check) replaces the
             # program found for that file.
             mains = {pr.main.resolve() for pr in configured}
-            programs = [pr for pr in project.find_programs(srcs, stop) if pr.main.resolve() not in mains]
+            programs = [pr for pr in project.find_programs(srcs, stop, checker.flags)
+                        if pr.main.resolve() not in mains]
             programs += configured
             for pr in programs:
-                pr.flags = (compdb.get(pr.main.resolve()) or pr.flags).merged(cli)
+                values = compdb.get(pr.main.resolve())
+                pr.flags = (checker.flags(values) if values else pr.flags).merged(cli)
             ref_tree = port_tree = None
             if opts.emulate:
                 with progress("porting for the emulator") as bar:
@@ -235,6 +248,7 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
         if opts.work_dir is not None:
             say(f"ported trees and binaries kept in {work}")
         doc = document(opts, plan, unit_results, program_results, product, stop)
+        doc = replace(doc, notes=tuple(ValidationNote(d.file, d.line, d.message) for d in checker.dropped))
         return Validation(doc, unit_results, program_results, product.run)
 
 

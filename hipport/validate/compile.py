@@ -1,17 +1,18 @@
-"""The compile check: every translation unit of the ported tree through hipcc, per AMD arch.
+"""The compile check: every translation unit of the ported tree, per AMD arch, by the HIP
+toolchain's clang with the options hipcc would add (driver.py), run from an argv list.
 
-Units compile in parallel (one hipcc per unit and arch); each error is parsed, mapped back to
+Units compile in parallel (one job per unit and arch); each error is parsed, mapped back to
 the original CUDA file and line, classified and explained by a rule (errors_map).
-Include paths and defines come from compile_commands.json (`-p DIR`) and from -I/-D.
+Include folders, defines, the standard and forced includes come from the tree (its
+compile_commands.json with `-p DIR`, or its build files), each value checked first
+(flags.py), and from -I/-D on the command line.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
-import shlex
 import subprocess
 import tempfile
 import time
@@ -22,11 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from hipport.config import workers as config_workers
-from hipport.errors import HipportError
-from hipport.validate import driver, errors_map, toolchains
+from hipport.validate import errors_map, toolchains
 from hipport.validate.compilecache import Answer, CompileCache, read_depfile
 from hipport.validate.devicecode import holds_device_code
+from hipport.validate.driver import Toolchain
 from hipport.validate.errors_map import Diagnostic
+from hipport.validate.flags import Flags
 from hipport.validate.pch import Precompiled
 from hipport.validate.pch import eligible as pch_eligible
 from hipport.validate.tree import Entry, PortedTree
@@ -36,95 +38,7 @@ PASS, FAIL, NOT_RUN = "pass", "fail", "not-run"
 MAX_ERRORS = 25  # per unit and arch: the first ones are the ones that matter
 
 
-# --- compile_commands.json ---------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Flags:
-    """What a unit's compile needs: include folders, defines, a language standard, forced includes."""
-
-    includes: tuple[Path, ...] = ()
-    system_includes: tuple[Path, ...] = ()
-    defines: tuple[str, ...] = ()  # "NAME" / "NAME=VALUE"; "-UNAME" kept as "!NAME"
-    std: str | None = None
-    forced: tuple[Path, ...] = ()
-
-    def merged(self, other: Flags) -> Flags:
-        return Flags(tuple(dict.fromkeys(self.includes + other.includes)),
-                     tuple(dict.fromkeys(self.system_includes + other.system_includes)),
-                     tuple(dict.fromkeys(self.defines + other.defines)),
-                     other.std or self.std, tuple(dict.fromkeys(self.forced + other.forced)))
-
-
-def parse_command(args: Sequence[str], directory: Path) -> Flags:
-    """-I/-isystem/-D/-U/-std/-include out of one compile command (nvcc or clang spelling)."""
-    inc: list[Path] = []
-    sysinc: list[Path] = []
-    defs: list[str] = []
-    forced: list[Path] = []
-    std: str | None = None
-    i = 0
-    a = list(args)
-
-    def path(p: str) -> Path:
-        q = Path(p)
-        return q if q.is_absolute() else (directory / q)
-
-    while i < len(a):
-        x = a[i]
-        nxt = a[i + 1] if i + 1 < len(a) else None
-        for flag, sink, conv in (("-I", inc, path), ("-isystem", sysinc, path), ("-D", defs, str),
-                                 ("--include-path", inc, path), ("--define-macro", defs, str),
-                                 ("-include", forced, path), ("--pre-include", forced, path),
-                                 ("-U", defs, lambda s: "!" + s)):
-            if x == flag and nxt is not None:
-                sink.append(conv(nxt))  # type: ignore[arg-type]
-                i += 1
-                break
-            if x.startswith(flag + "=") and flag.startswith("--"):
-                sink.append(conv(x[len(flag) + 1:]))  # type: ignore[arg-type]
-                break
-            if x.startswith(flag) and len(x) > len(flag) and not flag.startswith("--") and flag != "-include" \
-                    and not (flag == "-I" and x.startswith("-isystem")):
-                sink.append(conv(x[len(flag):]))  # type: ignore[arg-type]
-                break
-        else:
-            if x.startswith(("-std=", "--std=")):
-                std = x.split("=", 1)[1]
-            elif x in ("-std", "--std") and nxt is not None:
-                std = nxt
-                i += 1
-        i += 1
-    return Flags(tuple(inc), tuple(sysinc), tuple(defs), std, tuple(forced))
-
-
-def load_compdb(where: Path) -> dict[Path, Flags]:
-    """Resolved source path -> its flags, from compile_commands.json (a folder or the file)."""
-    f = where / "compile_commands.json" if where.is_dir() else where
-    try:
-        data = json.loads(f.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise HipportError(f"cannot read compile_commands.json: {e.strerror or e}", f) from None
-    except ValueError as e:
-        raise HipportError(f"invalid compile_commands.json: {e}", f) from None
-    if not isinstance(data, list):
-        raise HipportError("compile_commands.json must hold a list of entries", f)
-    out: dict[Path, Flags] = {}
-    for entry in data:
-        if not isinstance(entry, dict) or "file" not in entry:
-            continue
-        d = Path(entry.get("directory") or f.parent)
-        args = entry.get("arguments")
-        if not isinstance(args, list):
-            args = shlex.split(entry.get("command", ""))
-        src = Path(entry["file"])
-        src = (src if src.is_absolute() else d / src).resolve()
-        out[src] = parse_command([str(x) for x in args[1:]], d)
-    return out
-
-
-def cli_flags(includes: Sequence[Path], defines: Sequence[str]) -> Flags:
-    return Flags(tuple(p.resolve() for p in includes), (), tuple(defines))
-
+# --- the tree's values as compiler arguments ----------------------------------------------------
 
 def command_flags(flags: Flags, tree: PortedTree) -> list[str]:
     """Compiler arguments, with folders of the input swapped for their ported copies."""
@@ -242,38 +156,38 @@ def _line_of(path: Path, line: int) -> str:
 _PCH_TROUBLE = re.compile(r"PCH file|precompiled header|pch", re.I)
 # Inline assembly is checked by the backend only: a unit that has some is compiled in full.
 _ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
-_DIRECT = os.environ.get("HIPPORT_VALIDATE_DIRECT") != "0"  # off: every call through hipcc
 
 
-def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: PortedTree,
+def compile_one(tc: Toolchain, entry: Entry, arch: str, flags: list[str], tree: PortedTree,
                 objdir: Path, explain: Explain | None, timeout: float = 900.0,
-                cache: CompileCache | None = None, version: str = "",
-                pch: Precompiled | None = None) -> ArchResult:
-    """hipcc on one unit for one arch. `-fsyntax-only` gives the diagnostics without code
-    generation, unless the unit or a header of the tree holds inline assembly; an answer
-    whose files all hash as before comes from `cache`; `pch` checks an eligible unit with a
-    precompiled runtime header (a failure is checked again without it)."""
+                cache: CompileCache | None = None, pch: Precompiled | None = None) -> ArchResult:
+    """The toolchain's clang on one unit for one arch, with hipcc's options (driver.py).
+    `-fsyntax-only` gives the diagnostics without code generation, unless the unit or a
+    header of the tree holds inline assembly; an answer whose files all hash as before comes
+    from `cache`; `pch` checks an eligible unit with a precompiled runtime header (a failure
+    is checked again without it). `flags` are hipcc-style arguments: include folders,
+    defines, the standard and forced includes, tree values already checked (flags.py)."""
     stem = f"{abs(hash((str(entry.copy), arch)))}-{entry.copy.stem}.{arch}"
     obj, depfile = objdir / f"{stem}.o", objdir / f"{stem}.d"
-    base = [hipcc, "-x", "hip", f"--offload-arch={arch}", *flags]
+    base = ["-x", "hip", f"--offload-arch={arch}", *flags]
     syntax = [*base, "-fsyntax-only", str(entry.copy)]
     full = [*base, "-c", str(entry.copy), "-o", str(obj)]
-    key = cache.key(hipcc, version, arch, flags, entry.copy) if cache is not None else ""
+    key = cache.key(tc.clang, repr(tc), arch, flags, entry.copy) if cache is not None else ""
     hit = cache.get(key) if cache is not None else None
     if hit is not None:
         rc, out, secs, cmd = hit.rc, hit.output, hit.seconds, full if hit.backend else syntax
     else:
         t0 = time.perf_counter()
-        got, out, deps, absent = _check(pch, base, arch, flags, entry, depfile, objdir, timeout)
+        got, out, deps, absent = _check(tc, pch, base, arch, flags, entry, depfile, objdir, timeout)
         cmd = syntax
         if got == 0 and _has_asm(deps, tree):
             cmd = full
-            got, out = _hipcc(full, entry, timeout)
+            got, out = _clang(tc, full, entry, timeout)
         secs = time.perf_counter() - t0
         if got is None:
-            return ArchResult(NOT_RUN, 0.0, f"cannot run hipcc: {out}", [], cmd)
+            return ArchResult(NOT_RUN, 0.0, f"cannot run clang: {out}", [], tc.command(cmd))
         rc = got
-        dirs = _search_dirs(hipcc, flags, deps, entry) if cache is not None and absent else []
+        dirs = _search_dirs(tc, flags, deps, entry) if cache is not None and absent else []
         if cache is not None and rc != 124 and deps:
             cache.put(key, Answer(rc, out, secs, cmd is full), deps, absent, dirs)
         for p in (obj, depfile):
@@ -282,17 +196,17 @@ def compile_one(hipcc: str, entry: Entry, arch: str, flags: list[str], tree: Por
             except OSError:
                 pass
     if rc == 0:
-        return ArchResult(PASS, secs, "", [], cmd, cached=hit is not None)
+        return ArchResult(PASS, secs, "", [], tc.command(cmd), cached=hit is not None)
     diags = errors_map.parse(out)
     map_diagnostics(diags, tree, entry.copy.parent, explain, f"hipcc {arch}")
     reason = ""
     if not diags:
         tail = [x for x in out.splitlines() if x.strip()][-3:]
-        reason = " | ".join(tail) or f"hipcc exited {rc}"
-    return ArchResult(FAIL, secs, reason, diags[:MAX_ERRORS], cmd, cached=hit is not None)
+        reason = " | ".join(tail) or f"clang exited {rc}"
+    return ArchResult(FAIL, secs, reason, diags[:MAX_ERRORS], tc.command(cmd), cached=hit is not None)
 
 
-def _check(pch: Precompiled | None, base: list[str], arch: str, flags: list[str], entry: Entry,
+def _check(tc: Toolchain, pch: Precompiled | None, base: list[str], arch: str, flags: list[str], entry: Entry,
            depfile: Path, objdir: Path, timeout: float) -> tuple[int | None, str, list[str], list[str]]:
     """The diagnostics-only check, host side then device side, with the precompiled runtime
     header where the unit can use it (checked again without it when it is refused):
@@ -306,17 +220,17 @@ def _check(pch: Precompiled | None, base: list[str], arch: str, flags: list[str]
             data = b""
         names = functools.partial(pch.names, arch, flags)
         pair = pch.pair(arch, flags) if data and pch_eligible(data, flags, entry.copy.parent, names) else None
-    got, out, deps, absent = _sides(base, pair, entry, depfile, objdir, timeout)
+    got, out, deps, absent = _sides(tc, base, pair, entry, depfile, objdir, timeout)
     if pair is not None and got not in (None, 0) and _PCH_TROUBLE.search(out):
-        got, out, deps, absent = _sides(base, None, entry, depfile, objdir, timeout)
+        got, out, deps, absent = _sides(tc, base, None, entry, depfile, objdir, timeout)
     return got, out, deps, absent
 
 
-def _sides(base: list[str], pair: tuple[Path, Path] | None, entry: Entry, depfile: Path, objdir: Path,
-           timeout: float) -> tuple[int | None, str, list[str], list[str]]:
+def _sides(tc: Toolchain, base: list[str], pair: tuple[Path, Path] | None, entry: Entry, depfile: Path,
+           objdir: Path, timeout: float) -> tuple[int | None, str, list[str], list[str]]:
     unit = str(entry.copy)
     host = ["-include-pch", str(pair[0])] if pair else []
-    rc1, out1 = _hipcc([*base, "--cuda-host-only", *host, "-fsyntax-only", "-MD", "-MF", str(depfile), unit],
+    rc1, out1 = _clang(tc, [*base, "--cuda-host-only", *host, "-fsyntax-only", "-MD", "-MF", str(depfile), unit],
                        entry, timeout)
     scratch = os.path.normpath(str(objdir)) + os.sep  # the precompiled header and its source
     deps = [d for d in _deps(depfile, entry) if not d.startswith(scratch)]
@@ -324,37 +238,28 @@ def _sides(base: list[str], pair: tuple[Path, Path] | None, entry: Entry, depfil
     if rc1 not in (None, 0, 124) and not deps:
         # A missing header stops the compile before it writes its dependencies: the
         # preprocessor alone lists them, the missing ones by the name they were asked by.
-        deps, absent = _listed_deps(base, entry, timeout)
+        deps, absent = _listed_deps(tc, base, entry, timeout)
     if rc1 is None or rc1 == 124:
         return rc1, out1, deps, absent
     if rc1 != 0 or not holds_device_code(unit, deps):
         # hipcc too stops at the host side's errors: the device side's come once it passes.
         return rc1, out1, deps, absent
     dev = ["-include-pch", str(pair[1])] if pair else []
-    rc2, out2 = _hipcc([*base, "--cuda-device-only", *dev, "-fsyntax-only", unit], entry, timeout)
+    rc2, out2 = _clang(tc, [*base, "--cuda-device-only", *dev, "-fsyntax-only", unit], entry, timeout)
     if rc2 is None:
         return None, out2, deps, absent
     return (rc1 or rc2), out1 + out2, deps, absent
 
 
-def _argv(cmd: list[str]) -> list[str]:
-    """What to run for the hipcc command `cmd`: hipcc's own clang command where it can be
-    (see driver), else `cmd`."""
-    arch = next((a.split("=", 1)[1] for a in cmd if a.startswith("--offload-arch=")), None)
-    if arch and _DIRECT:
-        known = driver.direct(cmd[0], arch)
-        return (known.command(cmd[1:]) if known else None) or cmd
-    return cmd
-
-
-def _hipcc(cmd: list[str], entry: Entry, timeout: float) -> tuple[int | None, str]:
-    """(exit code, output); (None, why) when hipcc cannot be started."""
-    run = _argv(cmd)
+def _clang(tc: Toolchain, args: list[str], entry: Entry, timeout: float) -> tuple[int | None, str]:
+    """The toolchain's clang on hipcc-style `args`, from an argv list: (exit code, output);
+    (None, why) when it cannot be started."""
     try:
-        p = subprocess.run(run, cwd=entry.copy.parent, env=toolchains.amd_env(), stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout)
+        p = subprocess.run(tc.command(args), cwd=entry.copy.parent, env=toolchains.amd_env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                           timeout=timeout)
     except subprocess.TimeoutExpired:
-        return 124, f"hipcc: error: timed out after {timeout:.0f}s"
+        return 124, f"clang: error: timed out after {timeout:.0f}s"
     except OSError as e:
         return None, str(e)
     # surrogateescape: a file name that is not UTF-8 keeps its bytes, so its diagnostics map
@@ -370,12 +275,12 @@ def _deps(depfile: Path, entry: Entry) -> list[str]:
     return read_depfile(text, entry.copy.parent)
 
 
-def _listed_deps(base: list[str], entry: Entry, timeout: float) -> tuple[list[str], list[str]]:
+def _listed_deps(tc: Toolchain, base: list[str], entry: Entry, timeout: float) -> tuple[list[str], list[str]]:
     """(files found, names not found) of the unit, from `-M -MG` (preprocessing only)."""
     try:
         # hipcc checks dependencies on the host side (-M adds --cuda-host-only)
-        p = subprocess.run(_argv([*base, "--cuda-host-only", "-M", "-MG", str(entry.copy)]), cwd=entry.copy.parent,
-                           env=toolchains.amd_env(),
+        p = subprocess.run(tc.command([*base, "--cuda-host-only", "-M", "-MG", str(entry.copy)]),
+                           cwd=entry.copy.parent, env=toolchains.amd_env(),
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
                            timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
@@ -388,7 +293,7 @@ def _listed_deps(base: list[str], entry: Entry, timeout: float) -> tuple[list[st
     return found, [d for d in named if not os.path.isabs(d) and not os.path.exists(here / d)]
 
 
-def _search_dirs(hipcc: str, flags: list[str], deps: list[str], entry: Entry) -> list[str]:
+def _search_dirs(tc: Toolchain, flags: list[str], deps: list[str], entry: Entry) -> list[str]:
     """Every folder a missing header could appear in: the -I and -isystem folders, the
     folders of the files it read (quoted includes) and the compiler's own list."""
     dirs = [entry.copy.parent.as_posix()]
@@ -399,26 +304,25 @@ def _search_dirs(hipcc: str, flags: list[str], deps: list[str], entry: Entry) ->
         elif f.startswith("-I"):
             dirs.append(f[2:])
     dirs += [os.path.dirname(d) for d in deps]
-    dirs += _system_dirs(hipcc)
+    dirs += system_dirs(tc)
     return list(dict.fromkeys(os.path.normpath(d) for d in dirs if d))
 
 
 @functools.cache
-def _system_dirs(hipcc: str) -> tuple[str, ...]:
-    got, out = _hipcc_in([hipcc, "-x", "hip", "-E", "-v", os.devnull, "-o", os.devnull])
-    if got != 0 or "search starts here" not in out:
+def system_dirs(tc: Toolchain) -> tuple[str, ...]:
+    """The folders the toolchain's compiler searches for `#include <...>` by default (its
+    own options included), as `-E -v` lists them."""
+    try:
+        p = subprocess.run(tc.command(["-x", "hip", "-E", "-v", os.devnull, "-o", os.devnull]),
+                           env=toolchains.amd_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    out = p.stdout.decode("utf-8", "replace")
+    if p.returncode != 0 or "search starts here" not in out:
         return ()
     block = out.split("#include <...> search starts here:", 1)[-1].split("End of search list.", 1)[0]
     return tuple(x.strip() for x in block.splitlines() if x.strip())
-
-
-def _hipcc_in(cmd: list[str]) -> tuple[int | None, str]:
-    try:
-        p = subprocess.run(cmd, env=toolchains.amd_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return None, str(e)
-    return p.returncode, p.stdout.decode("utf-8", "replace")
 
 
 def _has_asm(deps: list[str], tree: PortedTree) -> bool:
@@ -436,16 +340,16 @@ def _has_asm(deps: list[str], tree: PortedTree) -> bool:
 
 def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
                   flags_for: Callable[[Entry], list[str]], jobs: int = 0,
-                  explain: Explain | None = None, hipcc: str | None = None,
+                  explain: Explain | None = None, toolchain: Toolchain | None = None,
                   skipped: Sequence[tuple[str, str]] = (),
                   progress: Callable[[int, int], None] | None = None,
                   cache_dir: Path | None = None, use_pch: bool = True) -> list[UnitResult]:
     """Compile every unit for every arch; archs in `skipped` are recorded as not run.
     With `cache_dir`, answers of units whose files are unchanged are reused."""
     results = [UnitResult(u.display, str(u.copy)) for u in units]
-    info = toolchains.hipcc_info() if hipcc is None else toolchains.Hipcc(hipcc, "")
-    if info is None or not info.ok:
-        why = "hipcc not found" if info is None else f"hipcc does not work: {info.error}"
+    tc = toolchain or toolchains.amd_toolchain()
+    if tc is None or not tc.ok:
+        why = "HIP for AMD not found (no hipcc on PATH, in /opt/rocm or /usr)" if tc is None else f"HIP for AMD does not work: {tc.error}"
         for r in results:
             for a in archs:
                 r.archs[a] = ArchResult(NOT_RUN, reason=why)
@@ -460,9 +364,9 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
     with tempfile.TemporaryDirectory(prefix="hipport-objs-") as objdir, \
             ThreadPoolExecutor(max_workers=max(1, min(workers, len(tasks) or 1))) as ex:
         cache = CompileCache(cache_dir, tree.root) if cache_dir is not None else None
-        pch = Precompiled(info.path, Path(objdir)) if use_pch else None
-        futs = {ex.submit(compile_one, info.path, units[i], a, flags_for(units[i]), tree,
-                          Path(objdir), explain, cache=cache, version=info.version, pch=pch): (i, a)
+        pch = Precompiled(tc, Path(objdir)) if use_pch else None
+        futs = {ex.submit(compile_one, tc, units[i], a, flags_for(units[i]), tree,
+                          Path(objdir), explain, cache=cache, pch=pch): (i, a)
                 for i, a in tasks}
         per: dict[tuple[int, str], ArchResult] = {}
         from concurrent.futures import as_completed

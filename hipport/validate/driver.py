@@ -1,127 +1,126 @@
-"""hipcc's own clang command, learned once per run, for the compile check's many small calls.
+"""A HIP toolchain for AMD as data, and the clang command it runs for a hipcc-style call.
 
-Debian's hipcc is a Perl script that spends about a quarter of a CPU-second per call (Perl,
-`uname`, a shell) working out the same clang command again; the check makes two calls per
-unit, so on a few hundred units that is a third of its time. hipcc says what it runs when
-`HIPCC_VERBOSE=1`: a probe call of the check's own shape shows the clang, the options hipcc
-puts before the caller's arguments and the ones it puts after. A later call whose arguments
-hipcc passes through untouched (include folders, defines, the language standard, dependency
-files, host or device side, a precompiled header, `-fsyntax-only`, `-M` on the host side)
-runs that command with its own arguments in the middle, the very command hipcc would have
-run. Any other call, or a hipcc whose output is not understood, goes through hipcc.
+Debian's hipcc (HIP 5.2) is a Perl script that joins clang's path, its own options, the
+caller's arguments and some libraries into one string and hands it to a shell; an argument
+ending in `.a` or `.lo`, or a line of an `@file`, is unpacked with more shell commands. So
+hipport never runs hipcc: `toolchains.py` reads what hipcc would add from the
+installation's files into a `Toolchain` (a frozen record: the clang, the versions and the
+option lists), and `Toolchain.command(args)` puts those options around `args` the way
+hipcc.pl does for the AMD platform, giving an argv list to run as it is:
+
+    clang  [C options  -O3]                   when a C input is compiled
+           [C++ options --offload-arch=A...   when a C++ or HIP input is compiled
+            (--cuda-host-only with -M) -O3 (-mllvm inlining options) --hip-device-lib-path=D]
+           [link options -O3 system libraries] unless -c, -E or -M (hipcc adds them even to
+                                                -fsyntax-only and -S, where clang ignores them)
+           ARGS, with `-x hip` / `-x c` before an input hipcc would mark so
+           [libraries after the inputs]        unless -c, -E or -M
+
+`-O3` is hipcc's default only when the call gives no `-O`; the inlining options are left out
+at `-O0`, as hipcc leaves them. `tests/validate/test_driver.py` checks the command word for
+word against the one hipcc prints (HIPCC_VERBOSE=1) for every call shape hipport makes.
+A second toolchain (another HIP unpacked elsewhere) is another `Toolchain` value.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
-import subprocess
-import tempfile
-import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from hipport.validate import toolchains
-
-# Arguments hipcc passes through to clang as they are, without changing its own options.
-_PLAIN = re.compile(r"-[IDU].+|-std=\S+|-W[^l,].*|-w|-fsyntax-only|-MD|--cuda-(host|device)-only")
-_WITH_VALUE = {"-I", "-D", "-U", "-isystem", "-include", "-include-pch", "-MF"}
-# A word that does not start with "-" is an input to hipcc, which unpacks these itself.
-_HIPCC_INPUT = re.compile(r"@.*|.*\.(a|lo)")
+_ARCH_OPTIONS = ("--offload-arch=", "--amdgpu-target=")
+# Options whose value is the next word: that word is not an input file.
+_TAKES_VALUE = frozenset({"-o", "-I", "-D", "-U", "-isystem", "-iquote", "-idirafter", "-include",
+                          "-include-pch", "-MF", "-MT", "-MQ", "-Xclang", "-mllvm", "-L"})
+# hipcc compiles these as HIP when no `-x` comes first (HIP_COMPILE_CXX_AS_HIP, its default).
+_HIP_SUFFIXES = (".cpp", ".cxx", ".cc", ".C", ".cu", ".cuh", ".hip")
 
 
 @dataclass(frozen=True)
-class Direct:
-    """hipcc's command for one arch: clang and hipcc's options ahead of the caller's
-    arguments (`before`, which holds the --offload-arch) and after them (`after`)."""
+class Toolchain:
+    """One HIP installation's compiler for AMD GPUs: what hipcc would run, as data."""
 
-    arch: str
-    before: tuple[str, ...]
-    after: tuple[str, ...]
+    name: str  # "hip-5.2": how listings and results name it
+    clang: str  # the clang++ hipcc runs (absolute)
+    hip_version: str  # "5.2.21153"
+    clang_version: str  # "15.0.6"
+    rocm_path: str
+    c_options: tuple[str, ...] = ()  # ahead of a C input's arguments
+    cxx_options: tuple[str, ...] = ()  # ahead of a C++ or HIP input's arguments (before the archs)
+    inline_options: tuple[str, ...] = ()  # HIP, unless -O0: -mllvm -amdgpu-early-inline-all=true ...
+    device_lib_options: tuple[str, ...] = ()  # HIP: --hip-device-lib-path=...
+    link_options: tuple[str, ...] = ()  # when linking, ahead of the arguments (before -O3)
+    system_libraries: tuple[str, ...] = ()  # when linking, after -O3: -lgcc_s -lgcc ...
+    libraries: tuple[str, ...] = ()  # when linking, after the arguments: -lamdhip64 ...
+    default_optimization: str = "-O3"
+    error: str = ""  # why it cannot compile (its clang is missing, ...); "" when it can
 
-    def command(self, args: list[str]) -> list[str] | None:
-        """The clang command hipcc would run for `hipcc *args`; None when hipcc might treat
-        `args` otherwise than the probe (then call hipcc)."""
-        if args[:2] != ["-x", "hip"] or len(args) < 4:
-            return None
-        rest, unit = args[2:-1], args[-1]
-        if unit.startswith("-") or _HIPCC_INPUT.fullmatch(unit):
-            return None
-        mine: list[str] = []
-        it = iter(rest)
-        for a in it:
-            if a == f"--offload-arch={self.arch}":
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    @property
+    def version(self) -> str:
+        """"HIP 5.2.21153 / clang 15.0.6": for people and cache keys."""
+        return f"HIP {self.hip_version} / clang {self.clang_version}"
+
+    def command(self, args: Sequence[str]) -> list[str]:
+        """The argv hipcc would run for `hipcc ARGS` on the AMD platform (see the module doc)."""
+        archs: list[str] = []
+        tool: list[str] = []
+        lang: str | None = None  # the language a `-x` named
+        has_c = has_hip = need_c = need_cxx = compile_only = deps = False
+        opt = ""
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a.startswith(_ARCH_OPTIONS):
+                archs.append(a.split("=", 1)[1])
+                i += 1
                 continue
-            if a in _WITH_VALUE:
-                v = next(it, None)
-                if v is None or _HIPCC_INPUT.fullmatch(v):
-                    return None
-                mine += [a, v]
-            elif _PLAIN.fullmatch(a) or a == "-MG":
-                mine.append(a)
-            elif a == "-M" and "--cuda-host-only" in rest:
-                mine.append(a)  # hipcc's -M adds --cuda-host-only, here already
-            else:
-                return None
-        if len(rest) == len(mine) or f"--offload-arch={self.arch}" not in rest:
-            return None
-        return [*self.before, "-x", "hip", *mine, unit, *self.after]
-
-
-_lock = threading.Lock()
-_learned: dict[tuple[str, str], Direct | None] = {}
-
-
-def direct(hipcc: str, arch: str) -> Direct | None:
-    """hipcc's command for `arch`, learned on first use in this process (None: call hipcc)."""
-    key = (hipcc, arch)
-    with _lock:
-        if key not in _learned:
-            _learned[key] = _learn(hipcc, arch)
-        return _learned[key]
-
-
-def _learn(hipcc: str, arch: str) -> Direct | None:
-    with tempfile.TemporaryDirectory(prefix="hipport-driver-") as d:
-        probe = str(Path(d) / "probe.hip")
-        Path(probe).write_text("int hipport_probe;\n", encoding="utf-8")
-        env = toolchains.amd_env()
-        env["HIPCC_VERBOSE"] = "1"
-        args = ["-x", "hip", f"--offload-arch={arch}", "-fsyntax-only", probe]
-        try:
-            p = subprocess.run([hipcc, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, timeout=120)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        out = p.stdout.decode("utf-8", "replace")
-        m = re.search(r"^hipcc-cmd:\s*(.+)$", out, re.M)
-        if p.returncode != 0 or m is None:
-            return None
-        learned = parse(m.group(1), arch, probe)
-        if learned is None:
-            return None
-        # The learned command must do what hipcc did on the probe.
-        cmd = learned.command(args)
-        try:
-            q = subprocess.run(cmd or [], env=toolchains.amd_env(), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, timeout=120)
-        except (OSError, subprocess.TimeoutExpired, IndexError):
-            return None
-        return learned if q.returncode == 0 else None
-
-
-def parse(line: str, arch: str, probe: str) -> Direct | None:
-    """The Direct of a `hipcc-cmd:` line printed for the probe call `-x hip
-    --offload-arch=ARCH -fsyntax-only PROBE`; None unless it has exactly that shape."""
-    try:
-        words = shlex.split(line)
-    except ValueError:
-        return None
-    tail = ["-x", "hip", "-fsyntax-only", probe]
-    at = [i for i in range(len(words)) if words[i:i + 4] == tail]
-    if len(at) != 1 or words.count(f"--offload-arch={arch}") != 1:
-        return None
-    before, after = words[:at[0]], words[at[0] + 4:]
-    if not before or f"--offload-arch={arch}" not in before or probe in after:
-        return None
-    return Direct(arch, tuple(before), tuple(after))
+            if a in ("-c", "-E", "-M"):
+                compile_only = True
+                deps = deps or a == "-M"
+            if a.startswith("-O"):
+                opt = a
+            if a == "-x" and i + 1 < len(args):
+                lang = args[i + 1]
+                has_c, has_hip = lang == "c", lang == "hip"
+                tool += [a, lang]
+                i += 2
+                continue
+            if a in _TAKES_VALUE and i + 1 < len(args):
+                tool += [a, args[i + 1]]
+                i += 2
+                continue
+            if not a.startswith("-"):  # an input
+                if lang is None and a.endswith(".c"):
+                    has_c = True
+                    tool += ["-x", "c"]
+                elif lang is None and a.endswith(_HIP_SUFFIXES):
+                    has_hip = True
+                    tool += ["-x", "hip"]
+                if has_c:
+                    need_c = True
+                elif has_hip or lang == "c++":
+                    need_cxx = True
+            tool.append(a)
+            i += 1
+        default = [] if opt else [self.default_optimization]
+        cmd = [self.clang]
+        if need_c:
+            cmd += [*self.c_options, *default]
+        if need_cxx:
+            cmd += self.cxx_options
+            if has_hip:
+                cmd += [f"--offload-arch={a}" for a in archs]
+            if deps:
+                cmd.append("--cuda-host-only")  # hipcc's -M checks the host side
+            cmd += default
+            if has_hip:
+                cmd += [*(self.inline_options if opt != "-O0" else ()), *self.device_lib_options]
+        if not compile_only:
+            cmd += [*self.link_options, *default, *self.system_libraries]
+        cmd += tool
+        if not compile_only:
+            cmd += self.libraries
+        return cmd

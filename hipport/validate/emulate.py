@@ -19,7 +19,8 @@ from pathlib import Path
 from hipport.config import Config
 from hipport.errors import HipportError
 from hipport.validate import errors_map, project
-from hipport.validate.compile import Flags, map_diagnostics
+from hipport.validate.compile import map_diagnostics
+from hipport.validate.flags import Checker, cli_flags
 from hipport.validate.tree import PortedTree
 from hipport.workspace import PORTED_ROLES, discover, role_of
 
@@ -99,9 +100,12 @@ def emulate(o: EmulateOptions, config: Config, err=None) -> int:  # noqa: ANN001
         if not cuda:
             _force_launches(tree, src, cfg)
         sources = [(e.wf.display, e.wf.path.resolve()) for e in tree.entries if e.wf is not None]
-        progs = [p for p in project.find_programs(sources, stop) if p.main == src.resolve()]
+        checker = Checker(stop, (), o.includes)  # the project's build-file values are checked first
+        progs = [p for p in project.find_programs(sources, stop, checker.flags) if p.main == src.resolve()]
+        for note in checker.dropped:
+            say(str(note))
         prog = progs[0] if progs else project.Program(str(src), src.resolve(), [src.resolve()])
-        flags = prog.flags.merged(Flags(tuple(p.resolve() for p in o.includes), (), tuple(o.defines)))
+        flags = prog.flags.merged(cli_flags(o.includes, o.defines))
         copies = []
         for s in prog.sources:
             e = tree.entry_for_original(s)

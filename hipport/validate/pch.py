@@ -25,6 +25,7 @@ from pathlib import Path
 
 from hipport.validate import toolchains
 from hipport.validate.compilecache import read_depfile
+from hipport.validate.driver import Toolchain
 
 _COMMENTS = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)[ \t]*(.*)", re.S)
@@ -165,8 +166,8 @@ class Precompiled:
     """The precompiled headers of one run, built on first use: one pair (host, device) per
     arch and per language flags (-D, -U, -std), in `folder`."""
 
-    def __init__(self, hipcc: str, folder: Path) -> None:
-        self.hipcc = hipcc
+    def __init__(self, tc: Toolchain, folder: Path) -> None:
+        self.tc = tc
         self.folder = folder
         self._lock = threading.Lock()
         self._pairs: dict[tuple[str, ...], tuple[Path, Path] | None] = {}
@@ -210,10 +211,10 @@ class Precompiled:
         src = self.folder / f"pch{n}.h"
         src.write_text("#include <hip/hip_runtime.h>\n")
         host, dev = self.folder / f"pch{n}-host.pch", self.folder / f"pch{n}-{arch}.pch"
-        base = [self.hipcc, "-x", "hip", f"--offload-arch={arch}", *lang, "-Xclang", "-emit-pch"]
+        base = ["-x", "hip", f"--offload-arch={arch}", *lang, "-Xclang", "-emit-pch"]
         deps = [self.folder / f"pch{n}-host.d", self.folder / f"pch{n}-{arch}.d"]
-        cmds = ([*base, "--cuda-host-only", "-MD", "-MF", str(deps[0]), "-c", "-o", str(host), str(src)],
-                [*base, "--cuda-device-only", "-MD", "-MF", str(deps[1]), "-S", "-o", str(dev), str(src)])
+        cmds = (self.tc.command([*base, "--cuda-host-only", "-MD", "-MF", str(deps[0]), "-c", "-o", str(host), str(src)]),
+                self.tc.command([*base, "--cuda-device-only", "-MD", "-MF", str(deps[1]), "-S", "-o", str(dev), str(src)]))
         # Both sides at once: every unit of the run waits for them.
         procs: list[subprocess.Popen[bytes]] = []
         try:

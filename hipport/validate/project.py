@@ -4,6 +4,8 @@ Without compile_commands.json, hipport reads the project's own build files the s
 CMakeLists.txt (`add_executable`, `include_directories`, `target_include_directories`,
 `add_compile_definitions`, `CMAKE_CXX_STANDARD`) and Makefiles (`-I`, `-D`, `-std=`). It is a
 best effort that covers sample-sized projects; `-p DIR` and `-I/-D` take over when given.
+The values read are tree values with their file and line (flags.Value): nothing here decides
+whether they reach a compiler; flags.Checker does.
 
 A *program* is a source file with `main` (plus the sources its CMake target lists, or the
 other sources of its project folder that have no `main`), or a `[[validate.programs]]` entry of
@@ -13,15 +15,17 @@ the configuration file. Its expected output is `NAME.expected` next to the main 
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 import tomllib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hipport.errors import HipportError
-from hipport.validate.compile import Flags
+from hipport.validate.flags import DEFINE, INCLUDE, STD, Flags, Value
 from hipport.validate.tree import TU_EXT, has_main
 
 BUILD_FILES = ("CMakeLists.txt", "Makefile", "makefile", "GNUmakefile")
@@ -80,12 +84,25 @@ def _expand(s: str, d: Path) -> str | None:
     return None if ("${" in s or "$<" in s) else s
 
 
+def _items(arg: str) -> list[str]:
+    """A CMake argument as the list CMake makes of it: a `;` separates items (quoted or not)."""
+    return [x for x in arg.split(";") if x]
+
+
+def _line(text: str, at: int) -> int:
+    return text.count("\n", 0, at) + 1
+
+
+def _line_in_command(text: str, m: re.Match[str], item: str) -> int:
+    """The line of `item` in the command `m` matched (else the command's first line)."""
+    k = m.group(2).find(item)
+    return _line(text, m.start(2) + k if k >= 0 else m.start())
+
+
 @dataclass
 class CMakeInfo:
     executables: dict[str, list[Path]] = field(default_factory=dict)
-    includes: list[Path] = field(default_factory=list)
-    defines: list[str] = field(default_factory=list)
-    std: str | None = None
+    values: list[Value] = field(default_factory=list)  # include folders, defines, the standard
 
 
 def read_cmake(path: Path) -> CMakeInfo:
@@ -95,12 +112,13 @@ def read_cmake(path: Path) -> CMakeInfo:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return info
-    text = re.sub(r"#[^\n]*", "", text)
+    text = re.sub(r"#[^\n]*", "", text)  # keeps the lines where they are
     for m in _CMAKE_CMD.finditer(text):
         cmd = m.group(1).lower()
         args = _cmake_args(m.group(2))
         if not args:
             continue
+        line_of = functools.partial(_line_in_command, text, m)
         if cmd == "add_executable":
             srcs = [_expand(a, d) for a in args[1:] if a not in _KEYWORDS]
             info.executables[args[0]] = [(d / s).resolve() for s in srcs if s and Path(s).suffix.lower() in TU_EXT]
@@ -109,48 +127,60 @@ def read_cmake(path: Path) -> CMakeInfo:
             for a in rest:
                 if a in _KEYWORDS:
                     continue
-                e = _expand(a, d)
-                if e:
-                    info.includes.append((d / e).resolve())
+                e = _expand(a, d)  # a variable it cannot expand: not read
+                for item in _items(e) if e else []:
+                    info.values.append(Value(INCLUDE, item, path, line_of(item), d))
         elif cmd in ("add_compile_definitions", "add_definitions", "target_compile_definitions"):
             rest = args if cmd != "target_compile_definitions" else args[1:]
             for a in rest:
-                if a in _KEYWORDS:
+                if a in _KEYWORDS or "$" in a:  # a variable or generator expression: not read
                     continue
-                a = a[2:] if a.startswith("-D") else a
-                if a and "$" not in a and not a.startswith("-"):
-                    info.defines.append(a)
-        elif cmd == "set" and args[0] in ("CMAKE_CXX_STANDARD", "CMAKE_CUDA_STANDARD") and len(args) > 1:
-            if args[1].isdigit() and (info.std is None or args[0] == "CMAKE_CXX_STANDARD"):
-                info.std = f"c++{args[1]}"
+                for item in _items(a):
+                    name = item[2:] if item.startswith("-D") else item  # CMake drops a leading -D
+                    info.values.append(Value(DEFINE, name, path, line_of(item), d))
+        elif cmd == "set" and args[0] in ("CMAKE_CXX_STANDARD", "CMAKE_CUDA_STANDARD") and len(args) > 1 \
+                and "$" not in args[1]:
+            std = [v for v in info.values if v.kind == STD]
+            if not std or args[0] == "CMAKE_CXX_STANDARD":  # C++'s standard wins over CUDA's
+                info.values = [v for v in info.values if v.kind != STD]
+                info.values.append(Value(STD, f"c++{args[1]}", path, line_of(args[1]), d))
     return info
 
 
-def read_makefile(path: Path) -> Flags:
+# Makefiles: -I, -D and -std= words anywhere (a value naming a make variable is not read).
+_MAKE_INCLUDE = re.compile(r"(?<!\S)-I[ \t]*([^\s$()]+)")
+_MAKE_DEFINE = re.compile(r"(?<!\S)-D[ \t]*([^\s$()]+)")
+_MAKE_STD = re.compile(r"(?<!\S)-?-std=(c\+\+\w+|gnu\+\+\w+)")
+
+
+def read_makefile(path: Path) -> list[Value]:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return Flags()
+        return []
     d = path.parent
-    inc = [(d / m.group(1)).resolve() for m in re.finditer(r"(?<!\S)-I\s*([^\s$()]+)", text)]
-    defs = [m.group(1) for m in re.finditer(r"(?<!\S)-D\s*([A-Za-z_]\w*(?:=[^\s$()]*)?)", text)]
-    std = re.search(r"(?<!\S)-?-std=(c\+\+\w+|gnu\+\+\w+)", text)
-    return Flags(tuple(inc), (), tuple(defs), std.group(1) if std else None)
+    out = [Value(INCLUDE, m.group(1), path, _line(text, m.start()), d) for m in _MAKE_INCLUDE.finditer(text)]
+    out += [Value(DEFINE, m.group(1), path, _line(text, m.start()), d) for m in _MAKE_DEFINE.finditer(text)]
+    std = _MAKE_STD.search(text)
+    if std:
+        out.append(Value(STD, std.group(1), path, _line(text, std.start()), d))
+    return out
 
 
-def project_flags(pdir: Path | None) -> Flags:
+def project_values(pdir: Path | None) -> list[Value]:
+    """The include folders, defines and standard the project's own build files give, each
+    with its file and line, not yet checked (flags.Checker checks them)."""
     if pdir is None:
-        return Flags()
-    flags = Flags()
+        return []
+    values: list[Value] = []
     cm = pdir / "CMakeLists.txt"
     if cm.is_file():
-        info = read_cmake(cm)
-        flags = flags.merged(Flags(tuple(info.includes), (), tuple(info.defines), info.std))
+        values += read_cmake(cm).values
     for n in BUILD_FILES[1:]:
         mk = pdir / n
         if mk.is_file():
-            flags = flags.merged(read_makefile(mk))
-    return flags
+            values += read_makefile(mk)
+    return values
 
 
 # --- programs ---------------------------------------------------------------------------------
@@ -166,8 +196,12 @@ def expected_for(main: Path, pdir: Path | None) -> Path | None:
     return None
 
 
-def find_programs(sources: list[tuple[str, Path]], stop: Path) -> list[Program]:
-    """Programs among `sources` ((display, absolute path) of every C/C++/CUDA source)."""
+Check = Callable[[Sequence[Value]], Flags]  # a tree's values -> the flags that pass (flags.Checker)
+
+
+def find_programs(sources: list[tuple[str, Path]], stop: Path, check: Check) -> list[Program]:
+    """Programs among `sources` ((display, absolute path) of every C/C++/CUDA source); their
+    flags are their project's build-file values that pass `check`."""
     data: dict[Path, bytes] = {}
     for _, p in sources:
         try:
@@ -191,11 +225,11 @@ def find_programs(sources: list[tuple[str, Path]], stop: Path) -> list[Program]:
                           and q.is_relative_to(scope) and not has_main(data.get(q, b""))
                           and (pdir is not None or q.parent == p.parent)]
         progs.append(Program(display, p, srcs, expected=expected_for(p, pdir),
-                             flags=project_flags(pdir), project_dir=pdir))
+                             flags=check(project_values(pdir)), project_dir=pdir))
     return progs
 
 
-def configured_programs(config_file: Path | None) -> list[Program]:
+def configured_programs(config_file: Path | None, check: Check) -> list[Program]:
     """`[[validate.programs]]` (or `[[tool.hipport.validate.programs]]`, or `[[programs]]` in a
     file given with `validate --programs FILE`) entries:
 
@@ -203,13 +237,15 @@ def configured_programs(config_file: Path | None) -> list[Program]:
     expected = "expected.txt"; include = ["include"]; defines = ["USE_X=1"]; stdin = "...";
     passed_when = "All results match" (a regular expression: the program's own check passed,
     stop it there); shrink = { B = 2, T = 64 } (integer sizes of the main file to run at).
-    Paths are relative to the configuration file.
+    Paths are relative to the configuration file. `include`, `defines` and `std` are tree
+    values: what passes `check` becomes the program's flags.
     """
     if config_file is None or not config_file.is_file():
         return []
     try:
-        data = tomllib.loads(config_file.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
+        text = config_file.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return []
     if config_file.name == "pyproject.toml":
         data = data.get("tool", {}).get("hipport", {})
@@ -229,8 +265,10 @@ def configured_programs(config_file: Path | None) -> list[Program]:
         args = e.get("args", [])
         args = shlex.split(args) if isinstance(args, str) else [str(a) for a in args]
         exp = e.get("expected")
-        flags = Flags(tuple((base / p).resolve() for p in _list(e.get("include", []))), (),
-                      tuple(_list(e.get("defines", []))), e.get("std"))
+        values = [Value(kind, v, config_file, _key_line(text, i, key), base)
+                  for key, kind in (("include", INCLUDE), ("defines", DEFINE), ("std", STD))
+                  for v in _list(e.get(key, []))]
+        flags = check(values)
         passed = e.get("passed_when")
         if passed is not None:
             try:
@@ -265,6 +303,22 @@ def shrunk(text: str, sizes: tuple[tuple[str, str], ...]) -> tuple[str, list[str
 
 _INTEGER = (r"(?:(?:unsigned|signed)\s+)?(?:int|long\s+long|long|short|size_t|ssize_t|"
             r"u?int(?:8|16|32|64)_t)(?:\s+int)?")
+
+
+_PROGRAMS_TABLE = re.compile(r"\s*\[\[\s*(?:tool\.hipport\.)?(?:validate\.)?programs\s*\]\]")
+
+
+def _key_line(text: str, entry: int, key: str) -> int | None:
+    """The line of `key = ...` in the `entry`-th (0-based) [[programs]] table of `text`."""
+    seen = -1
+    for n, line in enumerate(text.splitlines(), 1):
+        if _PROGRAMS_TABLE.match(line):
+            seen += 1
+        elif seen == entry and re.match(rf"\s*{re.escape(key)}\s*=", line):
+            return n
+        elif seen == entry and line.lstrip().startswith("["):
+            break
+    return None
 
 
 def _list(v: Any) -> list[str]:

@@ -473,21 +473,23 @@ def _is_gpu_source(path: Path) -> bool:
     return re.search(rb"__global__|<<<|hipLaunchKernelGGL|__device__", head) is not None
 
 
-def build_program(prefix: Sequence[str], env: dict[str, str] | None, sources: Sequence[Path],
+def build_program(compiler: Callable[[list[str]], list[str]], env: dict[str, str] | None, sources: Sequence[Path],
                   gpu_lang: Sequence[str], flags: Sequence[str], out: Path, tree: PortedTree | None,
                   explain: Explain | None, tool: str, link: Sequence[str] = ()) -> tuple[bool, list[Diagnostic], str]:
     """Compile each source to an object (GPU sources with `gpu_lang`, e.g. `-x hip`; others as
-    host C++, as the project's own build would), then link."""
+    the compiler takes them by their name, as the project's own build would), then link.
+    `compiler` turns compiler arguments into the argv to run (a toolchain's clang with
+    hipcc's options, or nvcc with its own); nothing goes through a shell."""
     objs: list[str] = []
     for i, src in enumerate(sources):
         obj = out.parent / f"{out.name}.{i}.{src.stem}.o"
         lang = list(gpu_lang) if gpu_lang and _is_gpu_source(src) else []
-        ok, diags, tail = _build([*prefix, *lang, *flags, "-c", str(src), "-o", str(obj)], env, src.parent,
+        ok, diags, tail = _build(compiler([*lang, *flags, "-c", str(src), "-o", str(obj)]), env, src.parent,
                                  tree, explain, tool)
         if not ok:
             return ok, diags, tail
         objs.append(str(obj))
-    return _build([*prefix, *objs, *link, "-o", str(out)], env, out.parent, tree, explain, f"{tool} link")
+    return _build(compiler([*objs, *link, "-o", str(out)]), env, out.parent, tree, explain, f"{tool} link")
 
 
 def amd_gpu_leg(program: Program, tree: PortedTree | None, workdir: Path, timeout: float,
@@ -495,17 +497,17 @@ def amd_gpu_leg(program: Program, tree: PortedTree | None, workdir: Path, timeou
     gpus = toolchains.amd_gpus()
     if not gpus.present:
         return Leg(NOT_RUN, gpus.reason)
-    info = toolchains.hipcc_info()
-    if info is None or not info.ok:
-        return Leg(NOT_RUN, "AMD GPU present but hipcc " + ("not found" if info is None else f"fails: {info.error}"))
+    tc = toolchains.amd_toolchain()
+    if tc is None or not tc.ok:
+        return Leg(NOT_RUN, "AMD GPU present but HIP for AMD " + ("not found" if tc is None else f"fails: {tc.error}"))
     if tree is None or (srcs := _copies(tree, program)) is None:
         return Leg(NOT_RUN, "no ported sources for this program")
     arch = gpus.names[0]
     binary = workdir / f"amd-{arch}"
     t0 = time.perf_counter()
-    ok, diags, tail = build_program([info.path, f"--offload-arch={arch}"], toolchains.amd_env(), srcs,
-                                    ["-x", "hip"], command_flags(_std(program), tree), binary, tree, explain,
-                                    f"hipcc {arch} (GPU)")
+    ok, diags, tail = build_program(lambda args: tc.command([f"--offload-arch={arch}", *args]),
+                                    toolchains.amd_env(), srcs, ["-x", "hip"], command_flags(_std(program), tree),
+                                    binary, tree, explain, f"hipcc {arch} (GPU)")
     if not ok:
         return Leg(BUILD_ERROR, tail if not diags else f"{len(diags)} compile error(s)",
                    diagnostics=diags, detail={"device": arch})
@@ -532,7 +534,7 @@ def nvidia_gpu_leg(program: Program, tree: PortedTree | None, workdir: Path, tim
     arch = _nvcc_arch(nvcc)
     if originals:  # the CUDA original, built the way its own build would (nvcc picks by extension)
         ob = workdir / "nvidia-original"
-        ok, _, tail = build_program([nvcc, *arch], None, program.sources, [],
+        ok, _, tail = build_program(lambda args: [nvcc, *arch, *args], None, program.sources, [],
                                     command_flags(_std(program), _Identity()),  # type: ignore[arg-type]
                                     ob, None, None, "nvcc")
         if not ok:
@@ -551,9 +553,9 @@ def nvidia_gpu_leg(program: Program, tree: PortedTree | None, workdir: Path, tim
         return leg
     detail["hip_via"] = hip.how
     pb = workdir / "nvidia-port"
-    ok, diags, tail = build_program([*hip.prefix, *arch], hip.env, srcs, ["-x", "cu"],
+    ok, diags, tail = build_program(lambda args: [*hip.prefix, *arch, *args], hip.env, srcs, ["-x", "cu"],
                                     command_flags(_std(program), tree), pb, tree, explain,
-                                    f"{hip.how} (HIP on NVIDIA)")
+                                    f"{hip.how} (HIP on NVIDIA)", link=hip.link)
     if not ok:
         return Leg(BUILD_ERROR, tail if not diags else f"{len(diags)} compile error(s)", diagnostics=diags,
                    detail=detail)

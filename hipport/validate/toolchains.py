@@ -1,15 +1,19 @@
-"""Which compilers and GPUs this machine has, found by asking them, never assumed.
+"""Which compilers and GPUs this machine has, found by reading and asking them, never assumed;
+the one place that finds toolchains.
 
-* hipcc for AMD (`HIP_PLATFORM=amd`; Debian's hipcc otherwise picks NVIDIA when nvcc exists),
-  and which `--offload-arch` values its clang knows: tried once per arch on a tiny kernel and
-  remembered in ~/.cache/hipport/toolchains.json, keyed by the hipcc and clang it used.
-* HIP on NVIDIA: `HIP_PLATFORM=nvidia hipcc`, or nvcc with HIP's headers when hipcc (a Perl
-  script) cannot run; `HIPPORT_HIP_PATH` points at a HIP tree (see scripts/gpu-check-prepare.sh).
+* HIP for AMD: the installation whose `hipcc` is on PATH (or HIPPORT_HIPCC), described from
+  its files as a `driver.Toolchain` (the clang hipcc would run and the options it would add;
+  see `describe`). hipcc itself, hipconfig and Perl are never run: every compile calls that
+  clang from an argv list. Which `--offload-arch` values the clang knows is tried once per
+  arch on a tiny kernel and remembered in ~/.cache/hipport/toolchains.json, keyed by the
+  toolchain's description and its clang.
+* HIP on NVIDIA: nvcc with HIP's headers (and the options hipcc's NVIDIA path adds), called
+  directly; `HIPPORT_HIP_PATH` points at a HIP tree (see scripts/gpu-check-prepare.sh).
 * GPUs: an AMD one when `rocminfo` lists a gfx agent; an NVIDIA one when `nvidia-smi -L`
   lists a GPU. Anything missing is reported with the reason, so callers can say "not run".
 
-Environment overrides: HIPPORT_HIPCC, HIPPORT_NVCC, HIPPORT_CXX, HIPPORT_HIP_PATH,
-HIPPORT_NO_GPU=1 (behave as if no GPU were present).
+Environment overrides: HIPPORT_HIPCC (the hipcc whose installation to use; never run),
+HIPPORT_NVCC, HIPPORT_CXX, HIPPORT_HIP_PATH, HIPPORT_NO_GPU=1 (behave as if no GPU were present).
 """
 
 from __future__ import annotations
@@ -17,14 +21,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+
+from hipport.validate.driver import Toolchain
 
 DEFAULT_ARCH = "gfx90a"  # MI200 / MI250X (Frontier)
 OPTIONAL_ARCHS = ("gfx942",)  # MI300X: compiled for by default when the toolchain knows it
@@ -60,13 +67,30 @@ def _default_runner(cmd: Sequence[str], env: dict[str, str], timeout: float) -> 
     return _run(cmd, env, timeout)
 
 
-# --- hipcc for AMD ---------------------------------------------------------------------------
+# --- HIP for AMD: the installation, described from its files ----------------------------------
+
+INSTALLATIONS = ("/opt/rocm/bin/hipcc", "/usr/bin/hipcc")  # where HIP is, when PATH names none
+
 
 def find_hipcc() -> str | None:
+    """The hipcc that marks the HIP installation to use; it is read about, never run.
+    HIPPORT_HIPCC; else the first `hipcc` on PATH that sits in a HIP installation (beside its
+    hipcc.pl, or with HIP's headers above it: a script of the same name elsewhere is not one);
+    else /opt/rocm's or /usr's."""
     given = os.environ.get("HIPPORT_HIPCC")
     if given:
         return shutil.which(given) or (given if Path(given).is_file() else None)
-    return shutil.which("hipcc")
+    on_path = [str(Path(d, "hipcc")) for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    for cand in (*on_path, *INSTALLATIONS):
+        if os.path.isfile(cand) and os.access(cand, os.X_OK) and _in_installation(Path(cand)):
+            return cand
+    return None
+
+
+def _in_installation(hipcc: Path) -> bool:
+    bindir = Path(os.path.realpath(hipcc)).parent
+    return (bindir / "hipcc.pl").is_file() or (bindir / ".hipVersion").is_file() \
+        or (bindir.parent / "include" / "hip" / "hip_version.h").is_file()
 
 
 def amd_env(base: dict[str, str] | None = None) -> dict[str, str]:
@@ -76,44 +100,119 @@ def amd_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def nvidia_env(base: dict[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ if base is None else base)
-    env["HIP_PLATFORM"] = "nvidia"
-    hp = hip_path_override()
-    if hp:
-        env["HIP_PATH"] = hp
-    cp = cuda_path()
-    if cp and "CUDA_PATH" not in env:
-        env["CUDA_PATH"] = cp
-    return env
-
-
-@dataclass(frozen=True)
-class Hipcc:
-    path: str
-    version: str  # "HIP 5.2.21153 / clang 15.0.6"
-    error: str = ""  # why it cannot compile for AMD, when it cannot
-
-    @property
-    def ok(self) -> bool:
-        return not self.error
-
-
 @cache
-def hipcc_info() -> Hipcc | None:
-    """hipcc and the HIP/clang versions it reports for the AMD platform; None when absent."""
+def amd_toolchain() -> Toolchain | None:
+    """The HIP installation whose hipcc is on PATH (or HIPPORT_HIPCC), described from its
+    files without running hipcc; None when there is none."""
     path = find_hipcc()
-    if path is None:
+    return None if path is None else describe(Path(path), os.environ)
+
+
+def describe(hipcc: Path, env: Mapping[str, str]) -> Toolchain:
+    """What hipcc.pl (and hipvars.pm beside it) would run for the AMD platform, read from the
+    installation's files: its clang, HIP and clang versions and the options it adds. The
+    variables hipcc reads (HIP_PATH, ROCM_PATH, HIP_CLANG_PATH, HSA_PATH, DEVICE_LIB_PATH,
+    HIP_LIB_PATH) are honoured as hipcc honours them. Nothing is run."""
+    bindir = Path(os.path.realpath(hipcc)).parent
+    hip_path = env.get("HIP_PATH") or str(bindir.parent)
+    rocm = env.get("ROCM_PATH")
+    if rocm is None:
+        if hip_path == "/usr":
+            rocm = "/usr"
+        elif Path(hip_path, "..", "bin", "rocm_agent_enumerator").exists():
+            rocm = os.path.dirname(hip_path)
+        elif Path(hip_path, "bin", "rocm_agent_enumerator").exists():
+            rocm = hip_path
+        else:
+            rocm = "/opt/rocm"
+    # hipvars.pm: the runtime's home is beside hipcc's folder when it holds device bitcode
+    if (bindir.parent / "lib" / "bitcode").exists():
+        home = str(bindir.parent)
+    elif (bindir / "lib" / "bitcode").exists():
+        home = str(bindir)
+    else:
+        home = hip_path
+    clang_dir = env.get("HIP_CLANG_PATH") or (f"{rocm}/llvm/bin" if Path(rocm, "llvm", "bin").exists()
+                                              else f"{rocm}/bin")
+    if Path(home, "bin", "clang").exists():
+        clang_dir = f"{home}/bin"
+    clang = f"{clang_dir}/{_clang_name(bindir)}"
+    hip_version = _hip_version(hip_path, home, bindir)
+    name = "hip-" + ".".join(hip_version.split(".")[:2])
+    resource = _resource_dir(clang)
+    if resource is None:
+        why = f"its clang {clang} is missing" if not Path(clang).exists() else \
+            f"no resource folder (lib/clang/VERSION) beside {os.path.realpath(clang)}"
+        return Toolchain(name, clang, hip_version, "", rocm, error=why)
+    clang_version = resource.name
+    include = Path(clang_dir, "..", "lib", "clang", clang_version, "include")
+    clang_include = os.path.realpath(include) if include.exists() else str(resource / "include")
+    hsa = env.get("HSA_PATH") or f"{rocm}/hsa"
+    device_libs = env.get("DEVICE_LIB_PATH") or _device_libs(home, rocm)
+    hip_include = f"{home}/include"
+    lib = env.get("HIP_LIB_PATH") or f"{home}/lib"
+    common = ["-isystem", f"{clang_include}/..", "-isystem", f"{hsa}/include", f"--hip-version={hip_version}",
+              f"--rocm-path={rocm}"]
+    if hip_include != "/usr/include":  # a system folder: -isystem on it breaks include_next
+        common += ["-isystem", hip_include]
+    return Toolchain(
+        name, clang, hip_version, clang_version, rocm,
+        c_options=tuple(common),
+        cxx_options=("-std=c++11", *common),
+        inline_options=("-mllvm", "-amdgpu-early-inline-all=true", "-mllvm", "-amdgpu-function-calls=false"),
+        device_lib_options=() if device_libs == f"{rocm}/amdgcn/bitcode" else
+        (f"--hip-device-lib-path={device_libs}",),
+        link_options=(f"-L{lib}", f"--hip-version={hip_version}", f"--rocm-path={rocm}"),
+        system_libraries=("-lgcc_s", "-lgcc", "-lpthread", "-lm", "-lrt"),
+        libraries=("-lamdhip64", f"-L{clang_dir}/../lib/clang/{clang_version}/lib/linux",
+                   f"-lclang_rt.builtins-{platform.machine()}"),
+    )
+
+
+_HIPCC_CLANG = re.compile(r'\$HIPCC\s*=\s*"\$HIP_CLANG_PATH/(clang\+\+[\w.+-]*)"')
+
+
+def _clang_name(bindir: Path) -> str:
+    """The clang++ hipcc.pl names (Debian's names its versioned one, clang++-15), else clang++."""
+    try:
+        m = _HIPCC_CLANG.search((bindir / "hipcc.pl").read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        m = None
+    return m.group(1) if m else "clang++"
+
+
+def _resource_dir(clang: str) -> Path | None:
+    """clang's own lib/clang/VERSION folder; its name is the version hipcc reads from
+    `clang --version` (15.0.6; clang 16 and later name it by the major version alone)."""
+    if not Path(clang).is_file():
         return None
-    rc, out = _run([path, "--version"], amd_env(), 30)
-    hip = re.search(r"HIP version:\s*(\S+)", out)
-    clang = re.search(r"clang version\s*(\S+)", out)
-    version = " / ".join(x for x in (f"HIP {hip.group(1)}" if hip else "",
-                                      f"clang {clang.group(1)}" if clang else "") if x)
-    if not clang:  # no clang behind it: it cannot compile for AMD (e.g. a hipcc carried to an NVIDIA box)
-        return Hipcc(path, version or "unknown version",
-                     _first_error(out) or f"`hipcc --version` names no clang (exit {rc})")
-    return Hipcc(path, version or "unknown version")
+    found = sorted(d for d in Path(os.path.realpath(clang)).parent.parent.glob("lib/clang/*")
+                   if (d / "include").is_dir())
+    return found[-1] if found else None
+
+
+def _hip_version(hip_path: str, home: str, bindir: Path) -> str:
+    """MAJOR.MINOR.PATCH as hipvars.pm finds it: bin/.hipVersion, else its own base version;
+    else the headers' hip_version.h, else share/hip/version."""
+    for f in (Path(hip_path, "bin", ".hipVersion"), bindir / "hipvars.pm", Path(home, "include", "hip", "hip_version.h"),
+              Path(hip_path, "include", "hip", "hip_version.h"), Path(hip_path, "share", "hip", "version")):
+        try:
+            text = f.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        parts = [re.search(rf'HIP_(?:BASE_)?VERSION_{k}\s*=?\s*"?(\d+)', text) for k in ("MAJOR", "MINOR", "PATCH")]
+        if all(parts):
+            return ".".join(m.group(1) for m in parts if m)
+    return "unknown"
+
+
+def _device_libs(home: str, rocm: str) -> str:
+    """The device bitcode folder, where hipcc.pl looks for it (in its order)."""
+    for cand in (f"{home}/lib/bitcode", f"{rocm}/amdgcn/bitcode"):
+        if Path(cand).exists():
+            return cand
+    found = sorted(Path(rocm).glob("lib/*/amdgcn/bitcode"))
+    return str(found[0]) if found else f"{rocm}/lib"
 
 
 def _first_error(out: str) -> str:
@@ -129,30 +228,30 @@ def _cache_file() -> Path:
     return Path(base) / "hipport" / "toolchains.json"
 
 
-def _probe_key(hipcc: str, arch: str) -> str:
-    st = Path(hipcc).resolve().stat() if Path(hipcc).exists() else None
-    parts = [str(Path(hipcc).resolve()), str(st.st_mtime_ns if st else 0), arch]
-    info = hipcc_info()
-    parts.append(info.version if info else "")
-    for var in ("HIP_CLANG_PATH", "HIP_PATH", "ROCM_PATH", "HIP_DEVICE_LIB_PATH"):
-        parts.append(os.environ.get(var, ""))
+def _probe_key(tc: Toolchain, arch: str) -> str:
+    real = os.path.realpath(tc.clang)
+    st = os.stat(real) if os.path.exists(real) else None
+    parts = [real, str(st.st_mtime_ns if st else 0), arch, repr(tc)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
 
 _memo: dict[str, ProbeResult] = {}
 
 
-def probe_arch(arch: str, hipcc: str | None = None, *, runner: Runner | None = None,
+def probe_arch(arch: str, toolchain: Toolchain | None = None, *, runner: Runner | None = None,
                cache_path: Path | None = None, use_cache: bool = True) -> ProbeResult:
-    """Does hipcc compile a kernel for `arch`? Tried on a tiny kernel, then remembered.
+    """Does the toolchain's clang compile a kernel for `arch`? Tried on a tiny kernel, then
+    remembered.
 
-    The answer depends on the clang behind hipcc (gfx942 needs clang 17 / ROCm 5.7+) and on
-    the device libraries installed, so both are part of the cache key.
+    The answer depends on the clang (gfx942 needs clang 17 / ROCm 5.7+) and on the device
+    libraries installed, so the whole toolchain description is part of the cache key.
     """
-    hipcc = hipcc or find_hipcc()
-    if hipcc is None:
-        return ProbeResult(False, "hipcc not found")
-    key = _probe_key(hipcc, arch) if use_cache else ""
+    tc = toolchain or amd_toolchain()
+    if tc is None:
+        return ProbeResult(False, "HIP for AMD not found (no hipcc on PATH, in /opt/rocm or /usr)")
+    if not tc.ok:
+        return ProbeResult(False, tc.error)
+    key = _probe_key(tc, arch) if use_cache else ""
     if use_cache and key in _memo:
         return _memo[key]
     path = cache_path or _cache_file()
@@ -162,11 +261,13 @@ def probe_arch(arch: str, hipcc: str | None = None, *, runner: Runner | None = N
             stored = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             stored = {}
+        if not isinstance(stored, dict):
+            stored = {}
         if key in stored and isinstance(stored[key], dict):
             r = ProbeResult(bool(stored[key].get("ok")), str(stored[key].get("reason", "")))
             _memo[key] = r
             return r
-    r = _probe_now(hipcc, arch, runner or _default_runner)
+    r = _probe_now(tc, arch, runner or _default_runner)
     if use_cache:
         _memo[key] = r
         stored[key] = {"arch": arch, "ok": r.ok, "reason": r.reason}
@@ -180,12 +281,12 @@ def probe_arch(arch: str, hipcc: str | None = None, *, runner: Runner | None = N
     return r
 
 
-def _probe_now(hipcc: str, arch: str, runner: Runner) -> ProbeResult:
+def _probe_now(tc: Toolchain, arch: str, runner: Runner) -> ProbeResult:
     with tempfile.TemporaryDirectory(prefix="hipport-probe-") as d:
         src = Path(d) / "probe.hip"
         src.write_text("#include <hip/hip_runtime.h>\n" + PROBE_SOURCE, encoding="utf-8")
-        rc, out = runner([hipcc, "-x", "hip", f"--offload-arch={arch}", "--cuda-device-only",
-                          "-c", str(src), "-o", str(Path(d) / "probe.o")], amd_env(), 120)
+        rc, out = runner(tc.command(["-x", "hip", f"--offload-arch={arch}", "--cuda-device-only",
+                                     "-c", str(src), "-o", str(Path(d) / "probe.o")]), amd_env(), 120)
     if rc == 0:
         return ProbeResult(True)
     return ProbeResult(False, arch_failure_reason(arch, out))
@@ -194,10 +295,10 @@ def _probe_now(hipcc: str, arch: str, runner: Runner) -> ProbeResult:
 def arch_failure_reason(arch: str, out: str) -> str:
     if re.search(rf"invalid target ID '{re.escape(arch)}'|unsupported CUDA gpu architecture|"
                  rf"unknown target CPU '{re.escape(arch)}'|Invalid offload arch", out):
-        return f"this hipcc's clang does not know {arch}"
+        return f"this HIP's clang does not know {arch}"
     if re.search(r"cannot find ROCm device library|device-libs|oclc_isa_version", out):
         return f"no ROCm device library for {arch} is installed"
-    return _first_error(out) or f"hipcc failed for {arch}"
+    return _first_error(out) or f"clang failed for {arch}"
 
 
 @dataclass(frozen=True)
@@ -352,12 +453,15 @@ def hip_include_dir() -> str | None:
 
 @dataclass(frozen=True)
 class NvidiaHip:
-    """How to build HIP code for an NVIDIA GPU: a command prefix and its environment."""
+    """How to build HIP code for an NVIDIA GPU: nvcc with HIP's headers, the options hipcc's
+    NVIDIA path adds (`prefix`: nvcc and its compile options; `link`: its link options), and
+    the environment to run it in."""
 
-    how: str  # "hipcc" or "nvcc"
+    how: str  # "nvcc", or "none" with `error`
     prefix: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
     error: str = ""
+    link: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -366,39 +470,25 @@ class NvidiaHip:
 
 @cache
 def nvidia_hip() -> NvidiaHip:
-    """`HIP_PLATFORM=nvidia hipcc` when it compiles a HIP kernel here; else nvcc with HIP's
-    headers (what hipcc would run); else the reason neither works."""
+    """nvcc with HIP's headers, called directly (hipcc on the NVIDIA platform is the same Perl
+    script that hands arguments to a shell, so it is never run), when it compiles a HIP kernel
+    here; else the reason it does not."""
     nvcc = find_nvcc()
     if nvcc is None:
         return NvidiaHip("none", (), {}, "nvcc not found")
-    errors: list[str] = []
-    hipcc = find_hipcc()
-    cands: list[NvidiaHip] = []
-    if hipcc is not None:
-        env = nvidia_env()
-        env.setdefault("PATH", os.environ.get("PATH", ""))
-        # hipcc.pl adds its -isystem flags only when it picks the language itself; with our
-        # `-x cu` it does not, so name HIP's include folder (when not a system one) here.
-        inc = hip_include_dir()
-        pre = [hipcc] + (["-isystem", inc] if inc and inc != "/usr/include" else [])
-        cands.append(NvidiaHip("hipcc", tuple(pre), env))
     inc = hip_include_dir()
-    if inc is not None:
-        pre = [nvcc, "-Wno-deprecated-gpu-targets"]
-        if inc != "/usr/include":  # a system dir: -isystem on it breaks libstdc++'s include_next
-            pre += ["-isystem", inc]
-        cp = cuda_path()
-        if cp:
-            pre[2:2] = ["-isystem", str(Path(cp) / "include")]  # as hipcc does
-        cands.append(NvidiaHip("nvcc", tuple(pre), dict(os.environ)))
-    else:
-        errors.append("HIP headers for NVIDIA (hip/nvidia_detail) not found; set HIPPORT_HIP_PATH")
-    for c in cands:
-        err = _try_nvidia(c)
-        if not err:
-            return c
-        errors.append(f"{c.how}: {err}")
-    return NvidiaHip("none", (), {}, "; ".join(errors) or "no way to build HIP for NVIDIA")
+    if inc is None:
+        return NvidiaHip("none", (), {}, "HIP headers for NVIDIA (hip/nvidia_detail) not found; set HIPPORT_HIP_PATH")
+    pre = [nvcc, "-Wno-deprecated-gpu-targets"]
+    cp = cuda_path()
+    if cp:
+        pre += ["-isystem", str(Path(cp) / "include")]  # as hipcc does
+    if inc != "/usr/include":  # a system dir: -isystem on it breaks libstdc++'s include_next
+        pre += ["-isystem", inc]
+    link = ("-lcuda", "-lcudart", *([f"-L{cp}/lib64"] if cp else []))  # hipcc's NVIDIA link options
+    c = NvidiaHip("nvcc", tuple(pre), dict(os.environ), link=link)
+    err = _try_nvidia(c)
+    return c if not err else NvidiaHip("none", (), {}, f"nvcc: {err}")
 
 
 def _try_nvidia(c: NvidiaHip) -> str:
@@ -411,9 +501,10 @@ def _try_nvidia(c: NvidiaHip) -> str:
 
 def summary() -> dict[str, object]:
     """What was found, as plain data (for --format json and the report)."""
-    h = hipcc_info()
+    tc = amd_toolchain()
     return {
-        "hipcc": None if h is None else {"path": h.path, "version": h.version, "error": h.error or None},
+        "hip": None if tc is None else {"name": tc.name, "clang": tc.clang, "version": tc.version,
+                                        "error": tc.error or None},
         "cxx": find_cxx(),
         "nvcc": find_nvcc(),
         "amd_gpus": list(amd_gpus().names),

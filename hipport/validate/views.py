@@ -33,8 +33,9 @@ def render_json(doc: ValidationResult) -> str:
 
 
 def render_sarif(doc: ValidationResult) -> str:
-    """SARIF 2.1.0: each compile error and run failure, and a note for each kernel whose wave-64
-    port leaves lanes idle that wave 32 used (the occupancy view's notes), at its definition. A
+    """SARIF 2.1.0: each compile error and run failure, a note for each value of the tree left
+    out of the compiles (where it was written), and a note for each kernel whose wave-64 port
+    leaves lanes idle that wave 32 used (the occupancy view's notes), at its definition. A
     file hipport could not port is a tool execution notification at the file, and the
     invocation is then not successful: what was checked for it is its unported original."""
     from hipport import __version__
@@ -70,6 +71,8 @@ def render_sarif(doc: ValidationResult) -> str:
             f"{e.message} ({e.where})" if e.where else e.message,
             None if run and e.line is None else e.file, e.line,
             {"hipportRule": e.rule} if e.rule else None)
+    for n in doc.notes:
+        add("tree-value-dropped", "note", n.message, n.file, n.line)
     for row in doc.occupancy:
         if row.note:
             add("occupancy", "note", f"{row.kernel}: {row.busy64}% of lanes busy at wave 64 against {row.busy32}% "
@@ -91,6 +94,9 @@ SARIF_RULES = (
     ("compile-error", "CompileError", "The port does not compile for an AMD target"),
     ("run-failure", "RunFailure", "A run of the program failed or printed what CUDA does not"),
     ("occupancy", "HalfWaveIdle", "A kernel's wave-64 port leaves lanes idle that its wave-32 run used"),
+    ("tree-value-dropped", "TreeValueDropped",
+     "A value of the tree (a define, include folder, forced include or standard) failed the check before "
+     "the compiler and was left out"),
 )
 
 
@@ -266,6 +272,9 @@ def format_error(e: dict[str, Any], archs: list[str] | None) -> Text:
 def _summary(con: Console, doc: ValidationResult) -> None:
     s = doc.summary
     det = doc.details
+    for note in doc.notes:
+        where = f"{note.file}:{note.line}: " if note.file and note.line else f"{note.file}: " if note.file else ""
+        con.print(Text(f"{where}note: {note.message}", style="yellow"))
     for a in det.archs_skipped:
         con.print(Text(f"{a.arch}: not compiled for ({a.reason})", style="dim"))
     reasons: dict[str, int] = {}

@@ -82,11 +82,12 @@ def test_the_answer_is_the_same_with_and_without_it(tmp_path: Path) -> None:
 @needs_hipcc
 def test_the_precompiled_pair_is_built_once_per_language_flags(tmp_path: Path) -> None:
     """The speed-up is real only if the pair is built: a broken build would fall back silently."""
-    import shutil
-
     from hipport.validate.pch import Precompiled
+    from hipport.validate.toolchains import amd_toolchain
 
-    pch = Precompiled(shutil.which("hipcc") or "hipcc", tmp_path)
+    tc = amd_toolchain()
+    assert tc is not None and tc.ok
+    pch = Precompiled(tc, tmp_path)
     pair = pch.pair("gfx90a", ["-I/nowhere", "-std=c++17"])
     assert pair is not None and all(p.is_file() and p.stat().st_size > 1_000_000 for p in pair)
     assert pch.pair("gfx90a", ["-I/elsewhere", "-std=c++17"]) == pair  # include folders do not matter

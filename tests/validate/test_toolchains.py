@@ -12,13 +12,15 @@ from pathlib import Path
 import pytest
 
 from hipport.validate import toolchains as tc
+from hipport.validate.driver import Toolchain
 from hipport.validate.project import Program
 from hipport.validate.runs import amd_gpu_leg, nvidia_gpu_leg
-from tests.conftest import HIPCC, needs_hipcc
+from tests.conftest import needs_hipcc
 
 
-class FakeHipcc:
-    """Stands in for hipcc: knows the archs it is told, counts its calls."""
+class FakeClang:
+    """Stands in for the toolchain's clang in the probe's runner: knows the archs it is told,
+    counts its calls."""
 
     def __init__(self, known: set[str]) -> None:
         self.known = known
@@ -26,7 +28,7 @@ class FakeHipcc:
 
     def __call__(self, cmd: Sequence[str], env: dict[str, str], timeout: float) -> tuple[int, str]:
         self.calls.append(list(cmd))
-        assert env["HIP_PLATFORM"] == "amd"
+        assert cmd[0].endswith("clang++")  # the toolchain's clang, never hipcc
         assert "-x" in cmd and "hip" in cmd  # compiled as HIP whatever the extension
         arch = next(c.split("=", 1)[1] for c in cmd if c.startswith("--offload-arch="))
         if arch in self.known:
@@ -35,42 +37,39 @@ class FakeHipcc:
                    "optional colon-delimited list of features\n")
 
 
-@pytest.fixture
-def fake_hipcc(tmp_path: Path) -> Path:
-    p = tmp_path / "hipcc"
-    p.write_text("#!/bin/sh\nexit 0\n")
-    p.chmod(0o755)
+def _toolchain(folder: Path) -> Toolchain:
+    clang = folder / "clang++"
+    clang.parent.mkdir(parents=True, exist_ok=True)
+    clang.write_text("")
     tc._memo.clear()
-    return p
+    return Toolchain("hip-5.2", str(clang), "5.2.21153", "15.0.6", "/usr")
 
 
-def test_gfx942_probe_says_no_when_clang_does_not_know_it(fake_hipcc: Path, tmp_path: Path) -> None:
-    fake = FakeHipcc({"gfx90a"})
-    r = tc.probe_arch("gfx942", str(fake_hipcc), runner=fake, cache_path=tmp_path / "c.json")
+def test_gfx942_probe_says_no_when_clang_does_not_know_it(tmp_path: Path) -> None:
+    fake = FakeClang({"gfx90a"})
+    r = tc.probe_arch("gfx942", _toolchain(tmp_path / "bin"), runner=fake, cache_path=tmp_path / "c.json")
     assert not r.ok and "does not know gfx942" in r.reason
     assert len(fake.calls) == 1
 
 
-def test_probe_result_is_cached_on_disk(fake_hipcc: Path, tmp_path: Path) -> None:
+def test_probe_result_is_cached_on_disk(tmp_path: Path) -> None:
     cache = tmp_path / "c.json"
-    fake = FakeHipcc({"gfx90a", "gfx942"})
-    assert tc.probe_arch("gfx942", str(fake_hipcc), runner=fake, cache_path=cache).ok
+    fake = FakeClang({"gfx90a", "gfx942"})
+    amd = _toolchain(tmp_path / "bin")
+    assert tc.probe_arch("gfx942", amd, runner=fake, cache_path=cache).ok
     tc._memo.clear()  # a new process: only the file remains
-    again = FakeHipcc(set())
-    assert tc.probe_arch("gfx942", str(fake_hipcc), runner=again, cache_path=cache).ok
+    again = FakeClang(set())
+    assert tc.probe_arch("gfx942", amd, runner=again, cache_path=cache).ok
     assert again.calls == []
     assert any(v["arch"] == "gfx942" and v["ok"] for v in json.loads(cache.read_text()).values())
-    # A different hipcc (another toolchain) is asked afresh.
-    other = tmp_path / "other" / "hipcc"
-    other.parent.mkdir()
-    other.write_text("#!/bin/sh\n")
-    assert not tc.probe_arch("gfx942", str(other), runner=again, cache_path=cache).ok
+    # Another toolchain (another clang) is asked afresh.
+    assert not tc.probe_arch("gfx942", _toolchain(tmp_path / "other"), runner=again, cache_path=cache).ok
     assert len(again.calls) == 1
 
 
 def test_plan_archs() -> None:
     def knows(*archs: str):
-        return lambda a: tc.ProbeResult(a in archs, "" if a in archs else f"this hipcc's clang does not know {a}")
+        return lambda a: tc.ProbeResult(a in archs, "" if a in archs else f"this HIP's clang does not know {a}")
 
     assert tc.plan_archs(None, probe=knows("gfx90a", "gfx942")).archs == ("gfx90a", "gfx942")
     plan = tc.plan_archs(None, probe=knows("gfx90a"))
@@ -81,11 +80,13 @@ def test_plan_archs() -> None:
 
 @needs_hipcc
 @pytest.mark.hipcc
-def test_real_hipcc_probe_matches_its_clang_version(tmp_path: Path) -> None:
-    out = subprocess.run([HIPCC, "--version"], env={**os.environ, "HIP_PLATFORM": "amd"},
-                         capture_output=True, text=True).stdout
+def test_real_probe_matches_the_clang_version(tmp_path: Path) -> None:
+    amd = tc.amd_toolchain()
+    assert amd is not None and amd.ok, amd
+    out = subprocess.run([amd.clang, "--version"], capture_output=True, text=True).stdout
     m = re.search(r"clang version (\d+)", out)
     assert m, out
+    assert amd.clang_version.split(".")[0] == m.group(1)
     tc._memo.clear()
     assert tc.probe_arch("gfx90a", cache_path=tmp_path / "c.json").ok
     # gfx942 arrived in clang 17 (ROCm 5.7); Debian's HIP 5.2 ships clang 15.
