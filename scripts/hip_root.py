@@ -309,22 +309,21 @@ def _locked(dest: Path, name: str) -> Iterator[None]:
         yield
 
 
-def check_dev_null() -> str | None:
+def check_dev_null(path: str = "/dev/null") -> str | None:
     """Check the host's /dev/null is the character device 1:3 with mode 0666 (a root build once
     left it 4755, which broke apt); repair it where we can. A message when it was wrong."""
-    path = "/dev/null"
     st = os.lstat(path)
     if stat.S_ISCHR(st.st_mode) and os.major(st.st_rdev) == 1 and os.minor(st.st_rdev) == 3:
         if stat.S_IMODE(st.st_mode) == 0o666:
             return None
-        problem = f"/dev/null had mode {stat.S_IMODE(st.st_mode):04o}"
+        problem = f"{path} had mode {stat.S_IMODE(st.st_mode):04o}"
         try:
             os.chmod(path, 0o666)
         except OSError as e:
             raise BuildError(f"{problem} and cannot be set back to 0666: {e.strerror}") from None
         return f"{problem}; set back to 0666"
-    problem = "/dev/null was not the character device 1:3"
-    tmp = f"/dev/.null.hipport-{os.getpid()}"
+    problem = f"{path} was not the character device 1:3"
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.hipport-{os.getpid()}")
     try:
         os.mknod(tmp, stat.S_IFCHR | 0o666, os.makedev(1, 3))
         os.chmod(tmp, 0o666)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -187,6 +188,24 @@ def test_a_root_without_its_compiler_is_not_current(tmp_path: Path) -> None:
     m = hr.parse_manifest(hr.SUITES["sid"])
     _fake_root(tmp_path, m.sha256, clang=False)
     assert not hr.is_current(m, tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_a_broken_dev_null_is_repaired(tmp_path: Path) -> None:
+    null = tmp_path / "null"
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    os.chmod(null, 0o4755)  # what one root build once left behind
+    assert hr.check_dev_null(str(null)) == f"{null} had mode 4755; set back to 0666"
+    assert stat.S_IMODE(null.stat().st_mode) == 0o666
+    assert hr.check_dev_null(str(null)) is None
+
+    null.unlink()
+    null.write_bytes(b"")  # a plain file where the device was
+    assert hr.check_dev_null(str(null)) == f"{null} was not the character device 1:3; made again"
+    st = os.lstat(null)
+    assert stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
+    assert stat.S_IMODE(st.st_mode) == 0o666
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]
 
 
 # -- the HIP 6.4 root (marker rocm64) ------------------------------------------------------
