@@ -3,7 +3,7 @@
 # Chromium (for the HTML report's browser tests), hipport itself with its test tools, and (as
 # root) a second toolchain, HIP 6.4 with the ROCm math libraries' headers, in its own root
 # /opt/hipport/hip-6.4 ($HIPPORT_TOOLCHAINS/hip-6.4) made by scripts/hip_root.py from Debian
-# sid: about 1.5 minutes and 0.9 GB the first time, a tenth of a second once it is there.
+# sid: 0.5-1.5 minutes and 0.9 GB the first time, a tenth of a second once it is there.
 # HIPPORT_NO_HIP_ROOT=1 leaves that root out (its tests are then skipped, or fail where
 # HIPPORT_REQUIRE_TOOLCHAINS names it, as CI does); see docs/toolchains.md.
 set -euo pipefail
