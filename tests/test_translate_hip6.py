@@ -1,0 +1,111 @@
+"""Names and overloads that differ between HIP 5.2 and HIP 6.4, ported by ROCm floor (issue 29).
+
+Each class is ported with the real tables (rules/api/*.toml) at the 5.2 and 6.4 floors; the
+outputs compile with HIP 5.2 on the host (`hipcc`) and with HIP 6.4 in its root (`rocm64`), a
+5.2 floor's output with both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hipport.config import Config
+from hipport.passes import port_bytes
+from hipport.rules import load
+from tests import hip64
+from tests.conftest import hipcc_compile, needs_hipcc
+
+
+def port(src: bytes, rocm: str, **config: object) -> tuple[bytes, list[str]]:
+    res = port_bytes("t.cu", "cuda-source", src, Config(wave64=False, rocm=rocm, **config))  # type: ignore[arg-type]
+    assert res.error is None, res.error
+    return (res.ported if res.ported is not None else src), [f.rule for f in res.findings]
+
+
+def compile52(tmp_path: Path, text: bytes) -> None:
+    path = tmp_path / "unit.hip"
+    path.write_bytes(text)
+    r = hipcc_compile(path)
+    assert r.returncode == 0, r.stderr[-4000:]
+
+
+def compile64(text: bytes) -> None:
+    r = hip64.compile64(text)
+    assert r.returncode == 0, hip64.errors(r)
+
+
+# ---------------------------------------------------------------------------- bf16
+# HIP 5.2 has only hip/hip_bfloat16.h's hip_bfloat16; hip/hip_bf16.h's __hip_bfloat16, which the
+# CUDA-style intrinsics take, is a bare struct in 5.7-6.1 and a class like CUDA's from 6.2.
+
+BF16_STORAGE = b"""#include <cuda_bf16.h>
+__global__ void pack(const float* in, __nv_bfloat16* out, float* back, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { out[i] = __nv_bfloat16(in[i]); back[i] = static_cast<float>(out[i]); }
+}
+"""
+
+BF16_INTRINSICS = b"""#include <cuda_bf16.h>
+typedef __nv_bfloat16 floatX;
+__device__ __nv_bfloat162 pair(floatX v, bool high) {
+  return high ? __halves2bfloat162(__ushort_as_bfloat16(0), v) : __halves2bfloat162(v, __ushort_as_bfloat16(0));
+}
+__global__ void k(floatX* x, __nv_bfloat162* y) { y[0] = pair(x[0], x[1] > floatX(0.0f)); }
+"""
+
+
+@pytest.mark.parametrize(("rocm", "type_", "header"), [
+    ("5.2", "hip_bfloat16", "hip/hip_bfloat16.h"),
+    ("6.1", "hip_bfloat16", "hip/hip_bfloat16.h"),  # 5.7-6.1: __hip_bfloat16 has no conversions
+    ("6.2", "__hip_bfloat16", "hip/hip_bf16.h"),
+    ("6.4", "__hip_bfloat16", "hip/hip_bf16.h"),
+])
+def test_bf16_type_and_header_follow_the_floor(rocm: str, type_: str, header: str) -> None:
+    out, _ = port(BF16_STORAGE, rocm)
+    assert f"#include <{header}>".encode() in out
+    assert f"{type_}* out".encode() in out and f"= {type_}(in[i])".encode() in out
+    assert load(rocm=rocm).names["__nv_bfloat16"].hip == type_
+
+
+def test_bf16_header_comes_with_the_type_at_the_floor() -> None:
+    """A file that uses __nv_bfloat16 without including cuda_bf16.h (cuBLAS brings it in CUDA)
+    gets the header of the type it is ported to."""
+    src = b"#include <cuda_runtime.h>\ntypedef __nv_bfloat16 floatX;\n__global__ void k(floatX* p) { p[0] = floatX(1.0f); }\n"
+    for rocm, header in (("5.2", b"hip/hip_bfloat16.h"), ("6.4", b"hip/hip_bf16.h")):
+        out, _ = port(src, rocm)
+        assert b"#include <" + header + b">" in out, rocm
+
+
+def test_bf16_intrinsics_take_the_floors_type() -> None:
+    out, rules = port(BF16_INTRINSICS, "6.4")
+    assert b"typedef __hip_bfloat16 floatX;" in out and b"__hip_bfloat162 pair" in out
+    assert "HP003" not in rules
+    _, rules52 = port(BF16_INTRINSICS, "5.2")
+    assert rules52.count("HP003") >= 3  # __nv_bfloat162, __halves2bfloat162, __ushort_as_bfloat16
+
+
+@needs_hipcc
+@pytest.mark.hipcc
+def test_bf16_storage_52_compiles_with_hip52(tmp_path: Path) -> None:
+    compile52(tmp_path, port(BF16_STORAGE, "5.2")[0])
+
+
+@pytest.mark.rocm64
+@pytest.mark.parametrize("rocm", ["5.2", "6.4"])
+def test_bf16_storage_compiles_with_hip64(rocm: str) -> None:
+    compile64(port(BF16_STORAGE, rocm)[0])
+
+
+@pytest.mark.rocm64
+def test_bf16_intrinsics_64_compile_with_hip64() -> None:
+    compile64(port(BF16_INTRINSICS, "6.4")[0])
+
+
+@pytest.mark.rocm64
+def test_bf16_intrinsics_on_hip_bfloat16_do_not_compile_with_hip64() -> None:
+    """What the 6.4 floor's spelling fixes: the intrinsics do not take the old class."""
+    old = port(BF16_INTRINSICS, "6.4")[0].replace(b"__hip_bfloat16 floatX", b"hip_bfloat16 floatX")
+    r = hip64.compile64(b"#include <hip/hip_bfloat16.h>\n" + old)
+    assert r.returncode != 0 and "__halves2bfloat162" in r.stderr
