@@ -109,3 +109,64 @@ def test_bf16_intrinsics_on_hip_bfloat16_do_not_compile_with_hip64() -> None:
     old = port(BF16_INTRINSICS, "6.4")[0].replace(b"__hip_bfloat16 floatX", b"hip_bfloat16 floatX")
     r = hip64.compile64(b"#include <hip/hip_bfloat16.h>\n" + old)
     assert r.returncode != 0 and "__halves2bfloat162" in r.stderr
+
+
+# ---------------------------------------------------------------------------- surfaces
+# From ROCm 5.3 HIP's surface functions take no boundary mode (5.2's took one and ignored it;
+# surf1Dread keeps it): cuda-samples' simpleSurfaceWrite stopped at HIP 6.4 with no finding.
+
+SURFACES = b"""#include <cuda_runtime.h>
+__global__ void k(const float* in, cudaSurfaceObject_t s, int width) {
+  unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  surf2Dwrite(in[y * width + x], s, x * 4, y, cudaBoundaryModeTrap);
+  surf2Dwrite(in[0], s, x * 4, y);
+  float v;
+  surf2Dread(&v, s, x * 4, y, cudaBoundaryModeZero);
+  surf1Dwrite(v, s, x * 4, cudaBoundaryModeClamp);
+  surf1Dread(&v, s, x * 4, cudaBoundaryModeZero);
+  surf3Dwrite(v, s, x * 4, y, 0, cudaBoundaryModeTrap);
+  surf2DLayeredwrite(v, s, x * 4, y, 1, cudaBoundaryModeTrap);
+}
+"""
+SURFACES_HIP = b"""#include <hip/hip_runtime.h>
+__global__ void k(const float* in, hipSurfaceObject_t s, int width) {
+  unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  surf2Dwrite(in[y * width + x], s, x * 4, y);
+  surf2Dwrite(in[0], s, x * 4, y);
+  float v;
+  surf2Dread(&v, s, x * 4, y);
+  surf1Dwrite(v, s, x * 4);
+  surf1Dread(&v, s, x * 4, hipBoundaryModeZero);
+  surf3Dwrite(v, s, x * 4, y, 0);
+  surf2DLayeredwrite(v, s, x * 4, y, 1);
+}
+"""
+
+
+@pytest.mark.parametrize("rocm", ["5.2", "6.4"])
+def test_surface_boundary_modes_are_dropped_at_every_floor(rocm: str) -> None:
+    out, rules = port(SURFACES, rocm)
+    assert out == SURFACES_HIP
+    assert rules.count("HP011") == 2  # Zero and Clamp: not CUDA's default, the trap
+    assert "HP006" not in rules
+    assert port(out, rocm)[0] == out
+
+
+def test_a_surface_read_returning_its_value_is_reported() -> None:
+    src = b"#include <cuda_runtime.h>\n__global__ void k(cudaSurfaceObject_t s, unsigned* o) {\n" \
+          b"  o[0] = surf2Dread<unsigned int>(s, 4, 0);\n}\n"
+    out, rules = port(src, "6.4")
+    assert b"surf2Dread<unsigned int>(s, 4, 0)" in out and rules.count("HP001") == 1
+
+
+@needs_hipcc
+@pytest.mark.hipcc
+def test_surfaces_52_compile_with_hip52(tmp_path: Path) -> None:
+    compile52(tmp_path, port(SURFACES, "5.2")[0])
+
+
+@pytest.mark.rocm64
+def test_surfaces_compile_with_hip64() -> None:
+    compile64(port(SURFACES, "6.4")[0])
+    r = hip64.compile64(SURFACES_HIP.replace(b"x * 4, y);\n  surf2Dwrite(in[0]", b"x * 4, y, hipBoundaryModeTrap);\n  surf2Dwrite(in[0]"))
+    assert r.returncode != 0 and "no matching function for call to 'surf2Dwrite'" in r.stderr
