@@ -7,6 +7,7 @@ outputs compile with HIP 5.2 on the host (`hipcc`) and with HIP 6.4 in its root 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -170,3 +171,86 @@ def test_surfaces_compile_with_hip64() -> None:
     compile64(port(SURFACES, "6.4")[0])
     r = hip64.compile64(SURFACES_HIP.replace(b"x * 4, y);\n  surf2Dwrite(in[0]", b"x * 4, y, hipBoundaryModeTrap);\n  surf2Dwrite(in[0]"))
     assert r.returncode != 0 and "no matching function for call to 'surf2Dwrite'" in r.stderr
+
+
+# ---------------------------------------------------------------------------- *_sync
+# HIP 6.2-6.4 declare the *_sync warp functions only with HIP_ENABLE_WARP_SYNC_BUILTINS (7.0 by
+# default), each static-asserting a 64-bit mask. Below a 7.0 floor the wave64 pass writes the
+# non-sync forms and hipport_* helpers: nothing it writes may clash with what HIP 6.4 declares,
+# with the macro or without. At 7.0 the calls stay with 64-bit masks, which HIP 6.4's own
+# static_assert checks (with the macro).
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "wave64"
+SYNC_FIXTURES = sorted(d for d in FIXTURES.iterdir() if (d / "input.cu").is_file()
+                       and re.search(r"_sync\s*\(|__activemask|__syncwarp", (d / "input.cu").read_text())
+                       and '"rocm": "7' not in (d / "expected.json").read_text())
+BATCH_HEAD = ("#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n"
+              "#include <algorithm>\n#include <cmath>\n#include <cstdio>\n#include <cstdint>\n")
+
+
+def batch(paths: list[Path]) -> str:
+    """One translation unit: each file in its own namespace (its includes hoisted), its macros
+    undefined after it."""
+    parts = [BATCH_HEAD]
+    for i, p in enumerate(paths):
+        text = p.read_text()
+        parts.append(f"namespace hipport_fixture_{i} {{\n")
+        parts.append(re.sub(r"^\s*#\s*include\b[^\n]*$", "", text, flags=re.M))
+        parts.append("}\n")
+        parts += [f"#undef {m}\n" for m in sorted(set(re.findall(r"^\s*#\s*define\s+(\w+)", text, re.M)))]
+    return "".join(parts)
+
+
+def test_the_sync_fixtures_are_there() -> None:
+    names = {d.name for d in SYNC_FIXTURES}
+    assert {"w001_sync_mask", "w002_ballot_u32", "w010_sync_builtins", "w017_votes"} <= names
+    assert len(SYNC_FIXTURES) >= 12
+
+
+@pytest.mark.rocm64
+@pytest.mark.parametrize("define", [(), ("-DHIP_ENABLE_WARP_SYNC_BUILTINS",)], ids=["default", "warp-sync-builtins"])
+def test_below_7_the_wave64_outputs_compile_with_hip64(define: tuple[str, ...]) -> None:
+    files = [d / f"expected.{s}.hip" for d in SYNC_FIXTURES for s in ("logical32", "native")]
+    r = hip64.compile64(batch(files), *define)
+    assert r.returncode == 0, hip64.errors(r)
+
+
+SYNC_70 = b"""#include <cuda_runtime.h>
+__global__ void k(const int* in, int* out, unsigned* bits) {
+  int v = in[threadIdx.x];
+  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+  unsigned b = __ballot_sync(0xffffffff, v > 0);
+  int any = __any_sync(__activemask(), v > 3);
+  out[threadIdx.x] = v + any + __shfl_sync(0xffffffff, v, 0);
+  bits[threadIdx.x] = b;
+}
+"""
+
+
+def port_wave(src: bytes, rocm: str) -> bytes:
+    res = port_bytes("t.cu", "cuda-source", src, Config(rocm=rocm, wave_strategy="native"))
+    assert res.ported is not None
+    return res.ported
+
+
+def test_at_7_the_sync_calls_stay_with_64_bit_masks() -> None:
+    out = port_wave(SYNC_70, "7.0")
+    assert out.count(b"_sync(~0ull,") == 3 and b"0xffffffff" not in out
+    assert b"__shfl_xor(" in port_wave(SYNC_70, "6.4")  # below 7.0: the non-sync forms
+
+
+@pytest.mark.rocm64
+def test_at_7_the_masks_pass_hip64s_static_assert() -> None:
+    define = "-DHIP_ENABLE_WARP_SYNC_BUILTINS"
+    r = hip64.compile64(port_wave(SYNC_70, "7.0"), define)
+    assert r.returncode == 0, hip64.errors(r)
+    bad = hip64.compile64(port(SYNC_70, "7.0")[0], define)  # the translator alone keeps 0xffffffff
+    assert bad.returncode != 0 and "The mask must be a 64-bit integer" in bad.stderr
+
+
+def test_without_the_wave64_pass_sync_calls_below_7_are_reported() -> None:
+    """The translator alone keeps the calls; below a 7.0 floor HIP 6.2-6.4 lack them by default."""
+    for rocm in ("5.2", "6.4"):
+        _, rules = port(SYNC_70, rocm)
+        assert rules.count("HP003") == 5, rocm  # 3 shuffles/ballot, __any_sync, __activemask
+    assert "HP003" not in port(SYNC_70, "7.0")[1]
