@@ -254,3 +254,40 @@ def test_without_the_wave64_pass_sync_calls_below_7_are_reported() -> None:
         _, rules = port(SYNC_70, rocm)
         assert rules.count("HP003") == 5, rocm  # 3 shuffles/ballot, __any_sync, __activemask
     assert "HP003" not in port(SYNC_70, "7.0")[1]
+
+
+# ---------------------------------------------------------------------------- 16-bit atomicAdd
+# CUDA's atomicAdd takes __half, __half2, __nv_bfloat16 and __nv_bfloat162 pointers; HIP's takes
+# none of them (llm.c's layernorm_backward stopped at HIP 6.4 with no finding): reported.
+
+ATOMICS = b"""#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+__device__ void add_bf16(__nv_bfloat16* addr, __nv_bfloat16 val) {
+  __nv_bfloat162* word = reinterpret_cast<__nv_bfloat162*>(reinterpret_cast<uintptr_t>(addr) & ~uintptr_t(3));
+  atomicAdd(word, __halves2bfloat162(val, __ushort_as_bfloat16(0)));
+}
+__global__ void k(__half* h, float* f, half2* h2, int* n) {
+  atomicAdd(&h[threadIdx.x], __float2half(1.0f));
+  atomicAdd(h2 + 1, __float2half2_rn(1.0f));
+  atomicAdd(f, 1.0f);
+  atomicAdd(&n[1], 1);
+}
+"""
+
+
+def test_16_bit_float_atomic_adds_are_reported() -> None:
+    res = port_bytes("t.cu", "cuda-source", ATOMICS, Config(wave64=False, rocm="6.4"))
+    lines = sorted(f.span.line for f in res.findings if f.rule == "HP001" and f.subject == "atomicAdd")
+    assert lines == [6, 9, 10]  # not the float and int ones
+
+
+@pytest.mark.rocm64
+def test_hip64_has_no_16_bit_atomic_add_but_the_unsafe_one() -> None:
+    """What the finding says, checked against HIP 6.4."""
+    head = "#include <hip/hip_runtime.h>\n#include <hip/hip_fp16.h>\n#include <hip/hip_bf16.h>\n"
+    for t in ("__half", "__half2", "__hip_bfloat16", "__hip_bfloat162"):
+        r = hip64.compile64(f"{head}__global__ void k({t}* p, {t} v) {{ atomicAdd(p, v); }}\n")
+        assert r.returncode != 0 and "no matching function for call to 'atomicAdd'" in r.stderr, t
+    compile64(f"{head}__global__ void k(__half2* p, __half2 v, __hip_bfloat162* q, __hip_bfloat162 w) "
+              "{ unsafeAtomicAdd(p, v); unsafeAtomicAdd(q, w); }\n".encode())
