@@ -77,11 +77,13 @@ def _half_adds(ctx: Context) -> None:
         return
     for m in _ADD.finditer(data):
         node = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + len(b"atomicAdd"))
-        call = node.parent if node is not None else None
-        if call is None or call.type != "call_expression" or node.type != "identifier":
+        if node is None or node.type != "identifier" or node.parent is None:
             continue
+        call = node.parent
         args = call.child_by_field_name("arguments")
-        p = _POINTER.match(ctx.src.text(args)) if args is not None else None
+        if call.type != "call_expression" or args is None:
+            continue
+        p = _POINTER.match(ctx.src.text(args))
         if p is None:
             continue
         address = ctx.src.text(args).lstrip("( \t").startswith("&")
