@@ -76,6 +76,10 @@ class HeaderMap:
     # `cuda_bf16.h` is hip/hip_bfloat16.h below 5.7 and hip/hip_bf16.h from it. Resolved when
     # the tables load.
     floors: tuple[tuple[str, str], ...] = ()
+    # The ROCm release from which `hip` no longer declares what CUDA's header did, because HIP
+    # moved it to the header `floors` names last (GL interop left hip_runtime_api.h in 6.0 for
+    # hip_gl_interop.h, 5.6+): below the floors, that header is included too where it exists.
+    moved: str | None = None
 
 
 @fast_pickle
@@ -138,18 +142,22 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
         names.append(_entry(path, family, default_since, cuda, entry))
     headers: list[HeaderMap] = []
     for cuda, h in data.get("headers", {}).items():
-        if not isinstance(h, dict) or set(h) - {"hip", "flat", "status", "note", "since", "needs", "floors"}:
-            raise _fail(path, f"[headers] {cuda!r}: expected a table with hip/flat/status/note/since/needs/floors")
+        if not isinstance(h, dict) or set(h) - {"hip", "flat", "status", "note", "since", "needs", "floors", "moved"}:
+            raise _fail(path, f"[headers] {cuda!r}: expected a table with "
+                              "hip/flat/status/note/since/needs/floors/moved")
         floors = h.get("floors", {})
         if not isinstance(floors, dict) or floors and not h.get("hip") or not all(
                 isinstance(k, str) and _is_version(k) and isinstance(v, str) and _HEADER.fullmatch(v)
                 for k, v in floors.items()):
             raise _fail(path, f"[headers] {cuda!r}: 'floors' must be a table of \"ROCm version\" = "
                               "header path, beside a 'hip' path")
+        moved = h.get("moved")
+        if moved is not None and not (isinstance(moved, str) and _is_version(moved) and floors):
+            raise _fail(path, f"[headers] {cuda!r}: 'moved' must be a \"ROCm version\", beside 'floors'")
         headers.append(HeaderMap(cuda, h.get("hip"), h.get("flat"), family,
                                  h.get("status", "supported" if h.get("hip") else "unsupported"),
                                  h.get("note"), str(h.get("since", default_since)), h.get("needs"),
-                                 tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0])))))
+                                 tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), moved))
     spaces = [_entry(path, family, default_since, ns, {"kind": "namespace", **e})
               for ns, e in data.get("namespaces", {}).items()]
     meta = {"family": family, "title": data.get("title", family),

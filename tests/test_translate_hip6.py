@@ -291,3 +291,38 @@ def test_hip64_has_no_16_bit_atomic_add_but_the_unsafe_one() -> None:
         assert r.returncode != 0 and "no matching function for call to 'atomicAdd'" in r.stderr, t
     compile64(f"{head}__global__ void k(__half2* p, __half2 v, __hip_bfloat162* q, __hip_bfloat162 w) "
               "{ unsafeAtomicAdd(p, v); unsafeAtomicAdd(q, w); }\n".encode())
+
+
+# ---------------------------------------------------------------------------- GL interop
+# HIP declares GL interop in hip_runtime_api.h up to 5.7 and only in hip/hip_gl_interop.h (5.6+)
+# from 6.0 (cuda-samples' particles): below 5.6 the port includes the newer header too where
+# the HIP it is compiled with has it.
+
+GL = b"""#include <cuda_gl_interop.h>
+void attach(GLuint buffer, cudaGraphicsResource** res) {
+  cudaGraphicsGLRegisterBuffer(res, buffer, cudaGraphicsMapFlagsNone);
+}
+"""
+GL_BELOW_56 = (b"#include <hip/hip_runtime_api.h>\n#if __has_include(<hip/hip_gl_interop.h>)\n"
+               b"#include <hip/hip_gl_interop.h>\n#endif\n")
+
+
+def test_gl_interop_header_follows_the_floor() -> None:
+    low, _ = port(GL, "5.2")
+    assert low.startswith(GL_BELOW_56) and port(low, "5.2")[0] == low
+    high, _ = port(GL, "6.4")
+    assert b"#include <hip/hip_gl_interop.h>\n" in high and b"__has_include" not in high
+
+
+@needs_hipcc
+@pytest.mark.hipcc
+def test_gl_interop_52_compiles_with_hip52(tmp_path: Path) -> None:
+    compile52(tmp_path, port(GL, "5.2")[0])
+
+
+@pytest.mark.rocm64
+@pytest.mark.parametrize("rocm", ["5.2", "6.4"])
+def test_gl_interop_compiles_with_hip64(rocm: str) -> None:
+    compile64(port(GL, rocm)[0])
+    r = hip64.compile64(port(GL, "5.2")[0].replace(GL_BELOW_56, b"#include <hip/hip_runtime_api.h>\n"))
+    assert r.returncode != 0 and "hipGraphicsGLRegisterBuffer" in r.stderr  # what the guard adds

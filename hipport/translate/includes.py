@@ -75,6 +75,8 @@ def run(ctx: Context) -> None:
                 # a library header belongs in angle brackets (`keep`: as written, as HIPIFY does)
                 ctx.edit(m.start(1), m.start(1) + 1, "<", "HP-include")
                 ctx.edit(end, end + 1, ">", "HP-include")
+            if h.moved and h.floors and newer(h.floors[0][0], ctx.config.rocm):
+                _moved(ctx, end, h.floors[-1][1])
     device = any(word in data for word in _DEVICE_CODE)
     nl = ctx.src.newline
     added = []
@@ -99,6 +101,15 @@ def run(ctx: Context) -> None:
                    f"CUDA's headers): HIP's headers, which a ported header that uses {name} now "
                    f"includes, would be read after it and break; <{RUNTIME_HEADERS[0]}> is "
                    "included before it")
+
+
+def _moved(ctx: Context, end: int, later: str) -> None:
+    """Below the floor of the header HIP moved the declarations to, include it too where the
+    HIP compiled with has it, so the output still compiles with a HIP that moved them."""
+    nl = ctx.src.newline
+    at = _line_end(ctx.src.data, end)
+    lead = "" if at > end and ctx.src.data[at - 1:at] == b"\n" else nl
+    ctx.edit(at, at, f"{lead}#if __has_include(<{later}>){nl}#include <{later}>{nl}#endif{nl}", "HP-include")
 
 
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+[^\s(]", re.M)
