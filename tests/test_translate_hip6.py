@@ -326,3 +326,18 @@ def test_gl_interop_compiles_with_hip64(rocm: str) -> None:
     compile64(port(GL, rocm)[0])
     r = hip64.compile64(port(GL, "5.2")[0].replace(GL_BELOW_56, b"#include <hip/hip_runtime_api.h>\n"))
     assert r.returncode != 0 and "hipGraphicsGLRegisterBuffer" in r.stderr  # what the guard adds
+
+
+# ---------------------------------------------------------------------------- cooperative groups
+# coalesced_group::ballot and the other votes: not in HIP 5.2, in 6.2-6.4 only with
+# HIP_ENABLE_WARP_SYNC_BUILTINS (cuda-samples' cdpAdvancedQuicksort); W009 reports them below 7.0.
+
+@pytest.mark.rocm64
+def test_coalesced_group_votes_need_the_warp_sync_macro_in_hip64() -> None:
+    unit = ("#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n"
+            "namespace cg = cooperative_groups;\n__global__ void k(const int* in, unsigned long long* out) {\n"
+            "  cg::coalesced_group g = cg::coalesced_threads();\n  out[0] = g.ballot(in[0] > 0) + g.any(in[1]);\n}\n")
+    r = hip64.compile64(unit)
+    assert r.returncode != 0 and "no member named 'ballot'" in r.stderr
+    compile64(unit.encode().replace(b"#include <hip/hip_runtime.h>",
+                                    b"#define HIP_ENABLE_WARP_SYNC_BUILTINS\n#include <hip/hip_runtime.h>"))
