@@ -307,6 +307,15 @@ GL_BELOW_56 = (b"#include <hip/hip_runtime_api.h>\n#if __has_include(<hip/hip_gl
                b"#include <hip/hip_gl_interop.h>\n#endif\n")
 
 
+GL_FIRST = b"""#include <cstdio>
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+void attach(GLuint buffer, cudaGraphicsResource** res) {
+  cudaGraphicsGLRegisterBuffer(res, buffer, cudaGraphicsMapFlagsNone);
+}
+"""
+
+
 def test_gl_interop_header_follows_the_floor() -> None:
     low, _ = port(GL, "5.2")
     assert low.startswith(GL_BELOW_56) and port(low, "5.2")[0] == low
@@ -324,6 +333,7 @@ def test_gl_interop_52_compiles_with_hip52(tmp_path: Path) -> None:
 @pytest.mark.parametrize("rocm", ["5.2", "6.4"])
 def test_gl_interop_compiles_with_hip64(rocm: str) -> None:
     compile64(port(GL, rocm)[0])
+    compile64(port(GL_FIRST, rocm)[0])  # before the runtime (cuda-samples' particles)
     r = hip64.compile64(port(GL, "5.2")[0].replace(GL_BELOW_56, b"#include <hip/hip_runtime_api.h>\n"))
     assert r.returncode != 0 and "hipGraphicsGLRegisterBuffer" in r.stderr  # what the guard adds
 

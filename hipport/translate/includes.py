@@ -21,8 +21,9 @@ _DEVICE_CODE = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"
                 b"blockIdx", b"__syncthreads")
 RUNTIME_HEADERS = ("hip/hip_runtime.h",)
 RUNTIME_API = "hip/hip_runtime_api.h"  # enough for host-only files
-# Headers that fail on HIP 5.2 unless the runtime came first (hipBlockDim_x undeclared).
-NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_cooperative_groups.h"})
+# Headers that fail unless the runtime came first: HIP 5.2's cooperative groups (hipBlockDim_x
+# undeclared), HIP 6's GL interop (hipError_t undeclared).
+NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_cooperative_groups.h", "hip/hip_gl_interop.h"})
 RUNTIME_FAMILIES = {"runtime", "driver", "device", "complex", "vector"}
 
 
