@@ -53,6 +53,10 @@ class SourceFile:
     data: bytes
     _line_starts: list[int] = field(default_factory=list, repr=False)
     _tree: tree_sitter.Tree | None = field(default=None, repr=False)
+    # node_at's last answer and every node above it, root first: the next lookup starts from
+    # the nearest of them that holds its bytes.
+    _path: list[Node] = field(default_factory=list, repr=False)
+    _cursor: tree_sitter.TreeCursor | None = field(default=None, repr=False)  # at _path[-1]
 
     def __post_init__(self) -> None:
         starts = [0]
@@ -80,6 +84,45 @@ class SourceFile:
     @property
     def root(self) -> Node:
         return self.tree.root_node
+
+    def node_at(self, start: int, end: int) -> Node | None:
+        """The smallest node that holds the bytes [start, end), as
+        `root.descendant_for_byte_range(start, end)` finds it. That walks down from the root
+        through every level above the node (n levels in a sum of n terms, which tree-sitter
+        nests left-deep); this walks from the last answer up to the nearest node that holds the
+        bytes and down from there, so lookups in file order cost the path between neighbours."""
+        if start >= end:  # an empty range may fall between nodes: tree-sitter's own rule
+            return self.root.descendant_for_byte_range(start, end)
+        path = self._path
+        cursor = self._cursor
+        if cursor is None:
+            cursor = self._cursor = self.root.walk()
+            path.append(self.root)
+        while len(path) > 1 and not (path[-1].start_byte <= start and end <= path[-1].end_byte):
+            path.pop()
+            cursor.goto_parent()
+        node = path[-1]
+        if not (node.start_byte <= start and end <= node.end_byte):  # outside the root
+            return self.root.descendant_for_byte_range(start, end)
+        # The first child (through hidden nodes) that ends after `start` is the only one that
+        # can hold the bytes: siblings do not overlap.
+        while cursor.goto_first_child_for_byte(start) is not None:
+            child = cursor.node
+            if child is None or child.start_byte > start or child.end_byte < end:
+                cursor.goto_parent()
+                break
+            path.append(child)
+            node = child
+        return node
+
+    def parent(self, node: Node) -> Node | None:
+        """`node.parent`, taken from node_at's path when `node` is its last answer or one of
+        the few above it: tree-sitter finds a parent by walking down from the root."""
+        path = self._path
+        for i in range(len(path) - 1, max(len(path) - 4, 0), -1):
+            if path[i] == node:
+                return path[i - 1]
+        return node.parent
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a byte offset."""
