@@ -203,14 +203,43 @@ def _eval_text(fx: Facts, text: str, depth: int) -> tuple[int, int] | None:
 
 def cval(fx: Facts, node: Node | None, fn: Func | None = None) -> tuple[int, int, bool] | None:
     """(value, bits, named) of an integer constant expression; named: uses a warp constant."""
+    # The left operands of binary expressions (and the parentheses around them) are followed
+    # in a loop, not by recursion: a sum of n terms nests n levels deep, and so does a
+    # parenthesised chain ((a + 1) + 2) + 3.
+    chain: list[Node] = []
+    while node is not None:
+        t = node.type
+        if t == "binary_expression":
+            chain.append(node)
+            node = fx.binop(node)[1]
+        elif t == "parenthesized_expression":
+            node = node.named_child(0) if node.named_child_count else None
+        else:
+            break
+    a = _cval(fx, node, fn)
+    for b in reversed(chain):  # innermost first
+        if a is None:
+            return None
+        o, _, right = fx.binop(b)
+        c = fx.cval(right, fn)
+        if c is None or not o:
+            return None
+        try:
+            v = _CONST_OPS[o](a[0], c[0])
+        except (KeyError, ZeroDivisionError):
+            return None
+        a = v, max(a[1], c[1]), a[2] or c[2]
+    return a
+
+
+def _cval(fx: Facts, node: Node | None, fn: Func | None) -> tuple[int, int, bool] | None:
+    """cval of a node that is not a binary or parenthesised expression."""
     if node is None:
         return None
     t = node.type
     if t == "number_literal":
         lit = sx.int_literal(fx.src.text(node))
         return (lit[0], lit[1], False) if lit else None
-    if t == "parenthesized_expression":
-        return fx.cval(node.named_child(0), fn) if node.named_child_count else None
     if t == "identifier":
         name = fx.src.text(node)
         cv = fx.const_value(name)
@@ -262,19 +291,6 @@ def cval(fx: Facts, node: Node | None, fn: Func | None = None) -> tuple[int, int
         if val is None or bits is None:
             return val
         return val[0] & ((1 << bits) - 1), bits, val[2]  # `(unsigned long long)(1)` is 64-bit
-    if t == "binary_expression":
-        o, left, right = fx.binop(node)
-        a = fx.cval(left, fn)
-        if a is None:
-            return None
-        b = fx.cval(right, fn)
-        if b is None or not o:
-            return None
-        try:
-            v = _CONST_OPS[o](a[0], b[0])
-        except (KeyError, ZeroDivisionError):
-            return None
-        return v, max(a[1], b[1]), a[2] or b[2]
     return None
 
 

@@ -53,9 +53,51 @@ def kinds(fx: Facts, node: Node | None, fn: Func) -> int:
     key = node.id
     k = fx._memo.get(key)
     if k is None:
+        # The operands first, deepest first, so that `_kinds` finds theirs in the memo: a sum of
+        # n terms nests n levels deep, more than Python's recursion allows.
+        for operand in _unknown_operands(fx, node, fn):
+            fx._memo[operand.id] = _kinds(fx, operand, fn)
         k = _kinds(fx, node, fn)
         fx._memo[key] = k
     return k
+
+
+def _unknown_operands(fx: Facts, node: Node, fn: Func) -> list[Node]:
+    """The operands below `node` whose kinds `_kinds` asks for and the memo lacks, each after
+    every operand of its own (the order to compute them in)."""
+    found: list[Node] = []
+    stack = [node]
+    memo = fx._memo
+    while stack:
+        n = stack.pop()
+        for op in _operands(fx, n, fn):
+            if op is not None and op.id not in memo and op.type in _KIND_TYPES:
+                found.append(op)
+                stack.append(op)
+    found.reverse()  # each operand was found after the node that holds it
+    return found
+
+
+def _operands(fx: Facts, node: Node, fn: Func) -> tuple[Node | None, ...]:
+    """The nodes whose kinds `_kinds(node)` reads."""
+    t = node.type
+    if t == "binary_expression":
+        op, left, right = fx.binop(node)
+        return (left, right) if op else ()
+    if t == "parenthesized_expression":
+        return (node.named_child(0),) if node.named_child_count else ()
+    if t == "cast_expression":
+        return (node.child_by_field_id(sx.F_VALUE),)
+    if t == "comma_expression" or t == "assignment_expression":
+        return (node.child_by_field_id(sx.F_RIGHT),)
+    if t == "conditional_expression":
+        return (node.child_by_field_id(sx.F_CONSEQUENCE), node.child_by_field_id(sx.F_ALTERNATIVE))
+    if t == "unary_expression":
+        return (node.child_by_field_id(sx.F_ARGUMENT),)
+    if t == "call_expression" and fx.call_name(node) in ("min", "max", "umin", "umax"):
+        args = sx.call_args(node)
+        return (args[0],) if args else ()
+    return ()
 
 
 def _kinds(fx: Facts, node: Node, fn: Func) -> int:
