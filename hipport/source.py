@@ -7,6 +7,7 @@ tabs, a UTF-8 BOM and non-UTF-8 bytes in comments (a Latin-1 comment stays Latin
 from __future__ import annotations
 
 import bisect
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -51,7 +52,8 @@ def check_editable(data: bytes) -> None:
 class SourceFile:
     path: str
     data: bytes
-    _line_starts: list[int] = field(default_factory=list, repr=False)
+    # The offset where each line starts: 4 bytes a line (a list holds a Python int each, 36).
+    _line_starts: array[int] = field(default_factory=lambda: array("I"), repr=False)
     _tree: tree_sitter.Tree | None = field(default=None, repr=False)
     # node_at's last answer and every node above it, root first: the next lookup starts from
     # the nearest of them that holds its bytes.
@@ -59,7 +61,7 @@ class SourceFile:
     _cursor: tree_sitter.TreeCursor | None = field(default=None, repr=False)  # at _path[-1]
 
     def __post_init__(self) -> None:
-        starts = [0]
+        starts = array("I" if len(self.data) < 1 << 32 else "Q", [0])
         find = self.data.find
         i = find(b"\n")
         while i != -1:
@@ -168,6 +170,24 @@ def walk(node: Node) -> Iterator[Node]:
             visited_children = True
         else:
             return
+
+
+def children(node: Node) -> list[Node]:
+    """`node.children`, without the node keeping them. tree-sitter's Python node keeps the
+    list it returns, and with it every child as a Python object, for as long as the node
+    lives; the wave64 facts keep nodes for the whole file."""
+    out: list[Node] = []
+    cursor = node.walk()
+    if cursor.goto_first_child():
+        out.append(cursor.node)  # type: ignore[arg-type]
+        while cursor.goto_next_sibling():
+            out.append(cursor.node)  # type: ignore[arg-type]
+    return out
+
+
+def named_children(node: Node) -> list[Node]:
+    """`node.named_children`, without the node keeping them (see `children`)."""
+    return [c for c in children(node) if c.is_named]
 
 
 def asm_template(src: SourceFile, asm: Node) -> str:

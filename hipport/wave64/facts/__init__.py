@@ -169,7 +169,7 @@ class Facts:
         self._header_names: frozenset[str] = frozenset()
         self._defined_here: frozenset[str] | None = None  # names this file #defines (tree_defines)
         # exprs
-        self._bin: dict[int, tuple[str, Node | None, Node | None]] = {}
+        self._bin: dict[int, str] = {}  # the operator of each binary expression, by node id
         self._names: dict[int, str] = {}
         # values and flow
         self.genv: dict[str, int] = {}  # kinds of file-level variables

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from hipport.model import Edit, Finding, Severity
-from hipport.source import Node
+from hipport.source import Node, children, named_children
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import BDIM, BID, TID, Facts, Func, is_warp_name
@@ -79,7 +79,7 @@ def launch_parts(facts: Facts, call: Node) -> tuple[str, Node | None] | None:
 def launch_config(facts: Facts, call: Node) -> tuple[str, Node | None, Node | None] | None:
     """(kernel name, grid argument, block argument) of a kernel launch."""
     if facts.data.find(b"<<<", call.start_byte, call.end_byte) >= 0:  # else no kernel_call_syntax child
-        kcs = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
+        kcs = next((c for c in children(call) if c.type == "kernel_call_syntax"), None)
         if kcs is not None:
             cfg = [c for c in kcs.named_children if c.type != "comment"]
             return (facts.call_name(call), cfg[0] if cfg else None, cfg[1] if len(cfg) > 1 else None)
@@ -209,7 +209,7 @@ def _queried_wave(facts: Facts, fn: Func, expr: Node) -> str | None:
             if re.search(r"GetAttribute\s*\(\s*&\s*" + re.escape(name) + r"\s*,\s*\w*WarpSize", body):
                 return name
             continue
-        stack.extend(n.named_children)
+        stack.extend(named_children(n))
     return None
 
 
