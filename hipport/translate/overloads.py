@@ -40,7 +40,16 @@ def run(ctx: Context) -> None:
 
 
 def _definitions(node: Node, scope: str):  # -> Iterator[tuple[Node, str]]
-    for child in node.named_children:
+    """The function definitions in `node`'s containers, in document order, with their scope.
+    An explicit stack: `#if` blocks nest as deep as a file has them (a generated file can have
+    thousands), deeper than Python's recursion allows."""
+    stack = [(iter(node.named_children), scope)]
+    while stack:
+        children, scope = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            continue
         t = child.type
         if t == "function_definition":
             yield child, scope
@@ -53,7 +62,7 @@ def _definitions(node: Node, scope: str):  # -> Iterator[tuple[Node, str]]
             if t == "namespace_definition":
                 nm = child.child_by_field_name("name")
                 sub = scope + (nm.text.decode() if nm is not None and nm.text else "") + "::"
-            yield from _definitions(child, sub)
+            stack.append((iter(child.named_children), sub))
 
 
 def _signature(ctx: Context, fn: Node) -> tuple[str, str] | None:
