@@ -20,7 +20,8 @@ and the peak memory of porting it beside that of a bare tree-sitter parse of the
 Time is CPU time (other work on a shared machine moves wall time far more). By default each
 file is ported by `hipport port FILE -o OUT --no-cache` in a fresh process, whose fixed cost
 (start-up, rule tables) is measured in the same run on a file of one kernel and taken off
-before dividing; `--in-process` times `port_bytes` on the bytes instead (the parse, passes
+before dividing (a size whose net cost is under CPU_FLOOR is within that fixed cost's noise:
+it gets no ratio); `--in-process` times `port_bytes` on the bytes instead (the parse, passes
 and apply alone: no start-up to take off, so the small sizes are exact too). Target: every
 size's cost per byte within 1.5x of the smallest size's.
 
@@ -61,6 +62,9 @@ DEFAULT_SIZES = "1k,64k,1m"
 FULL_SIZES = "1k,16k,256k,4m,50m"
 DEEPEST = 200  # levels of each nesting in the `deep` shape
 MEMORY_FLOOR_MB = 32.0
+# In process mode a net CPU time under this is within the fixed cost's noise: no ratio is shown
+# for it, and the smallest size above it is the one the others are compared with.
+CPU_FLOOR = 0.05  # seconds
 # Each child writes its own peak resident size to the file named first: VmHWM, the peak of its
 # memory since exec. (`ru_maxrss` from wait4 would not do: Linux carries the parent's peak
 # across fork and exec into it, and this process holds the files and, --in-process, the ports.)
@@ -381,21 +385,28 @@ def report(rows: list[Row], args: argparse.Namespace, base: float, base_rss: flo
           f"{'x small':>8} {'RSS MB':>9} {'parse MB':>9} {'x parse':>8}")
     worst_time: dict[str, float] = {}
     worst_memory: float | None = None
+    floor = 0.0 if args.in_process else CPU_FLOOR
     for shape in dict.fromkeys(r.shape for r in rows):
         mine = [r for r in rows if r.shape == shape]
-        smallest = mine[0].ns_per_byte
+        measured = [r for r in mine if r.cpu >= floor]
+        smallest = measured[0].ns_per_byte if measured else 0.0
         for r in mine:
-            ratio = r.ns_per_byte / smallest
-            worst_time[shape] = max(worst_time.get(shape, 0.0), ratio)
+            ratio = r.ns_per_byte / smallest if smallest and r.cpu >= floor else None
+            if ratio is not None:
+                worst_time[shape] = max(worst_time.get(shape, 0.0), ratio)
             mr = r.memory_ratio
             if mr is not None:
                 worst_memory = max(worst_memory or 0.0, mr)
             rss = "-" if r.rss is None else f"{r.rss:.1f}"
             prss = "-" if r.parse_rss is None else f"{r.parse_rss:.1f}"
+            shown = "-" if ratio is None else f"{ratio:.2f}x"
             print(f"{shape:>8} {r.size:>10} {r.lines:>8} {r.cpu:>10.3f} {r.wall:>8.3f} {r.ns_per_byte:>8.1f} "
-                  f"{ratio:>7.2f}x {rss:>9} {prss:>9} {'-' if mr is None else f'{mr:.2f}x':>8}")
+                  f"{shown:>8} {rss:>9} {prss:>9} {'-' if mr is None else f'{mr:.2f}x':>8}")
     for shape, ratio in worst_time.items():
         print(f"{shape}: largest / smallest CPU per byte: {ratio:.2f}x (target <= 1.5x)")
+    if floor and len(worst_time) < len({r.shape for r in rows}):
+        print(f"(sizes whose net CPU is under {floor:g} s are within the fixed cost's noise: use --in-process "
+              f"or larger sizes for their ratio)")
     if memory:
         shown = "no size large enough" if worst_memory is None else f"{worst_memory:.2f}x"
         print(f"largest hipport / parse memory growth: {shown} (target <= 2x; shown where the parse "

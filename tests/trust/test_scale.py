@@ -1,0 +1,91 @@
+"""Shapes of code that once made a port quadratic or made it fail: a sum of 20,000 terms (on
+lines of its own and on one line), and nesting as deep as a generated file has it. Each is
+ported for real (tree-sitter parse, every pass); how long it takes is the scaling benchmark's
+business (benchmarks/kernel_scaling.py), never a test's."""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from hipport.config import Config
+from hipport.model import FileStatus
+from hipport.passes import port_bytes
+from hipport.source import SourceFile, children, named_children, walk
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _benchmark():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import kernel_scaling
+    finally:
+        sys.path.pop(0)
+    return kernel_scaling
+
+
+@pytest.mark.parametrize("sep", ["\n    ", " "], ids=["a-term-a-line", "one-line"])
+def test_a_sum_of_20k_terms_is_ported(sep: str) -> None:
+    """It nests 20,000 levels deep: a recursion per level failed the file (RecursionError),
+    and a lookup from the root per name made it quadratic. Every term is counted, the
+    shuffle is rewritten and nothing else changes."""
+    data = _benchmark().sum_file(20_000, sep)
+    r = port_bytes("sum.cu", "cuda-source", data, Config())
+    assert r.status == FileStatus.PORTED, r.error
+    assert sorted(f.rule for f in r.findings) == ["W001", "W006"]
+    assert sum(c.found for c in r.families.values()) >= 20_000  # threadIdx, once per term
+    assert r.ported is not None
+    expected = data.replace(b"<cuda_runtime.h>", b"<hip/hip_runtime.h>").replace(
+        b"__shfl_down_sync(0xffffffff, v, 16)", b"__shfl_down(v, 16, 32)")
+    assert r.ported == expected
+
+
+def test_nesting_as_deep_as_a_generated_file_is_ported() -> None:
+    """3,000 nested #if blocks, namespaces, blocks and parentheses: each level once cost a
+    Python frame (RecursionError from about 1,000)."""
+    n = 3000
+    src = ("#include <cuda_runtime.h>\n" + "".join(f"#if !defined(SKIP_{i})\n" for i in range(n))
+           + "namespace a {\n" * n + "__global__ void k(float* d) { " + "{" * n + " d[threadIdx.x % 32] = "
+           + "(" * n + "__shfl_xor(d[0], 1)" + ")" * n + "; " + "}" * n + "}\n" + "}\n" * n + "#endif\n" * n)
+    r = port_bytes("deep.cu", "cuda-source", src.encode(), Config())
+    assert r.status == FileStatus.PORTED, r.error
+    assert r.ported is not None and b"<hip/hip_runtime.h>" in r.ported
+    assert r.ported.count(b"#if !defined(SKIP_") == n
+
+
+def test_node_at_is_descendant_for_byte_range() -> None:
+    """node_at (which walks from its last answer) finds what tree-sitter's own lookup from
+    the root finds, and the same parents, for every token of real sources and for ranges
+    across tokens, looked up in file order and shuffled."""
+    rng = random.Random(28)
+    files = sorted(p for d in ("examples", "fixtures/translate") for p in (ROOT / d).rglob("*")
+                   if p.suffix in (".cu", ".cuh", ".cpp"))[:60]
+    assert len(files) >= 30
+    for p in files:
+        data = p.read_bytes()
+        ranges = [(m.start(), m.end()) for m in re.finditer(rb"\w+|[^\w\s]+", data)]
+        ranges += [(a, a + rng.randrange(1, 60)) for a in range(0, len(data), 13)]
+        for order in (ranges, rng.sample(ranges, len(ranges))):
+            src = SourceFile(str(p), data)
+            for a, b in order:
+                node = src.node_at(a, b)
+                assert node == src.root.descendant_for_byte_range(a, b), (p, a, b)
+                if node is not None:
+                    assert src.parent(node) == node.parent, (p, a, b)
+
+
+def test_children_are_what_tree_sitter_gives() -> None:
+    """children()/named_children() read through a cursor give the nodes `.children` and
+    `.named_children` give, in order."""
+    src = SourceFile("k.cu", _benchmark().kernels_file(6))
+    seen = 0
+    for node in walk(src.root):
+        assert children(node) == node.children
+        assert named_children(node) == node.named_children
+        seen += 1
+    assert seen > 500
