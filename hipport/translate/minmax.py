@@ -33,7 +33,7 @@ def run(ctx: Context) -> None:
     if b"Idx." not in data and b"Dim." not in data:
         return
     for m in _CALL.finditer(data):
-        callee = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + 3)
+        callee = ctx.src.node_at(m.start(), m.start() + 3)
         call = callee.parent if callee is not None else None
         if callee is None or callee.type != "identifier" or call is None \
                 or call.type != "call_expression" or call.child_by_field_name("function") != callee:

@@ -45,7 +45,7 @@ def run(ctx: Context) -> None:
         return
     first: Node | None = None
     for m in _CALL.finditer(data):
-        field = ctx.src.root.descendant_for_byte_range(m.start(1), m.end(1))
+        field = ctx.src.node_at(m.start(1), m.end(1))
         if field is None or field.type != "field_identifier":
             continue
         member = field.parent
@@ -129,7 +129,7 @@ def _structs(ctx: Context, name: str) -> list[Node]:
     out = []
     data = ctx.src.data
     for m in re.finditer(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", data):
-        node = ctx.src.root.descendant_for_byte_range(m.start(), m.end())
+        node = ctx.src.node_at(m.start(), m.end())
         parent = node.parent if node is not None else None
         if parent is None:
             continue

@@ -306,9 +306,8 @@ def find_identifier_uses(fx: Facts) -> None:
         pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
         hits = [(m.start(), m.end(), m.group(1).decode()) for m in pattern.finditer(fx.data)]
     fx.ident_uses = []
-    root = fx.src.root
     for start, end, name in hits:
-        node = root.descendant_for_byte_range(start, end)
+        node = fx.src.node_at(start, end)
         if node is None or node.type not in ("identifier", "type_identifier", "field_identifier"):
             # inside raw preprocessor text (#define X warpSize) we still record it
             if node is None or node.type != "preproc_arg":
