@@ -59,6 +59,7 @@ class SourceFile:
     # the nearest of them that holds its bytes.
     _path: list[Node] = field(default_factory=list, repr=False)
     _cursor: tree_sitter.TreeCursor | None = field(default=None, repr=False)  # at _path[-1]
+    _up: int = field(default=0, repr=False)  # where on _path the last parent() lookup ended
 
     def __post_init__(self) -> None:
         starts = array("I" if len(self.data) < 1 << 32 else "Q", [0])
@@ -118,13 +119,27 @@ class SourceFile:
         return node
 
     def parent(self, node: Node) -> Node | None:
-        """`node.parent`, taken from node_at's path when `node` is its last answer or one of
-        the few above it: tree-sitter finds a parent by walking down from the root."""
+        """`node.parent`, taken from node_at's path when `node` lies on it (the last answer, the
+        few above it, or where the last parent lookup left off, so a walk up the path is a step
+        a level): tree-sitter finds a parent by walking down from the root."""
         path = self._path
-        for i in range(len(path) - 1, max(len(path) - 4, 0), -1):
-            if path[i] == node:
-                return path[i - 1]
+        i = self._up
+        if not (0 < i < len(path) and path[i] == node):
+            i = next((j for j in range(len(path) - 1, max(len(path) - 4, 0), -1) if path[j] == node), 0)
+        if i > 0:
+            self._up = i - 1
+            return path[i - 1]
         return node.parent
+
+    def ancestors(self, node: Node) -> Iterator[Node]:
+        """The parent of `node`, its parent and so on to the root, each found in a step: the
+        walk starts with node_at on `node`'s bytes, which puts `node` on the path."""
+        if node.start_byte < node.end_byte:
+            self.node_at(node.start_byte, node.end_byte)
+        p = self.parent(node)
+        while p is not None:
+            yield p
+            p = self.parent(p)
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a byte offset."""

@@ -45,6 +45,22 @@ def test_a_sum_of_20k_terms_is_ported(sep: str) -> None:
     assert r.ported == expected
 
 
+def test_a_sum_of_hazards_is_ported_and_each_is_reported() -> None:
+    """4,000 terms that each hold wave64 sites (a shuffle of a 32-lane lane, a ballot kept in
+    32 bits): every site's walk up the tree (constant context, its consumer, a 32-bit sink)
+    once cost the depth of the sum in `.parent` lookups, and went level by level."""
+    n = 4000
+    terms = "\n    + ".join(f"__shfl_xor(p[threadIdx.x % 32], {1 + i % 16}) + __ballot_sync(0xffffffff, v > {i})"
+                          for i in range(n))
+    data = ("#include <cuda_runtime.h>\n__global__ void k(const float* p, float* out) {\n"
+            f"  float v = p[threadIdx.x];\n  float s = {terms};\n  out[threadIdx.x] = s;\n}}\n").encode()
+    r = port_bytes("hazards.cu", "cuda-source", data, Config())
+    assert r.status == FileStatus.PORTED, r.error
+    lines = {f.span.line for f in r.findings if f.rule == "W004"}
+    assert len(lines) == n  # one lane-id finding on each term's line
+    assert r.ported is not None and r.ported.count(b"__ballot(") == n
+
+
 def test_nesting_as_deep_as_a_generated_file_is_ported() -> None:
     """3,000 nested #if blocks, namespaces, blocks and parentheses: each level once cost a
     Python frame (RecursionError from about 1,000)."""

@@ -174,6 +174,7 @@ class Facts:
         # values and flow
         self.genv: dict[str, int] = {}  # kinds of file-level variables
         self._memo: dict[int, int] = {}
+        self._constant_context: dict[int, bool] = {}  # rules/_common.in_constant_context, by node id
         self._plain: set[tuple[Func, str]] = set()
         # calls and groups
         self.calls: list[WarpCall] = []

@@ -226,10 +226,11 @@ def lane_idiom(fx: Facts, node: Node | None) -> int | None:
 def in_half(fx: Facts, node: Node) -> bool:
     """Is `node` (or a mask it is ANDed into) shifted by `>> (__lane_id() & 32)`: the
     caller's 32-lane half that hipport writes under logical32?"""
-    child, p = node, node.parent
+    up = fx.src.ancestors(node)  # (a step a level; `.parent` walks down from the root)
+    child, p = node, next(up, None)
     while p is not None:
         if p.type == "parenthesized_expression":
-            child, p = p, p.parent
+            child, p = p, next(up, None)
             continue
         if p.type != "binary_expression":
             return False
@@ -238,7 +239,7 @@ def in_half(fx: Facts, node: Node) -> bool:
             return left is not None and left.id == child.id and fx.lane_idiom(right) == 32
         if op != "&":
             return False
-        child, p = p, p.parent
+        child, p = p, next(up, None)
     return False
 
 
