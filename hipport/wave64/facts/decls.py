@@ -3,6 +3,7 @@ type's width, value, array size, `__shared__`, pointer), memoized per declaratio
 
 from __future__ import annotations
 
+from sys import intern
 from typing import TYPE_CHECKING
 
 from hipport.source import Node, children, named_children
@@ -50,7 +51,8 @@ def var_from_declarator(fx: Facts, d: Node, decl: Node, type_node: Node | None, 
         data[c.start_byte:c.end_byte] == b"__shared__" for c in children(decl) if c.type == "type_qualifier")
     bits = None if (is_pointer or type_node is None) else type_bits(
         data[type_node.start_byte:type_node.end_byte].decode("utf-8", "surrogateescape"))
-    return Var(data[tstart:target.end_byte].decode("utf-8", "surrogateescape"), decl, type_node, d,
+    # (the name interned: one string per distinct name, not one per declaration of the file)
+    return Var(intern(data[tstart:target.end_byte].decode("utf-8", "surrogateescape")), decl, type_node, d,
                bits, value, False, is_array, shared, is_pointer, size, index, count)
 
 

@@ -18,7 +18,8 @@ def call_name(fx: Facts, call: Node) -> str:
     key = call.id
     name = fx._names.get(key)
     if name is None:
-        name = fx._names[key] = sx.call_name(call, fx.data)
+        # (interned: one string per distinct name, not one per call of the file)
+        name = fx._names[key] = intern(sx.call_name(call, fx.data))
     return name
 
 

@@ -53,7 +53,10 @@ def propagate(fx: Facts) -> None:
             targets = fx.by_name.get(name)
             if not targets:
                 continue
-            fn.callees.add(name)
+            callees = fn.callees
+            if not isinstance(callees, set):
+                callees = fn.callees = set()
+            callees.add(name)
             args = sx.call_args(c)
             for target in targets:
                 if target.params and args:

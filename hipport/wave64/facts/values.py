@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from sys import intern
 from typing import TYPE_CHECKING
 
 from hipport.source import Node
@@ -121,7 +122,7 @@ def _kinds(fx: Facts, node: Node, fn: Func) -> int:
         elif fx.external_const(name, fn):
             k |= WS32
         elif not k:
-            fx._plain.add((fn, name))  # never anything special: skip the checks next time
+            fx._plain.add((fn, intern(name)))  # never anything special: skip the checks next time
         return k
     if t == "field_expression":
         arg = node.child_by_field_id(sx.F_ARGUMENT)
