@@ -61,6 +61,17 @@ def test_a_sum_of_hazards_is_ported_and_each_is_reported() -> None:
     assert r.ported is not None and r.ported.count(b"__ballot(") == n
 
 
+def test_min_of_a_long_sum_takes_the_unsigned_overload() -> None:
+    """min/max of coordinate arithmetic: the kind of a 3,000-term sum (and of 3,000
+    parentheses) is followed with a stack; it recursed once a level."""
+    n = 3000
+    for arg in (" + ".join(["threadIdx.x", "m"] * (n // 2)), "(" * n + "threadIdx.x" + ")" * n):
+        src = f"__global__ void k(int* d, int w) {{ int m = 3; d[0] = min({arg}, w); }}\n"
+        r = port_bytes("m.cu", "cuda-source", src.encode(), Config())
+        assert r.status == FileStatus.PORTED, r.error
+        assert r.ported is not None and b"min<unsigned int>(" in r.ported
+
+
 def test_nesting_as_deep_as_a_generated_file_is_ported() -> None:
     """3,000 nested #if blocks, namespaces, blocks and parentheses: each level once cost a
     Python frame (RecursionError from about 1,000)."""
