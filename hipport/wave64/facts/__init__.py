@@ -182,6 +182,7 @@ class Facts:
         self.ident_uses: list[IdentUse] = []
         self._eval_cache: dict[tuple[str, int], tuple[int, int] | None] = {}
         self._cdepth = 0
+        self._cvals: dict[tuple[int, Func | None], tuple[int, int, bool] | None] = {}  # cval of binary expressions
         # headers (read lazily, on the first question; none for a header read for another file)
         self._headers: dict[str, tuple[int, bool]] | None = None if headers else {}
         self._header_names: frozenset[str] = frozenset()

@@ -205,30 +205,40 @@ def cval(fx: Facts, node: Node | None, fn: Func | None = None) -> tuple[int, int
     """(value, bits, named) of an integer constant expression; named: uses a warp constant."""
     # The left operands of binary expressions (and the parentheses around them) are followed
     # in a loop, not by recursion: a sum of n terms nests n levels deep, and so does a
-    # parenthesised chain ((a + 1) + 2) + 3.
+    # parenthesised chain ((a + 1) + 2) + 3. The value of each binary expression is kept
+    # (rules ask for every one of a chain: n walks of n levels otherwise), except below a
+    # constant's own value, which a depth limit cuts (`_cdepth`).
+    memo = fx._cvals if not fx._cdepth else None
     chain: list[Node] = []
+    a: tuple[int, int, bool] | None = None
+    found = False  # a kept value of the chain was met
     while node is not None:
         t = node.type
         if t == "binary_expression":
+            if memo is not None and (node.id, fn) in memo:
+                a, found = memo[(node.id, fn)], True
+                break
             chain.append(node)
             node = fx.binop(node)[1]
         elif t == "parenthesized_expression":
             node = node.named_child(0) if node.named_child_count else None
         else:
             break
-    a = _cval(fx, node, fn)
+    if not found:
+        a = _cval(fx, node, fn)
     for b in reversed(chain):  # innermost first
-        if a is None:
-            return None
-        o, _, right = fx.binop(b)
-        c = fx.cval(right, fn)
-        if c is None or not o:
-            return None
-        try:
-            v = _CONST_OPS[o](a[0], c[0])
-        except (KeyError, ZeroDivisionError):
-            return None
-        a = v, max(a[1], c[1]), a[2] or c[2]
+        if a is not None:
+            o, _, right = fx.binop(b)
+            c = fx.cval(right, fn)
+            if c is None or not o:
+                a = None
+            else:
+                try:
+                    a = _CONST_OPS[o](a[0], c[0]), max(a[1], c[1]), a[2] or c[2]
+                except (KeyError, ZeroDivisionError):
+                    a = None
+        if memo is not None:
+            memo[(b.id, fn)] = a
     return a
 
 

@@ -189,27 +189,32 @@ def _queried_wave(facts: Facts, fn: Func, expr: Node) -> str | None:
     """The host's queried wave size inside a launch argument (through local variables):
     `prop.warpSize`, a device table's `.warp_size`, or a variable filled by
     hipDeviceGetAttribute(..., hipDeviceAttributeWarpSize, ...). Returns its text."""
-    body = facts.src.text(fn.body) if fn.body is not None else ""
-    stack = [expr]
+    # The body's text only where it holds a GetAttribute call (it was decoded for each launch).
+    queries = fn.body is not None and facts.data.find(b"GetAttribute", fn.body.start_byte, fn.body.end_byte) >= 0
+    body = facts.src.text(fn.body) if queries and fn.body is not None else ""
+    # The pattern is searched in the text of each expression followed (the argument, a
+    # variable's value), not of every node below it: a node's text lies in its expression's,
+    # so it matches only where the expression's does (n^2 over a long argument otherwise).
+    stack = [(expr, True)]
     seen: set[str] = set()
     while stack:
-        n = stack.pop()
-        text = facts.src.text(n)
-        m = _QUERIED.search(text)
-        if m is not None:
-            return text.strip()
+        n, whole = stack.pop()
+        if whole:
+            text = facts.src.text(n)
+            if _QUERIED.search(text) is not None:
+                return text.strip()
         if n.type == "identifier":
-            name = text
+            name = facts.src.text(n)
             if name in seen:
                 continue
             seen.add(name)
             var = fn.vars.get(name)
             if var is not None and var.value is not None:
-                stack.append(var.value)
-            if re.search(r"GetAttribute\s*\(\s*&\s*" + re.escape(name) + r"\s*,\s*\w*WarpSize", body):
+                stack.append((var.value, True))
+            if queries and re.search(r"GetAttribute\s*\(\s*&\s*" + re.escape(name) + r"\s*,\s*\w*WarpSize", body):
                 return name
             continue
-        stack.extend(named_children(n))
+        stack.extend((c, False) for c in named_children(n))
     return None
 
 
