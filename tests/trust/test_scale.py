@@ -72,6 +72,39 @@ def test_min_of_a_long_sum_takes_the_unsigned_overload() -> None:
         assert r.ported is not None and b"min<unsigned int>(" in r.ported
 
 
+N = 3000
+DEEP_FORMS = {  # each 3,000 levels deep, in a kernel with a warp shuffle
+    "and-chain": " && ".join(["(threadIdx.x > 1)"] * N),
+    "ternary": "".join(f"threadIdx.x == {i} ? {i} : " for i in range(N)) + "0",
+    "assign-chain": "x = " * N + "threadIdx.x",
+    "comma": "(" + ", ".join(["threadIdx.x"] * N) + ")",
+    "nested-calls": "f(" * N + "threadIdx.x" + ")" * N,
+    "subscripts": "p[" * N + "threadIdx.x" + "]" * N,
+    "unary-minus": "- " * N + "threadIdx.x",
+    "casts": "(int)" * N + "threadIdx.x",
+    "mask-and": " & ".join(["0xffffffff"] * N),
+    "shift-chain": "1u" + " << 1" * N,
+    "lane-sum": " + ".join(["(threadIdx.x & 31)"] * N),
+    "warp-div": "threadIdx.x" + " / 32" * N,
+    "mod-chain": "threadIdx.x" + " % 32" * N,
+}
+
+
+@pytest.mark.parametrize("form", sorted(DEEP_FORMS))
+def test_a_deep_expression_of_each_form_is_ported(form: str) -> None:
+    """The expression stands as a value, as a shared array's size and as a launch's grid: the
+    places the wave64 rules evaluate (kinds, constant values, launch shapes). 11 of these
+    forms failed with a RecursionError; a chain of masks took 13 s (a walk per node)."""
+    e = DEEP_FORMS[form]
+    src = ("__device__ int f(int a) { return a; }\n__global__ void k(int* p, float v) {\n"
+           f"  int x; int s = {e};\n  v += __shfl_down_sync(0xffffffff, v, 16);\n"
+           f"  __shared__ float t[{e}];\n  p[0] = s + (int)v;\n}}\n"
+           f"void h(int* p) {{ k<<<{e}, 32>>>(p, 1.0f); }}\n")
+    r = port_bytes("deep.cu", "cuda-source", src.encode(), Config())
+    assert r.status == FileStatus.PORTED, r.error
+    assert r.ported is not None and b"__shfl_down(v, 16, 32)" in r.ported
+
+
 def test_nesting_as_deep_as_a_generated_file_is_ported() -> None:
     """3,000 nested #if blocks, namespaces, blocks and parentheses: each level once cost a
     Python frame (RecursionError from about 1,000)."""

@@ -203,11 +203,11 @@ def _eval_text(fx: Facts, text: str, depth: int) -> tuple[int, int] | None:
 
 def cval(fx: Facts, node: Node | None, fn: Func | None = None) -> tuple[int, int, bool] | None:
     """(value, bits, named) of an integer constant expression; named: uses a warp constant."""
-    # The left operands of binary expressions (and the parentheses around them) are followed
-    # in a loop, not by recursion: a sum of n terms nests n levels deep, and so does a
-    # parenthesised chain ((a + 1) + 2) + 3. The value of each binary expression is kept
-    # (rules ask for every one of a chain: n walks of n levels otherwise), except below a
-    # constant's own value, which a depth limit cuts (`_cdepth`).
+    # The left operands of binary expressions, and the operands of parentheses, unary
+    # operators and casts, are followed in a loop, not by recursion: a sum of n terms nests
+    # n levels deep, and so do ((a + 1) + 2) + 3, - - - a and (int)(int)(int)a. The value of
+    # each binary expression is kept (rules ask for every one of a chain: n walks of n levels
+    # otherwise), except below a constant's own value, which a depth limit cuts (`_cdepth`).
     memo = fx._cvals if not fx._cdepth else None
     chain: list[Node] = []
     a: tuple[int, int, bool] | None = None
@@ -222,11 +222,24 @@ def cval(fx: Facts, node: Node | None, fn: Func | None = None) -> tuple[int, int
             node = fx.binop(node)[1]
         elif t == "parenthesized_expression":
             node = node.named_child(0) if node.named_child_count else None
+        elif t == "unary_expression":
+            chain.append(node)
+            node = node.child_by_field_id(sx.F_ARGUMENT)
+        elif t == "cast_expression":
+            chain.append(node)
+            node = node.child_by_field_id(sx.F_VALUE)
         else:
             break
     if not found:
         a = _cval(fx, node, fn)
     for b in reversed(chain):  # innermost first
+        t = b.type
+        if t == "unary_expression":
+            a = _unary(b, a)
+            continue
+        if t == "cast_expression":
+            a = _cast(fx, b, a)
+            continue
         if a is not None:
             o, _, right = fx.binop(b)
             c = fx.cval(right, fn)
@@ -243,7 +256,7 @@ def cval(fx: Facts, node: Node | None, fn: Func | None = None) -> tuple[int, int
 
 
 def _cval(fx: Facts, node: Node | None, fn: Func | None) -> tuple[int, int, bool] | None:
-    """cval of a node that is not a binary or parenthesised expression."""
+    """cval of a node that is not a binary, parenthesised, unary or cast expression."""
     if node is None:
         return None
     t = node.type
@@ -283,25 +296,29 @@ def _cval(fx: Facts, node: Node | None, fn: Func | None) -> tuple[int, int, bool
                     lit = sx.int_literal(fx.src.text(var.value))
                     return (lit[0], lit[1], False) if lit else None
         return None
-    if t == "unary_expression":
-        op = node.child_by_field_id(sx.F_OPERATOR)
-        a = fx.cval(node.child_by_field_id(sx.F_ARGUMENT), fn)
-        if a is None or op is None:
-            return None
-        mask = (1 << a[1]) - 1
-        if op.type == "~":
-            return (~a[0]) & mask, a[1], a[2]
-        if op.type == "-":
-            return (-a[0]) & mask, a[1], a[2]
-        return a
-    if t == "cast_expression":
-        val = fx.cval(node.child_by_field_id(sx.F_VALUE), fn)
-        tn = node.child_by_field_id(sx.F_TYPE)
-        bits = type_bits(fx.src.text(tn)) if val is not None and tn is not None else None
-        if val is None or bits is None:
-            return val
-        return val[0] & ((1 << bits) - 1), bits, val[2]  # `(unsigned long long)(1)` is 64-bit
     return None
+
+
+def _unary(node: Node, a: tuple[int, int, bool] | None) -> tuple[int, int, bool] | None:
+    """cval of a unary expression whose operand's is `a`."""
+    op = node.child_by_field_id(sx.F_OPERATOR)
+    if a is None or op is None:
+        return None
+    mask = (1 << a[1]) - 1
+    if op.type == "~":
+        return (~a[0]) & mask, a[1], a[2]
+    if op.type == "-":
+        return (-a[0]) & mask, a[1], a[2]
+    return a
+
+
+def _cast(fx: Facts, node: Node, val: tuple[int, int, bool] | None) -> tuple[int, int, bool] | None:
+    """cval of a cast whose value's is `val`: `(unsigned long long)(1)` is 64-bit."""
+    tn = node.child_by_field_id(sx.F_TYPE)
+    bits = type_bits(fx.src.text(tn)) if val is not None and tn is not None else None
+    if val is None or bits is None:
+        return val
+    return val[0] & ((1 << bits) - 1), bits, val[2]
 
 
 def find_identifier_uses(fx: Facts) -> None:
