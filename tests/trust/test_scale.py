@@ -121,7 +121,8 @@ def test_nesting_as_deep_as_a_generated_file_is_ported() -> None:
 def test_node_at_is_descendant_for_byte_range() -> None:
     """node_at (which walks from its last answer) finds what tree-sitter's own lookup from
     the root finds, and the same parents, for every token of real sources and for ranges
-    across tokens, looked up in file order and shuffled."""
+    across tokens, looked up in file order and shuffled; ancestors() gives the chain of
+    parents."""
     rng = random.Random(28)
     files = sorted(p for d in ("examples", "fixtures/translate") for p in (ROOT / d).rglob("*")
                    if p.suffix in (".cu", ".cuh", ".cpp"))[:60]
@@ -137,6 +138,13 @@ def test_node_at_is_descendant_for_byte_range() -> None:
                 assert node == src.root.descendant_for_byte_range(a, b), (p, a, b)
                 if node is not None:
                     assert src.parent(node) == node.parent, (p, a, b)
+        src = SourceFile(str(p), data)
+        for node in list(walk(src.root))[::17]:  # ancestors() is the chain of .parent
+            chain, up = [], node.parent
+            while up is not None:
+                chain.append(up)
+                up = up.parent
+            assert list(src.ancestors(node)) == chain, (p, node)
 
 
 def test_children_are_what_tree_sitter_gives() -> None:
