@@ -105,6 +105,19 @@ def test_a_deep_expression_of_each_form_is_ported(form: str) -> None:
     assert r.ported is not None and b"__shfl_down(v, 16, 32)" in r.ported
 
 
+def test_a_tile_shuffle_of_a_deeply_parenthesised_vector_is_written_word_by_word() -> None:
+    """The type of a tile shuffle's value is found through 3,000 parentheses (it recursed
+    once a level)."""
+    n = 3000
+    src = ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+           "__global__ void k(float2* o) {\n"
+           "  cg::thread_block_tile<32> t = cg::tiled_partition<32>(cg::this_thread_block());\n"
+           f"  float2 v = o[0];\n  o[1] = t.shfl({'(' * n}v{')' * n}, 0);\n}}\n")
+    r = port_bytes("tile.cu", "cuda-source", src.encode(), Config())
+    assert r.status == FileStatus.PORTED, r.error
+    assert r.ported is not None and b"hipport_tile_shfl(t, " in r.ported
+
+
 def test_nesting_as_deep_as_a_generated_file_is_ported() -> None:
     """3,000 nested #if blocks, namespaces, blocks and parentheses: each level once cost a
     Python frame (RecursionError from about 1,000)."""
