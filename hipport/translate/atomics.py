@@ -46,7 +46,7 @@ def run(ctx: Context) -> None:
     for m in _USE.finditer(data):
         if m.group().startswith(b"hipport_"):
             continue  # a use written by hand, or ported by an older run: not ours to define
-        node = ctx.src.root.descendant_for_byte_range(m.start(), m.end())
+        node = ctx.src.node_at(m.start(), m.end())
         if node is None or node.type in SKIP_TYPES or node.type in ("preproc_arg", "preproc_params"):
             continue
         if ctx.hip and ctx.hip.covers(m.start(), m.end()):

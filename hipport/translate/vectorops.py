@@ -53,7 +53,7 @@ def run(ctx: Context) -> None:
 def _definition(ctx: Context, at: int) -> Node | None:
     """The free function definition whose declarator names the operator at `at`, when it
     takes (vector &, vector) and is not already under an AMD guard."""
-    node = ctx.src.root.descendant_for_byte_range(at, at + 8)
+    node = ctx.src.node_at(at, at + 8)
     while node is not None and node.type != "function_declarator":
         if node.type in ("compound_statement", "translation_unit"):
             return None
