@@ -7,6 +7,7 @@ tabs, a UTF-8 BOM and non-UTF-8 bytes in comments (a Latin-1 comment stays Latin
 from __future__ import annotations
 
 import bisect
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -55,14 +56,20 @@ def check_editable(data: bytes) -> None:
 class SourceFile:
     path: str
     data: bytes
-    _line_starts: list[int] = field(default_factory=list, repr=False)
+    # The offset where each line starts: 4 bytes a line (a list holds a Python int each, 36).
+    _line_starts: array[int] = field(default_factory=lambda: array("I"), repr=False)
     _tree: tree_sitter.Tree | None = field(default=None, repr=False)
     # The headers it includes, as the pipeline read them with its bytes (hipport.closure);
     # None: read from the disk when first asked (`closure.of`).
     closure: Closure | None = field(default=None, repr=False, compare=False)
+    # node_at's last answer and every node above it, root first: the next lookup starts from
+    # the nearest of them that holds its bytes.
+    _path: list[Node] = field(default_factory=list, repr=False)
+    _cursor: tree_sitter.TreeCursor | None = field(default=None, repr=False)  # at _path[-1]
+    _up: int = field(default=0, repr=False)  # where on _path the last parent() lookup ended
 
     def __post_init__(self) -> None:
-        starts = [0]
+        starts = array("I" if len(self.data) < 1 << 32 else "Q", [0])
         find = self.data.find
         i = find(b"\n")
         while i != -1:
@@ -87,6 +94,59 @@ class SourceFile:
     @property
     def root(self) -> Node:
         return self.tree.root_node
+
+    def node_at(self, start: int, end: int) -> Node | None:
+        """The smallest node that holds the bytes [start, end), as
+        `root.descendant_for_byte_range(start, end)` finds it. That walks down from the root
+        through every level above the node (n levels in a sum of n terms, which tree-sitter
+        nests left-deep); this walks from the last answer up to the nearest node that holds the
+        bytes and down from there, so lookups in file order cost the path between neighbours."""
+        if start >= end:  # an empty range may fall between nodes: tree-sitter's own rule
+            return self.root.descendant_for_byte_range(start, end)
+        path = self._path
+        cursor = self._cursor
+        if cursor is None:
+            cursor = self._cursor = self.root.walk()
+            path.append(self.root)
+        while len(path) > 1 and not (path[-1].start_byte <= start and end <= path[-1].end_byte):
+            path.pop()
+            cursor.goto_parent()
+        node = path[-1]
+        if not (node.start_byte <= start and end <= node.end_byte):  # outside the root
+            return self.root.descendant_for_byte_range(start, end)
+        # The first child (through hidden nodes) that ends after `start` is the only one that
+        # can hold the bytes: siblings do not overlap.
+        while cursor.goto_first_child_for_byte(start) is not None:
+            child = cursor.node
+            if child is None or child.start_byte > start or child.end_byte < end:
+                cursor.goto_parent()
+                break
+            path.append(child)
+            node = child
+        return node
+
+    def parent(self, node: Node) -> Node | None:
+        """`node.parent`, taken from node_at's path when `node` lies on it (the last answer, the
+        few above it, or where the last parent lookup left off, so a walk up the path is a step
+        a level): tree-sitter finds a parent by walking down from the root."""
+        path = self._path
+        i = self._up
+        if not (0 < i < len(path) and path[i] == node):
+            i = next((j for j in range(len(path) - 1, max(len(path) - 4, 0), -1) if path[j] == node), 0)
+        if i > 0:
+            self._up = i - 1
+            return path[i - 1]
+        return node.parent
+
+    def ancestors(self, node: Node) -> Iterator[Node]:
+        """The parent of `node`, its parent and so on to the root, each found in a step: the
+        walk starts with node_at on `node`'s bytes, which puts `node` on the path."""
+        if node.start_byte < node.end_byte:
+            self.node_at(node.start_byte, node.end_byte)
+        p = self.parent(node)
+        while p is not None:
+            yield p
+            p = self.parent(p)
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a byte offset."""
@@ -132,6 +192,24 @@ def walk(node: Node) -> Iterator[Node]:
             visited_children = True
         else:
             return
+
+
+def children(node: Node) -> list[Node]:
+    """`node.children`, without the node keeping them. tree-sitter's Python node keeps the
+    list it returns, and with it every child as a Python object, for as long as the node
+    lives; the wave64 facts keep nodes for the whole file."""
+    out: list[Node] = []
+    cursor = node.walk()
+    if cursor.goto_first_child():
+        out.append(cursor.node)  # type: ignore[arg-type]
+        while cursor.goto_next_sibling():
+            out.append(cursor.node)  # type: ignore[arg-type]
+    return out
+
+
+def named_children(node: Node) -> list[Node]:
+    """`node.named_children`, without the node keeping them (see `children`)."""
+    return [c for c in children(node) if c.is_named]
 
 
 def asm_template(src: SourceFile, asm: Node) -> str:

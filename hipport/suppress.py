@@ -63,11 +63,10 @@ def parse(src: SourceFile) -> list[Suppression]:
     data = src.data
     if b"hipport:" not in data:
         return []
-    root = src.root
     out: list[Suppression] = []
     seen: set[int] = set()
     for m in re.finditer(rb"hipport:", data):
-        node = root.descendant_for_byte_range(m.start(), m.end())
+        node = src.node_at(m.start(), m.end())
         while node is not None and node.type != "comment":
             node = node.parent if node.type not in ("translation_unit",) else None
         if node is None or node.id in seen:

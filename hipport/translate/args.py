@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from hipport.edits import apply_edits, resolve
 from hipport.model import Severity
 from hipport.rules import Mapping
-from hipport.source import Node, SourceFile
+from hipport.source import Node, SourceFile, walk
 from hipport.translate.context import Context, newer
 from hipport.translate.helpers import declared_in_scope
 
@@ -66,25 +66,13 @@ def _void_pointer(c: Call, arg: Node, const_ok: bool = True) -> bool:
     if arg.type != "identifier" or c.src is not c.ctx.src:
         return False
     name = c.src.text(arg)
-    fn = arg.parent
-    while fn is not None and fn.type != "function_definition":
-        fn = fn.parent
+    fn = next((a for a in c.src.ancestors(arg) if a.type == "function_definition"), None)
     if fn is None:
         return False
-    found: list[tuple[Node, Node]] = []  # (declaration, its declarator of `name`)
-    stack = [fn]
-    while stack:
-        node = stack.pop()
-        if node.type in ("declaration", "parameter_declaration") and node.start_byte < arg.start_byte:
-            for d in node.children_by_field_name("declarator"):
-                inner = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
-                target = inner
-                while target is not None and target.type in ("pointer_declarator", "reference_declarator"):
-                    target = target.child_by_field_name("declarator")
-                if inner is not None and target is not None and target.type == "identifier" \
-                        and c.src.text(target) == name:
-                    found.append((node, inner))
-        stack.extend(node.named_children)
+    declared = c.ctx.declared.get(fn.id)
+    if declared is None:  # one walk per function, however many of its calls ask
+        declared = c.ctx.declared[fn.id] = _declared_names(c, fn)
+    found = [(node, inner) for node, inner in declared.get(name, ()) if node.start_byte < arg.start_byte]
     if len(found) != 1:
         return False
     decl, inner = found[0]
@@ -93,6 +81,22 @@ def _void_pointer(c: Call, arg: Node, const_ok: bool = True) -> bool:
     const = any(ch.type == "type_qualifier" for ch in decl.children)
     return (kind is not None and c.src.text(kind) == "void" and inner.type == "pointer_declarator"
             and below is not None and below.type == "identifier" and (const_ok or not const))
+
+
+def _declared_names(c: Call, fn: Node) -> dict[str, list[tuple[Node, Node]]]:
+    """name -> (declaration, its declarator of the name) of every variable and parameter a
+    function declares."""
+    out: dict[str, list[tuple[Node, Node]]] = {}
+    for node in walk(fn):
+        if node.type in ("declaration", "parameter_declaration"):
+            for d in node.children_by_field_name("declarator"):
+                inner = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                target = inner
+                while target is not None and target.type in ("pointer_declarator", "reference_declarator"):
+                    target = target.child_by_field_name("declarator")
+                if inner is not None and target is not None and target.type == "identifier":
+                    out.setdefault(c.src.text(target), []).append((node, inner))
+    return out
 
 
 def host_malloc_flags(c: Call, n: int) -> None:

@@ -54,7 +54,7 @@ def run(ctx: Context) -> None:
     for m in _USE.finditer(data):
         if m.group().startswith(b"hipport_"):
             continue  # a use written by hand, or ported by an older run: not ours to define
-        node = ctx.src.root.descendant_for_byte_range(m.start(), m.end())
+        node = ctx.src.node_at(m.start(), m.end())
         if node is None or node.type in SKIP_TYPES or node.type in ("preproc_arg", "preproc_params"):
             continue
         if ctx.hip and ctx.hip.covers(m.start(), m.end()):
@@ -76,7 +76,7 @@ def _half_adds(ctx: Context) -> None:
     if b"atomicAdd" not in data or not any(t.encode() in data for t in _HALF):
         return
     for m in _ADD.finditer(data):
-        node = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + len(b"atomicAdd"))
+        node = ctx.src.node_at(m.start(), m.start() + len(b"atomicAdd"))
         if node is None or node.type != "identifier" or node.parent is None:
             continue
         call = node.parent

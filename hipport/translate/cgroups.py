@@ -102,7 +102,7 @@ def _meta_groups(ctx: Context) -> None:
     data = ctx.src.data
     rewritten: list[tuple[int, int]] = []
     for m in _META.finditer(data):
-        node = ctx.src.root.descendant_for_byte_range(m.start(), m.end())
+        node = ctx.src.node_at(m.start(), m.end())
         if node is None or node.type != "field_identifier":
             continue
         field = node.parent

@@ -10,7 +10,7 @@ from hipport import hipaware
 from hipport.config import Config, version_tuple
 from hipport.model import Edit, FamilyCount, Finding, Severity
 from hipport.rules import Mapping, RuleSet
-from hipport.source import SourceFile
+from hipport.source import Node, SourceFile
 
 
 @cache
@@ -43,6 +43,9 @@ class Context:
     # Work that needs every other edit made first (an argument moved with the renames inside
     # it: translate/args.py `order`), run once the sub-passes are done.
     later: list[Callable[[], None]] = field(default_factory=list)
+    # The variables each function declares (translate/args.py), by function node id: read in
+    # one walk per function, not one per call that asks.
+    declared: dict[int, dict[str, list[tuple[Node, Node]]]] = field(default_factory=dict)
 
     def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
         if self.hip and self.hip.covers(start, end):

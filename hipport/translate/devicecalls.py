@@ -8,7 +8,7 @@ each such site is reported (the code is renamed like any other, and does not com
 from __future__ import annotations
 
 from hipport.model import Severity
-from hipport.source import Node
+from hipport.source import Node, walk
 from hipport.translate.context import Context
 
 DEVICE = (b"__global__", b"__device__")
@@ -23,15 +23,16 @@ def run(ctx: Context) -> None:
         body = fn.child_by_field_name("body")
         if body is None:
             continue
-        stack = [body]
-        while stack:
-            n = stack.pop()
-            if n.type == "kernel_call_syntax":
+        # A cursor walk: a stack of `named_children` would keep every node of the body as a
+        # Python object while `body` lives (a node keeps the list of its children once read).
+        for n in walk(body):
+            t = n.type
+            if t == "kernel_call_syntax":
                 ctx.report("HP001", Severity.WARNING, n.start_byte, n.end_byte,
                            "a kernel launched from device code (dynamic parallelism) has no HIP "
                            "equivalent; launch it from the host, or fold the work into this kernel",
                            "runtime")
-            elif n.type == "call_expression":
+            elif t == "call_expression":
                 callee = n.child_by_field_name("function")
                 name = ctx.src.text(callee) if callee is not None and callee.type == "identifier" else ""
                 m = ctx.rules.names.get(name)
@@ -39,7 +40,6 @@ def run(ctx: Context) -> None:
                     ctx.report("HP001", Severity.WARNING, callee.start_byte, callee.end_byte,
                                f"{name} called from device code (CUDA's device runtime) has no "
                                f"HIP equivalent: HIP's runtime API is host-only", "runtime")
-            stack.extend(n.named_children)
 
 
 def _device_functions(ctx: Context) -> list[Node]:

@@ -83,9 +83,8 @@ def _declarations(ctx: Context) -> tuple[list[Decl], list[Value], dict[int, str]
     decls: list[Decl] = []
     casts: list[Value] = []
     returns: dict[int, str] = {}
-    root = ctx.src.root
     for m in _TYPE_RX.finditer(ctx.src.data):
-        node = root.descendant_for_byte_range(m.start(), m.end())
+        node = ctx.src.node_at(m.start(), m.end())
         if node is None or node.type != "type_identifier" or node.start_byte != m.start():
             continue
         cuda = m.group().decode()
@@ -173,9 +172,8 @@ def _values(ctx: Context, decls: list[Decl]) -> list[Value]:
     offsets = {d.offset for d in decls}
     other_fields: set[str] = set()  # member names some other struct declares with another type
     rx = re.compile(rb"(?<![\w$])(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")(?![\w$])")
-    root = ctx.src.root
     for m in rx.finditer(ctx.src.data):
-        node = root.descendant_for_byte_range(m.start(), m.end())
+        node = ctx.src.node_at(m.start(), m.end())
         if node is None or node.start_byte != m.start() or node.end_byte != m.end():
             continue
         name = m.group().decode()

@@ -33,7 +33,7 @@ def declared_in_scope(ctx: Context, use: Node, declarations: list[int]) -> bool:
     if fn is not None and any(fn.start_byte <= d < use.start_byte for d in declarations):
         return True
     for d in declarations:
-        n = ctx.src.root.descendant_for_byte_range(d, d + 1)
+        n = ctx.src.node_at(d, d + 1)
         while n is not None and n.type != "function_definition":
             n = n.parent
         if n is None:

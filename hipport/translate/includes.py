@@ -127,7 +127,7 @@ def _type_stand_in(ctx: Context) -> tuple[int, str, int] | None:
         rule = ctx.rules.names.get(name)
         if rule is None or rule.family != "vector" or rule.kind != "type":
             continue
-        node = ctx.src.root.descendant_for_byte_range(m.start(1), m.end(1))
+        node = ctx.src.node_at(m.start(1), m.end(1))
         if node is not None and node.parent is not None and node.parent.type == "preproc_def":
             return m.start(), name, m.end(1)
     return None
@@ -155,7 +155,7 @@ def _implied(ctx: Context, present: set[str]) -> list[str]:
 
 
 def _uses(ctx: Context, start: int, end: int, kind: str) -> bool:
-    node = ctx.src.root.descendant_for_byte_range(start, end)
+    node = ctx.src.node_at(start, end)
     if node is None or node.start_byte != start or node.end_byte != end:
         return node is not None and node.type == "preproc_arg"  # a macro body: token by token
     if kind == "type":
@@ -181,7 +181,7 @@ def _include_lines(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
 
 
 def _is_include_directive(ctx: Context, at: int) -> bool:
-    node = ctx.src.root.descendant_for_byte_range(at, at + 1)
+    node = ctx.src.node_at(at, at + 1)
     while node is not None:
         if node.type == "preproc_include":
             return True

@@ -32,7 +32,7 @@ def spaced(ctx: Context) -> None:
         return
     found: list[tuple[int, int, int, int]] = []
     for m in _SPACED_OPEN.finditer(data):
-        node = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + 1)
+        node = ctx.src.node_at(m.start(), m.start() + 1)
         close = _SPACED_CLOSE.match(data, m.end())
         if close is None or node is None or node.type in _NOT_CODE or node.type == "preproc_arg":
             continue
@@ -56,7 +56,7 @@ def _closed_up(ctx: Context, data: bytes, found: list[tuple[int, int, int, int]]
 
 
 def _launch_at(src: SourceFile, at: int) -> Node | None:
-    node = src.root.descendant_for_byte_range(at, at + 3)
+    node = src.node_at(at, at + 3)
     if node is not None and node.type == "<<<" and node.parent is not None \
             and node.parent.type == "kernel_call_syntax":
         return node.parent
@@ -66,10 +66,9 @@ def _launch_at(src: SourceFile, at: int) -> Node | None:
 def run(ctx: Context) -> None:
     if ctx.config.launch_syntax != "ggl":
         return
-    root = ctx.src.root
     templates: frozenset[str] | None = None
     for m in _CHEVRON.finditer(ctx.src.data):
-        node = root.descendant_for_byte_range(m.start(), m.end())
+        node = ctx.src.node_at(m.start(), m.end())
         if templates is None:
             templates = template_kernels(ctx.src)
         if node is None or node.type != "<<<":

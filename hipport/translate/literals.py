@@ -23,6 +23,6 @@ def run(ctx: Context) -> None:
         name = m.group(1).decode()
         if name in STANDARD:
             continue
-        node = ctx.src.root.descendant_for_byte_range(m.start(1), m.end(1))
+        node = ctx.src.node_at(m.start(1), m.end(1))
         if node is not None and node.type == "literal_suffix" and node.start_byte == m.start(1):
             ctx.edit(m.start(1), m.start(1), " ", "HP-literal")

@@ -32,9 +32,10 @@ def run(ctx: Context) -> None:
     data = ctx.src.data
     if b"Idx." not in data and b"Dim." not in data:
         return
+    declared: dict[tuple[int, str], list[tuple[int, str]]] = {}
     for m in _CALL.finditer(data):
-        callee = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + 3)
-        call = callee.parent if callee is not None else None
+        callee = ctx.src.node_at(m.start(), m.start() + 3)
+        call = ctx.src.parent(callee) if callee is not None else None
         if callee is None or callee.type != "identifier" or call is None \
                 or call.type != "call_expression" or call.child_by_field_name("function") != callee:
             continue
@@ -42,42 +43,59 @@ def run(ctx: Context) -> None:
         items = [a for a in args.named_children if a.type != "comment"] if args is not None else []
         if len(items) != 2:
             continue
-        kinds = [_kind(ctx, call, a) for a in items]
+        fn = next((a for a in ctx.src.ancestors(call) if a.type == "function_definition"), None)
+        kinds = [_kind(ctx, call, fn, a, declared) for a in items]
         if "unsigned" in kinds and None not in kinds:
             ctx.edit(callee.end_byte, callee.end_byte, "<unsigned int>", "HP-args")
 
 
-def _kind(ctx: Context, call: Node, arg: Node) -> str | None:
+def _kind(ctx: Context, call: Node, fn: Node | None, arg: Node,
+          declared: dict[tuple[int, str], list[tuple[int, str]]]) -> str | None:
     """"unsigned" for a 32-bit unsigned value that comes from a coordinate, "int" for another
-    32-bit integer, None for anything else (a wider or floating type, a call, a shift)."""
-    if arg.type == "parenthesized_expression":
-        inner = [c for c in arg.named_children if c.type != "comment"]
-        return _kind(ctx, call, inner[0]) if len(inner) == 1 else None
-    if arg.type == "binary_expression":
-        op = arg.child_by_field_name("operator")
-        left, right = arg.child_by_field_name("left"), arg.child_by_field_name("right")
-        if op is None or op.type not in _ARITH or left is None or right is None:
+    32-bit integer, None for anything else (a wider or floating type, a call, a shift).
+
+    Arithmetic is "unsigned" when an operand is, and None when one is None: its operands are
+    followed with a stack, not by recursion (a sum of n terms nests n levels deep)."""
+    unsigned = False
+    stack = [arg]
+    while stack:
+        node = stack.pop()
+        if node.type == "parenthesized_expression":
+            inner = [c for c in node.named_children if c.type != "comment"]
+            if len(inner) != 1:
+                return None
+            stack.append(inner[0])
+            continue
+        if node.type == "binary_expression":
+            op = node.child_by_field_name("operator")
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op is None or op.type not in _ARITH or left is None or right is None:
+                return None
+            stack.append(right)
+            stack.append(left)
+            continue
+        text = " ".join(ctx.src.text(node).split())
+        if _COORD.match(text):
+            unsigned = True
+        elif not _int32(ctx, call, fn, node, text, declared):
             return None
-        kinds = {_kind(ctx, call, left), _kind(ctx, call, right)}
-        return None if None in kinds else "unsigned" if "unsigned" in kinds else "int"
-    text = " ".join(ctx.src.text(arg).split())
-    if _COORD.match(text):
-        return "unsigned"
-    return "int" if _int32(ctx, call, arg, text) else None
+    return "unsigned" if unsigned else "int"
 
 
-def _int32(ctx: Context, call: Node, arg: Node, text: str) -> bool:
+def _int32(ctx: Context, call: Node, fn: Node | None, arg: Node, text: str,
+           declared: dict[tuple[int, str], list[tuple[int, str]]]) -> bool:
     if _INT_LITERAL.match(text):
         return True
-    if arg.type != "identifier":
+    if arg.type != "identifier" or fn is None:
         return False
-    fn = call.parent
-    while fn is not None and fn.type != "function_definition":
-        fn = fn.parent
-    if fn is None:
-        return False
-    pat = re.compile(rb"(?:^|[;{(,]\s*)((?:const\s+)?(?:unsigned\s+int|signed\s+int|unsigned|int|uint|"
-                     rb"uint32_t|int32_t))\s+" + re.escape(text.encode()) + rb"\s*[=;,)]", re.M)
-    body = ctx.src.data[fn.start_byte:call.start_byte]
-    found = pat.findall(body)
-    return bool(found) and " ".join(found[-1].decode().split()) in _INT_TYPES
+    # The declarations of the name in the function, read once for all its calls: (where each
+    # ends, its type). The last one before the call counts.
+    key = (fn.id, text)
+    found = declared.get(key)
+    if found is None:
+        pat = re.compile(rb"(?:^|[;{(,]\s*)((?:const\s+)?(?:unsigned\s+int|signed\s+int|unsigned|int|uint|"
+                         rb"uint32_t|int32_t))\s+" + re.escape(text.encode()) + rb"\s*[=;,)]", re.M)
+        body = memoryview(ctx.src.data)[fn.start_byte:fn.end_byte]  # (`^` matches at its start)
+        found = declared[key] = [(m.end(), m.group(1).decode()) for m in pat.finditer(body)]
+    before = [t for end, t in found if end <= call.start_byte - fn.start_byte]
+    return bool(before) and " ".join(before[-1].split()) in _INT_TYPES

@@ -37,16 +37,16 @@ def scanner(rules: RuleSet) -> NameScanner:
 
 
 def run(ctx: Context) -> None:
-    data = ctx.src.data
+    src = ctx.src
+    data = src.data
     scan = scanner(ctx.rules)
-    root = ctx.src.root
     macro_done: set[int] = set()
     hits = scan.find(data)
     mentioned = {name for _, _, name in hits}
     solver.prepare(ctx, mentioned)
     overrides.prepare(ctx, mentioned)
     for start, end, name in hits:
-        node = root.descendant_for_byte_range(start, end)
+        node = src.node_at(start, end)  # in file order: from the last one, not from the root
         if node is None:
             continue
         kind = node.type  # read once: each read builds a new str
@@ -62,7 +62,8 @@ def run(ctx: Context) -> None:
             continue
         if node.start_byte != start or node.end_byte != end:
             continue  # part of a larger token (a literal, an operator name)
-        if node.parent is not None and node.parent.type == "preproc_params":
+        parent = src.parent(node)
+        if parent is not None and parent.type == "preproc_params":
             ctx.defines.add(name)  # a macro's parameter (`#define INIT(cuDevice)`): the file's own
             continue
         _identifier(ctx, node, kind, name, start, end)
@@ -77,7 +78,7 @@ def _alias_uses(ctx: Context) -> None:
         if target.split("::")[0] not in scoped:
             continue
         for m in re.finditer(rb"(?<![\w$])" + re.escape(alias.encode()) + rb"\s*::", ctx.src.data):
-            node = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + len(alias))
+            node = ctx.src.node_at(m.start(), m.start() + len(alias))
             if node is not None and node.type == "namespace_identifier":
                 _qualified(ctx, node)
 

@@ -38,7 +38,7 @@ def run(ctx: Context) -> None:
         return
     seen: set[int] = set()
     for m in _ASM.finditer(data):
-        node: Node | None = ctx.src.root.descendant_for_byte_range(m.start(), m.end())
+        node: Node | None = ctx.src.node_at(m.start(), m.end())
         for _ in range(3):
             if node is None or node.type == "gnu_asm_expression":
                 break

@@ -106,7 +106,7 @@ def run(ctx: Context) -> None:
     if b"_r" not in data or GUARD.encode() in data:
         return
     for m in _USE.finditer(data):
-        node = ctx.src.root.descendant_for_byte_range(m.start(), m.end())
+        node = ctx.src.node_at(m.start(), m.end())
         if node is None or node.type in SKIP_TYPES or node.type in ("preproc_arg", "preproc_params"):
             continue
         if ctx.hip and ctx.hip.covers(m.start(), m.end()):

@@ -55,7 +55,7 @@ def run(ctx: Context) -> None:
         t = re.sub(r"\s+", " ", m.group(1).decode())
         if _CHANNEL.fullmatch(t):
             continue
-        node = ctx.src.root.descendant_for_byte_range(m.start(), m.start() + len("tex1Dfetch"))
+        node = ctx.src.node_at(m.start(), m.start() + len("tex1Dfetch"))
         if node is None or node.type in SKIP_TYPES:
             continue
         ctx.edit(m.start(), m.start() + len("tex1Dfetch"), HELPER, "HP-texfetch")

@@ -45,7 +45,7 @@ def run(ctx: Context) -> None:
         return
     first: Node | None = None
     for m in _CALL.finditer(data):
-        field = ctx.src.root.descendant_for_byte_range(m.start(1), m.end(1))
+        field = ctx.src.node_at(m.start(1), m.end(1))
         if field is None or field.type != "field_identifier":
             continue
         member = field.parent
@@ -75,25 +75,35 @@ def run(ctx: Context) -> None:
 
 
 def _type_of(ctx: Context, expr: Node) -> str | None:
-    """The declared type of an identifier, `a.b` or `a[i]`, as written; None if unknown."""
-    if expr.type == "parenthesized_expression" and expr.named_child_count == 1:
-        return _type_of(ctx, expr.named_children[0])
-    if expr.type == "subscript_expression":
-        base = expr.child_by_field_name("argument")
-        return _type_of(ctx, base) if base is not None else None
-    if expr.type == "field_expression":
-        base, member = expr.child_by_field_name("argument"), expr.child_by_field_name("field")
-        owner = _type_of(ctx, base) if base is not None else None
-        return _field_type(ctx, owner, ctx.src.text(member)) if owner and member is not None else None
-    if expr.type != "identifier":
+    """The declared type of an identifier, `a.b` or `a[i]`, as written; None if unknown.
+
+    Parentheses, subscripts and members are followed in a loop down to the identifier (they
+    nest as deep as the code has them), then the members are looked up on the way back."""
+    members: list[Node | None] = []  # the member of each field expression, outermost first
+    node: Node | None = expr
+    while node is not None and node.type != "identifier":
+        t = node.type
+        if t == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        elif t == "subscript_expression":
+            node = node.child_by_field_name("argument")
+        elif t == "field_expression":
+            members.append(node.child_by_field_name("field"))
+            node = node.child_by_field_name("argument")
+        else:
+            return None
+    if node is None:
         return None
-    name = ctx.src.text(expr)
-    fn = expr.parent
-    while fn is not None and fn.type not in _FUNCTIONS:
-        fn = fn.parent
+    name = ctx.src.text(node)
+    fn = next((a for a in ctx.src.ancestors(node) if a.type in _FUNCTIONS), None)
     if fn is None:
         return None
-    return _declared(ctx, fn, name, expr.start_byte)
+    kind = _declared(ctx, fn, name, node.start_byte)
+    for member in reversed(members):
+        if not kind or member is None:
+            return None
+        kind = _field_type(ctx, kind, ctx.src.text(member))
+    return kind
 
 
 def _declared(ctx: Context, scope: Node, name: str, before: int) -> str | None:
@@ -129,7 +139,7 @@ def _structs(ctx: Context, name: str) -> list[Node]:
     out = []
     data = ctx.src.data
     for m in re.finditer(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", data):
-        node = ctx.src.root.descendant_for_byte_range(m.start(), m.end())
+        node = ctx.src.node_at(m.start(), m.end())
         parent = node.parent if node is not None else None
         if parent is None:
             continue

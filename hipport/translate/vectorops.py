@@ -84,7 +84,7 @@ def _definition(ctx: Context, at: int, compound: bool) -> tuple[Node, str, str, 
     """The free function definition whose declarator names the operator at `at`, when it takes
     two vectors of one type (the first by reference for a compound assignment) and is not
     already under an AMD guard: (definition, vector type, first and second parameter name)."""
-    node = ctx.src.root.descendant_for_byte_range(at, at + 8)
+    node = ctx.src.node_at(at, at + 8)
     while node is not None and node.type != "function_declarator":
         if node.type in ("compound_statement", "translation_unit"):
             return None

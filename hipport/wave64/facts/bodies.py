@@ -3,12 +3,9 @@ its parameters and local variables, and the warp-size constants declared inside 
 
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING
 
-import tree_sitter
-
-from hipport.source import Node, language
+from hipport.source import Node, walk
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import consts, decls
 from hipport.wave64.facts.data import Func, Var
@@ -16,21 +13,28 @@ from hipport.wave64.facts.data import Func, Var
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
 
-_START = operator.attrgetter("start_byte")
 _COLLECT = frozenset({
     "call_expression", "binary_expression", "declaration", "assignment_expression", "for_statement",
     "while_statement", "do_statement", "gnu_asm_expression", "subscript_expression",
     "return_statement", "template_function", "template_type", "enumerator",
 })
-_COLLECT_QUERY: tree_sitter.Query | None = None
 
 
-def _collect_query() -> tree_sitter.Query:
-    global _COLLECT_QUERY
-    if _COLLECT_QUERY is None:
-        # one pattern with alternatives: a fifth faster to run than one pattern per type
-        _COLLECT_QUERY = tree_sitter.Query(language(), "[" + " ".join(f"({t}) @{t}" for t in sorted(_COLLECT)) + "]")
-    return _COLLECT_QUERY
+def _collect(body: Node) -> dict[str, list[Node]]:
+    """The nodes of `body` of the types in _COLLECT, by type, each list in document order.
+
+    One walk with a cursor. (A tree-sitter query did this a little faster, but its run time
+    explodes past 65,535 levels of nesting: a sum of 100,000 terms took minutes.)"""
+    nodes: dict[str, list[Node]] = {}
+    for n in walk(body):
+        t = n.type
+        if t in _COLLECT:
+            lst = nodes.get(t)
+            if lst is None:
+                nodes[t] = [n]
+            else:
+                lst.append(n)
+    return nodes
 
 
 def scan(fx: Facts) -> None:
@@ -44,9 +48,7 @@ def scan_func(fx: Facts, fn: Func) -> None:
         return
     if not fn.quick:
         return
-    nodes: dict[str, list[Node]] = tree_sitter.QueryCursor(_collect_query()).captures(body)
-    for lst in nodes.values():
-        lst.sort(key=_START)
+    nodes = _collect(body)
     decls.parse_params(fx, fn)
     decl = fn.node.child_by_field_id(sx.F_DECLARATOR)
     if decl is not None and b"<" in fx.data[decl.start_byte:decl.end_byte]:
@@ -79,15 +81,16 @@ def _misparsed_declarations(fx: Facts, fn: Func) -> None:
     """tree-sitter-cuda sometimes reads `ns::tile_t<32> t = f();` as `(ns::tile_t < 32) > (t = f())`.
     Register such a `t` as a variable and the `tile_t < 32` part as a template use."""
     binop = fx.binop
-    data = fx.data
     for b in fn.nodes.get("binary_expression", []):
-        raw = data[b.start_byte:b.end_byte]
-        if b"<" not in raw or b"=" not in raw:  # cheaper than the three field lookups of binop
+        # The right side first: one field lookup, where reading the text (for `<` and `=`)
+        # costs the length of the expression, and the left side of a sum of n terms holds n - 1.
+        right = b.child_by_field_id(sx.F_RIGHT)
+        if right is None or right.type != "assignment_expression":
             continue
         op, left, right = binop(b)
         if op != ">" or left is None or right is None:
             continue
-        if left.type != "binary_expression" or right.type != "assignment_expression":
+        if left.type != "binary_expression":
             continue
         lop = left.child_by_field_id(sx.F_OPERATOR)
         tname = left.child_by_field_id(sx.F_LEFT)

@@ -203,14 +203,66 @@ def _eval_text(fx: Facts, text: str, depth: int) -> tuple[int, int] | None:
 
 def cval(fx: Facts, node: Node | None, fn: Func | None = None) -> tuple[int, int, bool] | None:
     """(value, bits, named) of an integer constant expression; named: uses a warp constant."""
+    # The left operands of binary expressions, and the operands of parentheses, unary
+    # operators and casts, are followed in a loop, not by recursion: a sum of n terms nests
+    # n levels deep, and so do ((a + 1) + 2) + 3, - - - a and (int)(int)(int)a. The value of
+    # each binary expression is kept (rules ask for every one of a chain: n walks of n levels
+    # otherwise), except below a constant's own value, which a depth limit cuts (`_cdepth`).
+    memo = fx._cvals if not fx._cdepth else None
+    chain: list[Node] = []
+    a: tuple[int, int, bool] | None = None
+    found = False  # a kept value of the chain was met
+    while node is not None:
+        t = node.type
+        if t == "binary_expression":
+            if memo is not None and (node.id, fn) in memo:
+                a, found = memo[(node.id, fn)], True
+                break
+            chain.append(node)
+            node = fx.binop(node)[1]
+        elif t == "parenthesized_expression":
+            node = node.named_child(0) if node.named_child_count else None
+        elif t == "unary_expression":
+            chain.append(node)
+            node = node.child_by_field_id(sx.F_ARGUMENT)
+        elif t == "cast_expression":
+            chain.append(node)
+            node = node.child_by_field_id(sx.F_VALUE)
+        else:
+            break
+    if not found:
+        a = _cval(fx, node, fn)
+    for b in reversed(chain):  # innermost first
+        t = b.type
+        if t == "unary_expression":
+            a = _unary(b, a)
+            continue
+        if t == "cast_expression":
+            a = _cast(fx, b, a)
+            continue
+        if a is not None:
+            o, _, right = fx.binop(b)
+            c = fx.cval(right, fn)
+            if c is None or not o:
+                a = None
+            else:
+                try:
+                    a = _CONST_OPS[o](a[0], c[0]), max(a[1], c[1]), a[2] or c[2]
+                except (KeyError, ZeroDivisionError):
+                    a = None
+        if memo is not None:
+            memo[(b.id, fn)] = a
+    return a
+
+
+def _cval(fx: Facts, node: Node | None, fn: Func | None) -> tuple[int, int, bool] | None:
+    """cval of a node that is not a binary, parenthesised, unary or cast expression."""
     if node is None:
         return None
     t = node.type
     if t == "number_literal":
         lit = sx.int_literal(fx.src.text(node))
         return (lit[0], lit[1], False) if lit else None
-    if t == "parenthesized_expression":
-        return fx.cval(node.named_child(0), fn) if node.named_child_count else None
     if t == "identifier":
         name = fx.src.text(node)
         cv = fx.const_value(name)
@@ -244,38 +296,29 @@ def cval(fx: Facts, node: Node | None, fn: Func | None = None) -> tuple[int, int
                     lit = sx.int_literal(fx.src.text(var.value))
                     return (lit[0], lit[1], False) if lit else None
         return None
-    if t == "unary_expression":
-        op = node.child_by_field_id(sx.F_OPERATOR)
-        a = fx.cval(node.child_by_field_id(sx.F_ARGUMENT), fn)
-        if a is None or op is None:
-            return None
-        mask = (1 << a[1]) - 1
-        if op.type == "~":
-            return (~a[0]) & mask, a[1], a[2]
-        if op.type == "-":
-            return (-a[0]) & mask, a[1], a[2]
-        return a
-    if t == "cast_expression":
-        val = fx.cval(node.child_by_field_id(sx.F_VALUE), fn)
-        tn = node.child_by_field_id(sx.F_TYPE)
-        bits = type_bits(fx.src.text(tn)) if val is not None and tn is not None else None
-        if val is None or bits is None:
-            return val
-        return val[0] & ((1 << bits) - 1), bits, val[2]  # `(unsigned long long)(1)` is 64-bit
-    if t == "binary_expression":
-        o, left, right = fx.binop(node)
-        a = fx.cval(left, fn)
-        if a is None:
-            return None
-        b = fx.cval(right, fn)
-        if b is None or not o:
-            return None
-        try:
-            v = _CONST_OPS[o](a[0], b[0])
-        except (KeyError, ZeroDivisionError):
-            return None
-        return v, max(a[1], b[1]), a[2] or b[2]
     return None
+
+
+def _unary(node: Node, a: tuple[int, int, bool] | None) -> tuple[int, int, bool] | None:
+    """cval of a unary expression whose operand's is `a`."""
+    op = node.child_by_field_id(sx.F_OPERATOR)
+    if a is None or op is None:
+        return None
+    mask = (1 << a[1]) - 1
+    if op.type == "~":
+        return (~a[0]) & mask, a[1], a[2]
+    if op.type == "-":
+        return (-a[0]) & mask, a[1], a[2]
+    return a
+
+
+def _cast(fx: Facts, node: Node, val: tuple[int, int, bool] | None) -> tuple[int, int, bool] | None:
+    """cval of a cast whose value's is `val`: `(unsigned long long)(1)` is 64-bit."""
+    tn = node.child_by_field_id(sx.F_TYPE)
+    bits = type_bits(fx.src.text(tn)) if val is not None and tn is not None else None
+    if val is None or bits is None:
+        return val
+    return val[0] & ((1 << bits) - 1), bits, val[2]
 
 
 def find_identifier_uses(fx: Facts) -> None:
@@ -290,9 +333,8 @@ def find_identifier_uses(fx: Facts) -> None:
         pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
         hits = [(m.start(), m.end(), m.group(1).decode()) for m in pattern.finditer(fx.data)]
     fx.ident_uses = []
-    root = fx.src.root
     for start, end, name in hits:
-        node = root.descendant_for_byte_range(start, end)
+        node = fx.src.node_at(start, end)
         if node is None or node.type not in ("identifier", "type_identifier", "field_identifier"):
             # inside raw preprocessor text (#define X warpSize) we still record it
             if node is None or node.type != "preproc_arg":

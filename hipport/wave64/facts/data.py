@@ -147,7 +147,8 @@ class Func:
     env: dict[str, int] = field(default_factory=dict)
     ret: int = 0
     ret_type: Node | None = None
-    callees: set[str] = field(default_factory=set)
+    # names this function calls: a set once it calls one (an empty set each is 216 bytes a function)
+    callees: set[str] | frozenset[str] = frozenset()
     calls: list[WarpCall] = field(default_factory=list)
     loops: list[Loop] = field(default_factory=list)
     sites: list[Site] = field(default_factory=list)

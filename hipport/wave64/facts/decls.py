@@ -3,9 +3,10 @@ type's width, value, array size, `__shared__`, pointer), memoized per declaratio
 
 from __future__ import annotations
 
+from sys import intern
 from typing import TYPE_CHECKING
 
-from hipport.source import Node
+from hipport.source import Node, children, named_children
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts.data import Func, Var
 from hipport.wave64.facts.names import type_bits
@@ -47,10 +48,11 @@ def var_from_declarator(fx: Facts, d: Node, decl: Node, type_node: Node | None, 
     data = fx.data
     tstart = target.start_byte
     shared = data.find(b"__shared__", decl.start_byte, tstart) >= 0 and any(
-        data[c.start_byte:c.end_byte] == b"__shared__" for c in decl.children if c.type == "type_qualifier")
+        data[c.start_byte:c.end_byte] == b"__shared__" for c in children(decl) if c.type == "type_qualifier")
     bits = None if (is_pointer or type_node is None) else type_bits(
         data[type_node.start_byte:type_node.end_byte].decode("utf-8", "surrogateescape"))
-    return Var(data[tstart:target.end_byte].decode("utf-8", "surrogateescape"), decl, type_node, d,
+    # (the name interned: one string per distinct name, not one per declaration of the file)
+    return Var(intern(data[tstart:target.end_byte].decode("utf-8", "surrogateescape")), decl, type_node, d,
                bits, value, False, is_array, shared, is_pointer, size, index, count)
 
 
@@ -78,7 +80,7 @@ def parse_params(fx: Facts, fn: Func) -> None:
     pl = fn.param_list
     if pl is None:
         return
-    params = [p for p in pl.named_children if p.type in ("parameter_declaration", "optional_parameter_declaration")]
+    params = [p for p in named_children(pl) if p.type in ("parameter_declaration", "optional_parameter_declaration")]
     for i, p in enumerate(params):
         d = p.child_by_field_id(sx.F_DECLARATOR)
         if d is None:

@@ -85,9 +85,10 @@ def _in_warp_loop(fx: Facts, wc: WarpCall) -> bool:
 
 def sink32(fx: Facts, node: Node, fn: Func) -> bool:
     """True when the value of `node` is converted to a 32-bit type right where it is used."""
-    p = node.parent
+    up = fx.src.ancestors(node)  # (a step a level; `.parent` walks down from the root)
+    p = next(up, None)
     while p is not None and p.type in ("parenthesized_expression",):
-        _child, p = p, p.parent
+        p = next(up, None)
     if p is None:
         return False
     if p.type == "init_declarator":
@@ -102,7 +103,7 @@ def sink32(fx: Facts, node: Node, fn: Func) -> bool:
             var = fn.vars.get(fx.src.text(left)) or fx.gvars.get(fx.src.text(left))
             return var is not None and var.bits == 32
     if p.type == "argument_list":
-        call = p.parent
+        call = next(up, None)
         if call is not None and call.type == "call_expression":
             name = fx.call_name(call)
             if name in BITOPS32:

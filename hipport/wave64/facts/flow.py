@@ -53,7 +53,10 @@ def propagate(fx: Facts) -> None:
             targets = fx.by_name.get(name)
             if not targets:
                 continue
-            fn.callees.add(name)
+            callees = fn.callees
+            if not isinstance(callees, set):
+                callees = fn.callees = set()
+            callees.add(name)
             args = sx.call_args(c)
             for target in targets:
                 if target.params and args:
@@ -79,18 +82,19 @@ def propagate(fx: Facts) -> None:
     seed = WordSet(names)
     data = fx.data
     active = []
-    pending: list[tuple[tuple[Func, str, Node, bool], int, int, set[bytes]]] = []
+    # (flow, start, end) of the values that mention no seed yet; their words are read again
+    # when asked (a set of words per assignment of the file was a tenth of the facts' memory)
+    pending: list[tuple[tuple[Func, str, Node, bool], int, int]] = []
     for f in flows:
         vnode = f[2]
         start, end = vnode.start_byte, vnode.end_byte
         if _SEEDS.search(data, start, end):
             active.append(f)
             continue
-        words = range_words(data, start, end)
-        if seed.hits(data, start, end, words):
+        if seed.hits(data, start, end, range_words(data, start, end)):
             active.append(f)
         else:
-            pending.append((f, start, end, words))
+            pending.append((f, start, end))
     for _ in range(8):
         fx._memo.clear()
         changed = False
@@ -125,7 +129,7 @@ def propagate(fx: Facts) -> None:
                 rx = WordSet(tracked)
                 more, still = [], []
                 for pend in pending:
-                    if rx.hits(data, pend[1], pend[2], pend[3]):
+                    if rx.hits(data, pend[1], pend[2], range_words(data, pend[1], pend[2])):
                         more.append(pend[0])
                     else:
                         still.append(pend)

@@ -11,7 +11,7 @@ import bisect
 import re
 from typing import TYPE_CHECKING
 
-from hipport.source import Node
+from hipport.source import Node, children
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import preproc
 from hipport.wave64.facts.data import ArgSpan, Func, MacroDef, Space, Wrapper
@@ -118,7 +118,7 @@ def _add_function(fx: Facts, node: Node, top: Node, tparams: dict[str, Node]) ->
     start, end = node.start_byte, body.start_byte if body is not None else node.end_byte
     quals: set[str] = set()
     if fx.data.find(b"__global__", start, end) >= 0 or fx.data.find(b"__device__", start, end) >= 0:
-        quals = {c.type for c in node.children if not c.is_named}  # building children costs more
+        quals = {c.type for c in children(node) if not c.is_named}  # building children costs more
     if not quals and fx.qual_macros:  # `#define DEVICE_FUNCTION static inline __device__`
         for w in WORD.findall(fx.data, start, end):
             quals |= fx.qual_macros.get(w.decode(), set())

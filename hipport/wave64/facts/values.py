@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from sys import intern
 from typing import TYPE_CHECKING
 
 from hipport.source import Node
@@ -53,9 +54,51 @@ def kinds(fx: Facts, node: Node | None, fn: Func) -> int:
     key = node.id
     k = fx._memo.get(key)
     if k is None:
+        # The operands first, deepest first, so that `_kinds` finds theirs in the memo: a sum of
+        # n terms nests n levels deep, more than Python's recursion allows.
+        for operand in _unknown_operands(fx, node, fn):
+            fx._memo[operand.id] = _kinds(fx, operand, fn)
         k = _kinds(fx, node, fn)
         fx._memo[key] = k
     return k
+
+
+def _unknown_operands(fx: Facts, node: Node, fn: Func) -> list[Node]:
+    """The operands below `node` whose kinds `_kinds` asks for and the memo lacks, each after
+    every operand of its own (the order to compute them in)."""
+    found: list[Node] = []
+    stack = [node]
+    memo = fx._memo
+    while stack:
+        n = stack.pop()
+        for op in _operands(fx, n, fn):
+            if op is not None and op.id not in memo and op.type in _KIND_TYPES:
+                found.append(op)
+                stack.append(op)
+    found.reverse()  # each operand was found after the node that holds it
+    return found
+
+
+def _operands(fx: Facts, node: Node, fn: Func) -> tuple[Node | None, ...]:
+    """The nodes whose kinds `_kinds(node)` reads."""
+    t = node.type
+    if t == "binary_expression":
+        op, left, right = fx.binop(node)
+        return (left, right) if op else ()
+    if t == "parenthesized_expression":
+        return (node.named_child(0),) if node.named_child_count else ()
+    if t == "cast_expression":
+        return (node.child_by_field_id(sx.F_VALUE),)
+    if t == "comma_expression" or t == "assignment_expression":
+        return (node.child_by_field_id(sx.F_RIGHT),)
+    if t == "conditional_expression":
+        return (node.child_by_field_id(sx.F_CONSEQUENCE), node.child_by_field_id(sx.F_ALTERNATIVE))
+    if t == "unary_expression":
+        return (node.child_by_field_id(sx.F_ARGUMENT),)
+    if t == "call_expression" and fx.call_name(node) in ("min", "max", "umin", "umax"):
+        args = sx.call_args(node)
+        return (args[0],) if args else ()
+    return ()
 
 
 def _kinds(fx: Facts, node: Node, fn: Func) -> int:
@@ -79,7 +122,7 @@ def _kinds(fx: Facts, node: Node, fn: Func) -> int:
         elif fx.external_const(name, fn):
             k |= WS32
         elif not k:
-            fx._plain.add((fn, name))  # never anything special: skip the checks next time
+            fx._plain.add((fn, intern(name)))  # never anything special: skip the checks next time
         return k
     if t == "field_expression":
         arg = node.child_by_field_id(sx.F_ARGUMENT)
@@ -184,10 +227,11 @@ def lane_idiom(fx: Facts, node: Node | None) -> int | None:
 def in_half(fx: Facts, node: Node) -> bool:
     """Is `node` (or a mask it is ANDed into) shifted by `>> (__lane_id() & 32)`: the
     caller's 32-lane half that hipport writes under logical32?"""
-    child, p = node, node.parent
+    up = fx.src.ancestors(node)  # (a step a level; `.parent` walks down from the root)
+    child, p = node, next(up, None)
     while p is not None:
         if p.type == "parenthesized_expression":
-            child, p = p, p.parent
+            child, p = p, next(up, None)
             continue
         if p.type != "binary_expression":
             return False
@@ -196,7 +240,7 @@ def in_half(fx: Facts, node: Node) -> bool:
             return left is not None and left.id == child.id and fx.lane_idiom(right) == 32
         if op != "&":
             return False
-        child, p = p, p.parent
+        child, p = p, next(up, None)
     return False
 
 

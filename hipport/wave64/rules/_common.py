@@ -39,25 +39,26 @@ def widen_var(var: Var, rule: str) -> list[Edit] | None:
     return [sx.replace(var.type_node, WIDE, rule)]
 
 
-def consumer(node: Node) -> tuple[Node | None, Node]:
+def consumer(facts: Facts, node: Node) -> tuple[Node | None, Node]:
     """The first ancestor of `node` that is not a parenthesis or a mask operator, and the child of
     it on the way up (what it consumes)."""
+    up = facts.src.ancestors(node)  # (a step a level; `.parent` walks down from the root)
     child = node
-    p = node.parent
+    p = next(up, None)
     while p is not None:
         t = p.type
         if t == "parenthesized_expression":
-            child, p = p, p.parent
+            child, p = p, next(up, None)
             continue
         if t == "binary_expression":
             op = p.child_by_field_id(sx.F_OPERATOR)
             if op is not None and op.type in MASK_OPS:
-                child, p = p, p.parent
+                child, p = p, next(up, None)
                 continue
         if t == "unary_expression":
             op = p.child_by_field_id(sx.F_OPERATOR)
             if op is not None and op.type == "~":
-                child, p = p, p.parent
+                child, p = p, next(up, None)
                 continue
         break
     return p, child
@@ -81,9 +82,24 @@ _STOP = {"compound_statement", "expression_statement", "function_definition", "f
 def in_constant_context(facts: Facts, node: Node) -> bool:
     """True when `node` is part of a constant expression: an array bound, a template argument, a
     static_assert, an enumerator or case value, or the initializer of a constexpr / static const."""
+    # The answer is the same for every node on the way up to where it is decided, so each is
+    # remembered: the sites of a sum of n terms share one walk up, not n walks of n levels.
+    memo = facts._constant_context
+    seen = [node.id]
+    found = _constant_context(facts, node, memo, seen)
+    for k in seen:
+        memo[k] = found
+    return found
+
+
+def _constant_context(facts: Facts, node: Node, memo: dict[int, bool], seen: list[int]) -> bool:
     child = node
-    p = node.parent
+    up = facts.src.ancestors(node)  # (a step a level; `.parent` walks down from the root)
+    p = next(up, None)
     while p is not None and p.type not in _STOP:
+        known = memo.get(child.id)
+        if known is not None:
+            return known
         t = p.type
         if t in _CONST_PARENTS:
             return True
@@ -92,7 +108,7 @@ def in_constant_context(facts: Facts, node: Node) -> bool:
             if size is not None and sx.inside(child, size):
                 return True
         if t == "init_declarator":
-            decl = p.parent
+            decl = next(up, None)
             if decl is not None and decl.type in ("declaration", "field_declaration"):
                 tn = decl.child_by_field_id(sx.F_TYPE)
                 head = facts.data[decl.start_byte:(tn or decl).start_byte]
@@ -101,7 +117,8 @@ def in_constant_context(facts: Facts, node: Node) -> bool:
             return False
         if t == "declaration":
             return False
-        child, p = p, p.parent
+        child, p = p, next(up, None)
+        seen.append(child.id)
     return False
 
 

@@ -47,7 +47,7 @@ DOC = Doc(
 
 def sink_of(facts: Facts, fn: Func, node: Node) -> tuple[str, object]:
     """Where the value of `node` goes: var, cast, return, param, bitop, mask or other."""
-    p, child = consumer(node)
+    p, child = consumer(facts, node)
     if p is None:
         return "other", None
     t = p.type

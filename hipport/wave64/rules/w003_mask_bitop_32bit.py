@@ -49,7 +49,7 @@ def _direct_sources(facts: Facts, fn: Func, arglist_id: int) -> list:
     out = []
     for wc in fn.calls:
         if wc.family in ("ballot", "activemask", "match") and not (wc.family == "match" and wc.base == "all"):
-            p, _ = consumer(wc.node)
+            p, _ = consumer(facts, wc.node)
             if p is not None and p.id == arglist_id:
                 out.append(wc)
     return out
@@ -138,7 +138,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 if bop == ">>" and facts.kinds(bl, fn) & MASK:
                     uses.append(None)
                 elif bop == "<<" and bl is not None and facts.cval(bl, fn) is not None:
-                    p, _ = consumer(b)
+                    p, _ = consumer(facts, b)
                     uses.append(bl)
             if not uses or not any(
                     facts.kinds(b, fn) & MASK for b in fn.node_list("binary_expression") if sx.inside(b, body)):

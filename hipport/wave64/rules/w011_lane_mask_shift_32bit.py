@@ -84,7 +84,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                     rcv = facts.cval(rl, fn) if rl is not None else None
                     if rl is not None and rcv is not None and rcv[0] == 32 and not rcv[2]:
                         edits.append(sx.replace(rl, "64", RULE))
-            p, _ = consumer(b)
+            p, _ = consumer(facts, b)
             while p is not None and p.type in ("binary_expression", "parenthesized_expression"):
                 p = p.parent  # (1u << lane) - 1
             if p is not None and p.type == "init_declarator":

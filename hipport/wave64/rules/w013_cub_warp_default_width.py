@@ -52,14 +52,13 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
     if b"Warp" not in facts.data or b"cub" not in facts.data:  # every match holds both
         return out
-    root = facts.src.root
     strategies = {g.strategy for g in facts.groups if g.model != "agnostic"}
     fallback = next(iter(strategies)) if len(strategies) == 1 else (
         "native" if facts.config.wave_strategy == "native" else "logical32")
     for m in PATTERN.finditer(facts.data):
         if facts.inactive and facts.is_inactive(m.start()):
             continue
-        ident = root.descendant_for_byte_range(m.start(1), m.end(1))
+        ident = facts.src.node_at(m.start(1), m.end(1))
         tt = ident.parent if ident is not None else None
         if tt is None or tt.type not in ("template_type", "template_function"):
             continue

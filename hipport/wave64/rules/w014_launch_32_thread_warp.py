@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from hipport.model import Edit, Finding, Severity
-from hipport.source import Node
+from hipport.source import Node, children, named_children
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import BDIM, BID, TID, Facts, Func, is_warp_name
@@ -79,7 +79,7 @@ def launch_parts(facts: Facts, call: Node) -> tuple[str, Node | None] | None:
 def launch_config(facts: Facts, call: Node) -> tuple[str, Node | None, Node | None] | None:
     """(kernel name, grid argument, block argument) of a kernel launch."""
     if facts.data.find(b"<<<", call.start_byte, call.end_byte) >= 0:  # else no kernel_call_syntax child
-        kcs = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
+        kcs = next((c for c in children(call) if c.type == "kernel_call_syntax"), None)
         if kcs is not None:
             cfg = [c for c in kcs.named_children if c.type != "comment"]
             return (facts.call_name(call), cfg[0] if cfg else None, cfg[1] if len(cfg) > 1 else None)
@@ -189,27 +189,32 @@ def _queried_wave(facts: Facts, fn: Func, expr: Node) -> str | None:
     """The host's queried wave size inside a launch argument (through local variables):
     `prop.warpSize`, a device table's `.warp_size`, or a variable filled by
     hipDeviceGetAttribute(..., hipDeviceAttributeWarpSize, ...). Returns its text."""
-    body = facts.src.text(fn.body) if fn.body is not None else ""
-    stack = [expr]
+    # The body's text only where it holds a GetAttribute call (it was decoded for each launch).
+    queries = fn.body is not None and facts.data.find(b"GetAttribute", fn.body.start_byte, fn.body.end_byte) >= 0
+    body = facts.src.text(fn.body) if queries and fn.body is not None else ""
+    # The pattern is searched in the text of each expression followed (the argument, a
+    # variable's value), not of every node below it: a node's text lies in its expression's,
+    # so it matches only where the expression's does (n^2 over a long argument otherwise).
+    stack = [(expr, True)]
     seen: set[str] = set()
     while stack:
-        n = stack.pop()
-        text = facts.src.text(n)
-        m = _QUERIED.search(text)
-        if m is not None:
-            return text.strip()
+        n, whole = stack.pop()
+        if whole:
+            text = facts.src.text(n)
+            if _QUERIED.search(text) is not None:
+                return text.strip()
         if n.type == "identifier":
-            name = text
+            name = facts.src.text(n)
             if name in seen:
                 continue
             seen.add(name)
             var = fn.vars.get(name)
             if var is not None and var.value is not None:
-                stack.append(var.value)
-            if re.search(r"GetAttribute\s*\(\s*&\s*" + re.escape(name) + r"\s*,\s*\w*WarpSize", body):
+                stack.append((var.value, True))
+            if queries and re.search(r"GetAttribute\s*\(\s*&\s*" + re.escape(name) + r"\s*,\s*\w*WarpSize", body):
                 return name
             continue
-        stack.extend(n.named_children)
+        stack.extend((c, False) for c in named_children(n))
     return None
 
 
