@@ -273,13 +273,18 @@ __global__ void k(__half* h, float* f, half2* h2, int* n) {
   atomicAdd(f, 1.0f);
   atomicAdd(&n[1], 1);
 }
+__device__ __half total[4];
+__global__ void g(float* h, const __half* in) {
+  atomicAdd(h, 1.0f);
+  atomicAdd(&total[0], in[0]);
+}
 """
 
 
 def test_16_bit_float_atomic_adds_are_reported() -> None:
     res = port_bytes("t.cu", "cuda-source", ATOMICS, Config(wave64=False, rocm="6.4"))
     lines = sorted(f.span.line for f in res.findings if f.rule == "HP001" and f.subject == "atomicAdd")
-    assert lines == [6, 9, 10]  # not the float and int ones
+    assert lines == [6, 9, 10, 17]  # not the float and int ones, nor the float `h` of g
 
 
 @pytest.mark.rocm64

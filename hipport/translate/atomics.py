@@ -17,7 +17,7 @@ import re
 from hipport.model import Severity
 from hipport.source import Node
 from hipport.translate.context import Context
-from hipport.translate.helpers import write_before
+from hipport.translate.helpers import declared_in_scope, write_before
 from hipport.translate.names import SKIP_TYPES
 
 _USE = re.compile(rb"(?<![\w$])hipport_atomic(?:Inc|Dec)_system(?![\w$])|(?<![\w$])atomic(?:Inc|Dec)_system(?![\w$])")
@@ -69,12 +69,18 @@ _HALF = {"__half": "__half", "half": "__half", "__half2": "__half2", "half2": "_
          "__nv_bfloat162": "__hip_bfloat162", "nv_bfloat162": "__hip_bfloat162"}
 _ADD = re.compile(rb"(?<![\w$.>])atomicAdd\s*\(")
 _POINTER = re.compile(r"^\(\s*&?\s*([A-Za-z_]\w*)")  # `(p, ...`, `(&p[i], ...`, `(&v, ...`
+# A declaration of a name with one of those types: (type, `*` or not, name, what follows it).
+_DECL = re.compile(rb"\b(" + b"|".join(t.encode() for t in sorted(_HALF, key=len, reverse=True))
+                   + rb")\b\s*(?:const\b\s*)?(\*?)\s*(?:(?:const|__restrict__)\b\s*)*([A-Za-z_]\w*)\s*([\[;=,)])")
 
 
 def _half_adds(ctx: Context) -> None:
     data = ctx.src.data
     if b"atomicAdd" not in data or not any(t.encode() in data for t in _HALF):
         return
+    decls: dict[str, list[tuple[int, str, bool]]] = {}  # name -> (offset, type, holds an address)
+    for d in _DECL.finditer(data):
+        decls.setdefault(d[3].decode(), []).append((d.start(), d[1].decode(), bool(d[2]) or d[4] == b"["))
     for m in _ADD.finditer(data):
         node = ctx.src.node_at(m.start(), m.start() + len(b"atomicAdd"))
         if node is None or node.type != "identifier" or node.parent is None:
@@ -84,10 +90,10 @@ def _half_adds(ctx: Context) -> None:
         if call.type != "call_expression" or args is None:
             continue
         p = _POINTER.match(ctx.src.text(args))
-        if p is None:
+        if p is None or p[1] not in decls:
             continue
         address = ctx.src.text(args).lstrip("( \t").startswith("&")
-        kind = _declared_type(ctx, call, p[1], address)
+        kind = _declared_type(ctx, call, decls[p[1]], address)
         if kind is None:
             continue
         hip = _HALF[kind]
@@ -102,21 +108,18 @@ def _half_adds(ctx: Context) -> None:
                    "device", "atomicAdd")
 
 
-def _declared_type(ctx: Context, call: Node, name: str, address: bool) -> str | None:
-    """The 16-bit float type `name` is declared with in the function holding the call (its
-    parameters too), else at file scope: as a pointer or array, or, for `&name`, as a value."""
+def _declared_type(ctx: Context, call: Node, found: list[tuple[int, str, bool]], address: bool) -> str | None:
+    """The 16-bit float type of the name's declaration in scope at the call: in the function
+    holding it (its parameters too), else at file scope; as a pointer or array, or, for `&name`,
+    as a value."""
+    fits = [(at, t) for at, t, holds_address in found if holds_address or address]
     fn = call.parent
     while fn is not None and fn.type != "function_definition":
         fn = fn.parent
-    types = "|".join(sorted(map(re.escape, _HALF), key=len, reverse=True))
-    n = re.escape(name)
-    shapes = [rf"\b({types})\s*(?:const\s*)?\*\s*(?:const\s+|__restrict__\s+)*{n}\b",
-              rf"\b({types})\s+{n}\s*\["]
-    if address:
-        shapes.append(rf"\b({types})\s+{n}\s*[;=,)]")
-    for scope in ([ctx.src.text(fn)] if fn is not None else []) + [ctx.src.data.decode("utf-8", "replace")]:
-        for shape in shapes:
-            found = re.search(shape, scope)
-            if found:
-                return found[1]
-    return None
+    if fn is not None:
+        inside = [t for at, t in fits if fn.start_byte <= at < call.start_byte]
+        if inside:
+            return inside[-1]
+    outside = [t for at, t in fits if at < call.start_byte and declared_in_scope(ctx, call, [at])
+               and not (fn is not None and fn.start_byte <= at < fn.end_byte)]
+    return outside[-1] if outside else None
