@@ -29,6 +29,7 @@ API_RULES: dict[str, tuple[str, str]] = {
     "HP016": ("check-library-arguments", "a name renamed to a roc* library's or MIOpen's whose arguments or behaviour can differ"),
     "HP017": ("already-hip", "code already written for HIP (a compatibility header, a HIP branch), left as it is"),
     "HP018": ("declares-cuda-type", "a file declares a CUDA type itself; its declaration keeps CUDA's name"),
+    "HP019": ("vector-operator-clash", "a file's own vector-type operator that HIP defines too, with another meaning"),
     "HP900": ("unused-suppression", "a `hipport: ignore` comment that silences nothing"),
     "HP901": ("unknown-suppression-rule", "a `hipport: ignore` comment naming a rule that does not exist"),
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -53,7 +53,8 @@ class Mapping:
     floors: tuple[tuple[str, str], ...] = ()
     # The header that declares the HIP name where CUDA's own headers declare the CUDA one
     # without being asked (cuBLAS brings `__nv_bfloat16`, nvcc's runtime brings the host
-    # `isfinite` of <math.h>): a file that uses the name gets it (translate/includes.py).
+    # `isfinite` of <math.h>): a file that uses the name gets it (translate/includes.py). A
+    # CUDA header of the [headers] tables stands for its HIP header at the floor (`load`).
     header: str | None = None
     # For a struct member (kind "field") that HIP's struct gains at `since`: the value every AMD
     # GPU reports, written for a read of the member below that floor (`prop.deviceOverlap`).
@@ -71,6 +72,14 @@ class HeaderMap:
     note: str | None = None
     since: str = "5.2"  # first ROCm that ships the HIP header
     needs: str | None = None  # what a program that includes it needs besides HIP (said, HP014)
+    # The HIP header by ROCm floor, (floor, path) from the lowest floor up, as Mapping.floors:
+    # `cuda_bf16.h` is hip/hip_bfloat16.h below 5.7 and hip/hip_bf16.h from it. Resolved when
+    # the tables load.
+    floors: tuple[tuple[str, str], ...] = ()
+    # The ROCm release from which `hip` no longer declares what CUDA's header did, because HIP
+    # moved it to the header `floors` names last (GL interop left hip_runtime_api.h in 6.0 for
+    # hip_gl_interop.h, 5.6+): below the floors, that header is included too where it exists.
+    moved: str | None = None
 
 
 @fast_pickle
@@ -133,11 +142,22 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
         names.append(_entry(path, family, default_since, cuda, entry))
     headers: list[HeaderMap] = []
     for cuda, h in data.get("headers", {}).items():
-        if not isinstance(h, dict) or set(h) - {"hip", "flat", "status", "note", "since", "needs"}:
-            raise _fail(path, f"[headers] {cuda!r}: expected a table with hip/flat/status/note/since/needs")
+        if not isinstance(h, dict) or set(h) - {"hip", "flat", "status", "note", "since", "needs", "floors", "moved"}:
+            raise _fail(path, f"[headers] {cuda!r}: expected a table with "
+                              "hip/flat/status/note/since/needs/floors/moved")
+        floors = h.get("floors", {})
+        if not isinstance(floors, dict) or floors and not h.get("hip") or not all(
+                isinstance(k, str) and _is_version(k) and isinstance(v, str) and _HEADER.fullmatch(v)
+                for k, v in floors.items()):
+            raise _fail(path, f"[headers] {cuda!r}: 'floors' must be a table of \"ROCm version\" = "
+                              "header path, beside a 'hip' path")
+        moved = h.get("moved")
+        if moved is not None and not (isinstance(moved, str) and _is_version(moved) and floors):
+            raise _fail(path, f"[headers] {cuda!r}: 'moved' must be a \"ROCm version\", beside 'floors'")
         headers.append(HeaderMap(cuda, h.get("hip"), h.get("flat"), family,
                                  h.get("status", "supported" if h.get("hip") else "unsupported"),
-                                 h.get("note"), str(h.get("since", default_since)), h.get("needs")))
+                                 h.get("note"), str(h.get("since", default_since)), h.get("needs"),
+                                 tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), moved))
     spaces = [_entry(path, family, default_since, ns, {"kind": "namespace", **e})
               for ns, e in data.get("namespaces", {}).items()]
     meta = {"family": family, "title": data.get("title", family),
@@ -188,7 +208,7 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     if value is not None and (not isinstance(value, str) or kind != "field" or not value.isdigit()):
         raise _fail(path, f"{where}: 'value' must be a number in a string, on a kind = \"field\" entry")
     header = e.get("header")
-    if header is not None and (not isinstance(header, str) or not re.fullmatch(r"[\w./-]+\.h", header)):
+    if header is not None and (not isinstance(header, str) or not _HEADER.fullmatch(header)):
         raise _fail(path, f"{where}: 'header' must be a header's path, such as \"hip/hip_fp16.h\"")
     if not isinstance(floors, dict) or floors and not hip or not all(
             isinstance(k, str) and _is_version(k) and isinstance(v, str) and v.isidentifier()
@@ -200,6 +220,7 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
                    tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), header, value)
 
 
+_HEADER = re.compile(r"[\w./-]+\.h")  # what a header path in the tables looks like
 _WORD_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$"
 
 
@@ -232,9 +253,18 @@ def at_floor(m: Mapping, rocm: str) -> Mapping:
                 since = floor
     if hip == m.hip:
         return m
-    from dataclasses import replace
-
     return replace(m, hip=hip, since=since)
+
+
+def header_at_floor(h: HeaderMap, rocm: str) -> HeaderMap:
+    """`h` at ROCm floor `rocm`: the path of the highest `floors` entry at or below it."""
+    hip = h.hip
+    for floor, path in h.floors:
+        if _vt(floor) <= _vt(rocm):
+            hip = path
+    if hip == h.hip:
+        return h
+    return replace(h, hip=hip)
 
 
 @cache
@@ -314,6 +344,15 @@ def _load(blas: str, root: str | None, rocm: str | None = None) -> RuleSet:
             for k, m in table.items():
                 if m.floors:
                     table[k] = at_floor(m, rocm)
+        for k, h in rs.headers.items():
+            if h.floors:
+                rs.headers[k] = header_at_floor(h, rocm)
+    # A name's `header` may be a CUDA header of the tables: its HIP header at this floor.
+    for table in (rs.names, *(o.names for o in overrides)):
+        for k, m in table.items():
+            mapped = rs.headers.get(m.header) if m.header else None
+            if mapped is not None and mapped.hip:
+                table[k] = replace(m, header=mapped.hip)
     rs.namespace_families = frozenset(ns_fams)
     rs.overrides = tuple(overrides)
     complete(rs)

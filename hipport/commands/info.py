@@ -74,6 +74,9 @@ def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
         assert header is not None
         lines = [f"<{header.cuda}> -> <{header.hip or 'no HIP header'}>",
                  f"  family:  {header.family}", f"  flat layout: {header.flat or header.hip}"]
+        if header.floors:
+            steps = [f"ROCm {header.since}: {header.hip}", *(f"ROCm {v}: {h}" for v, h in header.floors)]
+            lines.append(f"  by floor: {'; '.join(steps)} (the header follows --rocm)")
     return "\n".join(lines) + "\n", 0
 
 

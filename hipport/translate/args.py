@@ -177,6 +177,36 @@ def no_size_callback(c: Call, n: int) -> None:
                  "or compute it for the block size returned and check again", "driver")
 
 
+_TRAP = ("cudaBoundaryModeTrap", "hipBoundaryModeTrap")
+
+
+def boundary_mode(c: Call, n: int) -> None:
+    """`surf2Dwrite(v, s, x, y, mode)`: HIP's surface functions take no boundary mode from 5.3
+    (5.2's took one and ignored it), so a mode argument N goes at every floor. CUDA's default,
+    the trap, keeps its meaning on HIP's NVIDIA platform; another mode is said (HP011). CUDA's
+    reads that return the value (`surf2Dread<T>(s, x, y)`) have no HIP form: reported (HP001)."""
+    call = c.arglist.parent
+    fn = call.child_by_field_name("function") if call is not None else None
+    if fn is not None and fn.type == "template_function" and c.src.text(fn).split("<")[0].endswith("read"):
+        name = c.src.text(fn).split("<")[0].strip()
+        c.ctx.report("HP001", Severity.WARNING, c.base + fn.start_byte, c.base + fn.end_byte,
+                     f"HIP's {name} reads through a pointer and returns nothing: write "
+                     f"`T v; {name}(&v, ...);` (the same arguments, without a boundary mode)",
+                     "device", name)
+        return
+    if len(c.args) != n + 1:
+        return
+    arg = c.args[n]
+    c.ctx.edit(c.base + c.args[n - 1].end_byte, c.base + arg.end_byte, "", "HP-args", priority=1)
+    mode = c.src.text(arg).strip()
+    if mode not in _TRAP:
+        c.ctx.report("HP011", Severity.INFO, c.base + arg.start_byte, c.base + arg.end_byte,
+                     f"the boundary mode `{mode}` is dropped: HIP's surface functions take none "
+                     "from ROCm 5.3 (5.2 ignored it); AMD GPUs drop out-of-range surface writes "
+                     "and read zeros whatever the mode, and on HIP's NVIDIA platform the call now "
+                     "uses CUDA's default, cudaBoundaryModeTrap", "device")
+
+
 _LOCATION_VARS = re.compile(rb"\b(?:struct\s+)?cudaMemLocation\s+(\w+)\s*[;=({]")
 
 
@@ -260,6 +290,7 @@ TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
     "no_size_callback": no_size_callback,
     "load": load,
     "store": store,
+    "boundary_mode": boundary_mode,
 }
 
 

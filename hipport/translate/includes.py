@@ -21,8 +21,9 @@ _DEVICE_CODE = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"
                 b"blockIdx", b"__syncthreads")
 RUNTIME_HEADERS = ("hip/hip_runtime.h",)
 RUNTIME_API = "hip/hip_runtime_api.h"  # enough for host-only files
-# Headers that fail on HIP 5.2 unless the runtime came first (hipBlockDim_x undeclared).
-NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_cooperative_groups.h"})
+# Headers that fail unless the runtime came first: HIP 5.2's cooperative groups (hipBlockDim_x
+# undeclared), HIP 6's GL interop (hipError_t undeclared).
+NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_cooperative_groups.h", "hip/hip_gl_interop.h"})
 RUNTIME_FAMILIES = {"runtime", "driver", "device", "complex", "vector"}
 
 
@@ -75,6 +76,8 @@ def run(ctx: Context) -> None:
                 # a library header belongs in angle brackets (`keep`: as written, as HIPIFY does)
                 ctx.edit(m.start(1), m.start(1) + 1, "<", "HP-include")
                 ctx.edit(end, end + 1, ">", "HP-include")
+            if h.moved and h.floors and newer(h.floors[0][0], ctx.config.rocm):
+                _moved(ctx, end, h.floors[-1][1])
     device = any(word in data for word in _DEVICE_CODE)
     nl = ctx.src.newline
     added = []
@@ -99,6 +102,15 @@ def run(ctx: Context) -> None:
                    f"CUDA's headers): HIP's headers, which a ported header that uses {name} now "
                    f"includes, would be read after it and break; <{RUNTIME_HEADERS[0]}> is "
                    "included before it")
+
+
+def _moved(ctx: Context, end: int, later: str) -> None:
+    """Below the floor of the header HIP moved the declarations to, include it too where the
+    HIP compiled with has it, so the output still compiles with a HIP that moved them."""
+    nl = ctx.src.newline
+    at = _line_end(ctx.src.data, end)
+    lead = "" if at > end and ctx.src.data[at - 1:at] == b"\n" else nl
+    ctx.edit(at, at, f"{lead}#if __has_include(<{later}>){nl}#include <{later}>{nl}#endif{nl}", "HP-include")
 
 
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+[^\s(]", re.M)

@@ -3,7 +3,7 @@
 import pytest
 
 from hipport.wave64.emit import PRELUDE
-from tests.wave64.helpers import HEADER, assert_fix, assert_kept, assert_noop
+from tests.wave64.helpers import HEADER, assert_fix, assert_kept, assert_noop, findings
 
 RULE = "W009"
 CG = HEADER + "#include <hip/hip_cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
@@ -50,3 +50,23 @@ def test_tile_of_32_is_kept_under_logical32() -> None:
 
 def test_tile_members_exist_with_a_7_0_floor() -> None:
     assert_kept(tile("  out[0] = t.any(p[0] > 0.f);\n"), RULE, "logical32", rocm="7.0")
+
+
+def coalesced(body: str) -> str:
+    return (CG + "__global__ void k(float* p, int* out) {\n"
+            f"  cg::coalesced_group g = cg::coalesced_threads();\n{body}}}\n")
+
+
+@pytest.mark.parametrize("member", ["ballot", "any", "all", "match_any"])
+def test_coalesced_group_votes_are_reported_below_7_0(member: str) -> None:
+    """HIP 5.x has none of them and HIP 6.2-6.4 only with HIP_ENABLE_WARP_SYNC_BUILTINS; the
+    group's ballot packs its members by rank, so no plain wave operation is written."""
+    code = coalesced(f"  out[0] = (int)g.{member}(p[0] > 0.f);\n")
+    for rocm in ("5.2", "6.4"):
+        got = findings(code, "logical32", rocm, RULE)
+        assert len(got) == 1 and got[0].fix is None and f"coalesced_group::{member}" in got[0].message
+    assert not findings(code, "logical32", "7.0", RULE)
+
+
+def test_coalesced_group_shuffles_and_size_are_not_votes() -> None:
+    assert_noop(coalesced("  p[0] = g.shfl(p[0], 0) + g.size() + g.thread_rank();\n"), RULE)

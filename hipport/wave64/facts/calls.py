@@ -12,6 +12,7 @@ from hipport.wave64.facts import values
 from hipport.wave64.facts.data import Func, WarpCall, Wrapper
 from hipport.wave64.facts.names import (
     BALLOTS,
+    COALESCED_VOTES,
     LANEMASKS,
     MATCHES,
     REDUCES,
@@ -50,6 +51,9 @@ def scan_calls(fx: Facts, fn: Func) -> None:
                         a = wc.args
                         wc.value = a[0] if a else None
                         wc.lane = a[1] if len(a) > 1 else None
+                elif name in COALESCED_VOTES and obj.type == "identifier" \
+                        and values.is_coalesced_var(fx, fx.src.text(obj), fn):
+                    wc = WarpCall(c, fn, name, "coalesced", args=sx.call_args(c), tile=obj)
             if wc is not None:
                 fn.calls.append(wc)
                 fx.calls.append(wc)

@@ -11,7 +11,8 @@ from hipport.source import Node
 
 # The string values the records hold (plain strings at run time, as rules and findings use them).
 ConstKind = Literal["macro", "variable", "enumerator", "template"]
-Family = Literal["shfl", "ballot", "vote", "activemask", "syncwarp", "match", "reduce", "lane_id", "lanemask", "tile"]
+Family = Literal["shfl", "ballot", "vote", "activemask", "syncwarp", "match", "reduce", "lane_id", "lanemask", "tile",
+                 "coalesced"]
 LoopWarp = Literal["32", "rt", "64", "derived", ""]
 SiteKind = Literal["lane", "warp", "nwarp", "guard", "stride"]
 Origin = Literal["literal", "named", "rt"]

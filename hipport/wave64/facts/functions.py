@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # Device function bodies without any of these need no analysis.
 FUNC_QUICK = re.compile(rb"__(?:shfl|ballot|any|all|uni|activemask|syncwarp|match|reduce_|lane|popc|ffs|clz|brev|"
                         rb"fns|AMDGCN)|warpSize|[Ww]arp|WARP|[Ww]ave|WAVE|\basm\b|tiled_partition|thread_block_tile|"
-                        rb"atomic(?:CAS|Exch)|volatile|\.(?:ballot|any|all|shfl)")
+                        rb"atomic(?:CAS|Exch)|volatile|\.(?:ballot|any|all|shfl|match_)")
 HOST_QUICK = re.compile(rb"<<<|hipLaunchKernelGGL|warpSize")
 _COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
 _WRAPPED = re.compile(r"^\s*(__shfl(?:_up|_down|_xor)?(?:_sync)?|__ballot(?:_sync)?)\s*\(")

@@ -21,6 +21,7 @@ BITOPS32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__bre
             "__builtin_ffs": "__builtin_ffsll"}
 TILE_MEMBERS = {"ballot", "any", "all", "match_any", "match_all", "meta_group_rank",
                 "meta_group_size"}
+COALESCED_VOTES = {"ballot", "any", "all", "match_any", "match_all"}  # on a coalesced_group
 TILE_SHFL = {"shfl": "shfl", "shfl_up": "shfl_up", "shfl_down": "shfl_down", "shfl_xor": "shfl_xor"}
 WARP_CALLS = (set(SHFL) | set(SHFL_SYNC) | BALLOTS | VOTES | MATCHES | REDUCES | LANEMASKS
               | {"__activemask", "__syncwarp", "__lane_id"})

@@ -363,3 +363,14 @@ def is_tile_var(fx: Facts, name: str, fn: Func) -> bool:
         return True
     return var.type_node is not None and b"thread_block_tile" in fx.data[
         var.type_node.start_byte:var.type_node.end_byte]
+
+
+def is_coalesced_var(fx: Facts, name: str, fn: Func) -> bool:
+    """A `cooperative_groups::coalesced_group` (declared so, or from `coalesced_threads()`)."""
+    var = fn.vars.get(name)
+    if var is None:
+        return False
+    if var.value is not None and b"coalesced_threads" in fx.data[var.value.start_byte:var.value.end_byte]:
+        return True
+    return var.type_node is not None and b"coalesced_group" in fx.data[
+        var.type_node.start_byte:var.type_node.end_byte]

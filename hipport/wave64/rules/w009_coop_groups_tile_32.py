@@ -6,7 +6,9 @@ shuffles pass width 32), so under logical32 it stays. Natively the tile becomes 
 `tiled_partition<HIPPORT_WAVE_SIZE>` (`<64>` would not compile on wave32 targets with HIP <= 6.2).
 `ballot`, `any`, `all`, `match_any` on a tile do not exist before HIP 7.0 (and `meta_group_rank`
 / `meta_group_size` not in 5.x): they become plain wave operations, restricted to the caller's
-32-lane half under logical32.
+32-lane half under logical32. On a `coalesced_group` (which HIP 6.2-6.4 give them only with
+HIP_ENABLE_WARP_SYNC_BUILTINS) they are reported: the group's ballot packs its members by
+thread_rank, which no plain wave operation does.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ SEVERITY = Severity.WARNING
 DOC = Doc(
     what=('Finds cooperative-groups tiles of 32 (`tiled_partition<32>`, `thread_block_tile<32>`, '
           '`tiled_partition(g, 32)`) used as the warp, and the tile members `ballot`, `any`, '
-          '`all`, `match_any`, `meta_group_rank`, `meta_group_size` that HIP lacks below 7.0.'),
+          '`all`, `match_any`, `meta_group_rank`, `meta_group_size` that HIP lacks below 7.0, '
+          'and `ballot`, `any`, `all`, `match_any`, `match_all` on a `coalesced_group`, which '
+          'HIP lacks by default below 7.0 too.'),
     why=('A 32-thread tile is legal on wave64 and already behaves as a 32-lane logical warp (tile '
          'shuffles pass width 32), so under logical32 it is right as written. The tile members do '
          'not compile on ROCm 5.x. The over-correction `tiled_partition<64>` fails on wave32 '
@@ -165,4 +169,14 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         if not edits:
             msg += " (rewrite it by hand)"
         out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits, fn, mechanical)))
+    for wc in facts.calls:
+        if wc.family != "coalesced" or em.tile_votes or em.removed(wc.node):
+            continue
+        how = (f"`__{wc.name}(p)` votes over the active lanes, the group where it is still the "
+               f"lanes that created it" if wc.name in ("any", "all") else
+               "the group's result packs its members by thread_rank(), a wave operation's by lane")
+        msg = (f"`{short(facts.src.text(wc.node), 40)}`: coalesced_group::{wc.name} is not in HIP 5.x, "
+               f"and HIP 6.2-6.4 declare it only with HIP_ENABLE_WARP_SYNC_BUILTINS defined before "
+               f"the HIP headers; the ROCm {facts.config.rocm} floor lacks it (rewrite it by hand: {how})")
+        out.append(finding(facts, RULE, wc.node, msg, wc.fn))
     return out
