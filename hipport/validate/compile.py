@@ -275,7 +275,7 @@ def _clang(site: Site, args: list[str], entry: Entry, timeout: float) -> tuple[i
     """The toolchain's clang on hipcc-style `args`, from an argv list: (exit code, output);
     (None, why) when it cannot be started."""
     try:
-        p = subprocess.run(site.command(args), cwd=entry.copy.parent, env=toolchains.compile_env(site.tc),
+        p = subprocess.run(site.command(args), cwd=entry.copy.parent, env=site.env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -300,7 +300,7 @@ def _listed_deps(site: Site, base: list[str], entry: Entry, timeout: float) -> t
     try:
         # hipcc checks dependencies on the host side (-M adds --cuda-host-only)
         p = subprocess.run(site.command([*base, "--cuda-host-only", "-M", "-MG", str(entry.copy)]),
-                           cwd=entry.copy.parent, env=toolchains.compile_env(site.tc),
+                           cwd=entry.copy.parent, env=site.env,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
                            timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
@@ -406,6 +406,7 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
     flags = [flags_for(u) for u in units]
     with Site(tc) as site, tempfile.TemporaryDirectory(prefix="hipport-objs-", dir=site.scratch) as objdir, \
             ThreadPoolExecutor(max_workers=max(1, min(workers, len(tasks) or 1))) as ex:
+        site.tmp = objdir
         if tc.root:  # the compiler sees the root's files only: the tree, and folders it names
             site.place(tree.root)
             for d in _named_folders(flags):

@@ -23,7 +23,6 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from hipport.validate import toolchains
 from hipport.validate.compilecache import read_depfile
 from hipport.validate.driver import Toolchain
 from hipport.validate.site import Site
@@ -221,7 +220,7 @@ class Precompiled:
         procs: list[subprocess.Popen[bytes]] = []
         try:
             for cmd in cmds:
-                procs.append(subprocess.Popen(cmd, env=toolchains.compile_env(self.tc), stdout=subprocess.DEVNULL,
+                procs.append(subprocess.Popen(cmd, env=self.site.env, stdout=subprocess.DEVNULL,
                                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL))
             codes = [p.wait(timeout=300) for p in procs]
         except (OSError, subprocess.TimeoutExpired):

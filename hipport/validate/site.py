@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
+from hipport.validate import toolchains
 from hipport.validate.driver import Toolchain
 
 # An option whose value is glued to it: `-I/x`, `--rocm-path=/x`.
@@ -39,6 +40,7 @@ class Site:
         self._mirror: str | None = None  # the mirror's folder on this machine (inside the root)
         self._seen_as = ""  # that folder as the root sees it
         self._placed: list[str] = []  # folders of this machine mirrored
+        self.tmp: str | None = None  # a folder (of this machine) for the compiler's temporary files
 
     def __enter__(self) -> Site:
         return self
@@ -92,6 +94,15 @@ class Site:
         if not self.tc.root:
             return self.tc.command(args)
         return self.tc.command([self.arg(a) for a in args])
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The compiler's environment (toolchains.compile_env), its temporary files in `tmp`
+        when one is given: a compile that is killed leaves nothing elsewhere in the root."""
+        env = toolchains.compile_env(self.tc)
+        if self.tmp is not None and self.tc.root:
+            env["TMPDIR"] = self.path(self.tmp)
+        return env
 
     def host_path(self, p: str) -> str:
         """A path the compiler named, as this machine sees it."""
