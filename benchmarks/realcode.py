@@ -14,8 +14,9 @@ hip-6.4; never hipcc), and prints one row per checkout, with these columns per t
   hipify     units that compile after hipify-perl (with --hipify-perl)
   compiled   units that compile after hipport
   env        failures whose first error is a header of a package the toolchain lacks
-             (hipBLAS, hipFFT, hipCUB, rocThrust, hipSOLVER, ... with the host's HIP 5.2; the
-             HIP 6.4 root has those): not hipport's to fix
+             (hipBLAS, hipFFT, hipCUB, rocThrust, hipSOLVER, ... with the host's HIP 5.2, which
+             the HIP 6.4 root has; OpenGL, OpenMP, MPI, ... that the root lacks; the packages
+             rules/validate/packages.toml names): not hipport's to fix
   flagged    failures with a hipport finding (error or warning) within a line of the first
              error, mapped back to the original file
   unflagged  failures with neither: the port left code that does not build and said nothing
@@ -228,9 +229,12 @@ def provided(tc: Toolchain, header: str) -> bool:
 
 def classify(o: Outcome, missing: str | None, findings: dict[str, list[int]],
              original: Path, tree: Path, tc: Toolchain) -> str:
-    if missing and (ABSENT.match(missing) and not provided(tc, missing) or not _cuda_header(missing) and
+    absent = ABSENT.match(missing) or package_of(missing) is not None if missing else False
+    if missing and (absent and not provided(tc, missing) or not _cuda_header(missing) and
                     makefile_includes((original / o.unit).parent)[1]):
-        return "env"  # an absent package, or a header the build takes from outside the checkout
+        # a package the toolchain lacks (in a root: GL/gl.h too, which this machine may have),
+        # or a header the build takes from outside the checkout
+        return "env"
     for rel, line in ([o.where] if o.where else []) + o.also:
         lines = findings.get(rel)
         if not lines:
