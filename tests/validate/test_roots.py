@@ -191,8 +191,10 @@ def test_a_root_whose_clang_cannot_run_is_listed_as_unusable(tmp_path: Path) -> 
     env = {"HIPPORT_TOOLCHAINS": str(tmp_path), "PATH": "/nonexistent", "HIPPORT_HIPCC": str(tmp_path / "none")}
     r = hipport("toolchains", "--format", "json", env=env)
     doc = json.loads(r.stdout)
-    assert r.returncode == 1 and doc["version"] == 1 and doc["notes"] == []
-    [t] = doc["toolchains"]
+    assert doc["version"] == 1 and doc["notes"] == []
+    [t] = [t for t in doc["toolchains"] if t["root"]]
+    if len(doc["toolchains"]) == 1:  # no ROCm under /opt/rocm* either: nothing can compile
+        assert r.returncode == 1
     assert (t["name"], t["root"], t["usable"], t["targets"]) == ("hip-9.9", str(tmp_path / "hip-9.9"), False, [])
     assert t["error"] and t["libraries"] == [{"name": "hipBLAS", "header": "hipblas/hipblas.h", "version": "6.4.4-1"}]
     text = hipport("toolchains", env=env).stdout.decode()
