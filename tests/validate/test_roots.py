@@ -349,3 +349,54 @@ def test_the_non_root_prefix_compiles_inside_the_root(tmp_path: Path, hip64: Too
     finally:
         (d / "u.hip").unlink()
         d.rmdir()
+
+
+def test_a_rocm_under_rocm_path_is_listed_beside_the_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ROCm installation (upstream's layout) is described from its files like the host's HIP."""
+    host = toolchains.amd_toolchain()
+    if host is None or not host.ok:
+        pytest.skip("needs a real clang to point the installation at")
+    rocm = tmp_path / "rocm-9.8.0"
+    (rocm / "bin").mkdir(parents=True)
+    (rocm / "bin" / "hipcc").write_text("#!/bin/false\n")  # a marker: never run
+    (rocm / "bin" / "hipcc").chmod(0o755)
+    (rocm / "bin" / ".hipVersion").write_text("HIP_VERSION_MAJOR=9\nHIP_VERSION_MINOR=8\nHIP_VERSION_PATCH=1\n")
+    (rocm / "llvm" / "bin").mkdir(parents=True)
+    (rocm / "llvm" / "bin" / "clang++").symlink_to(os.path.realpath(host.clang))
+    monkeypatch.setenv("ROCM_PATH", str(rocm))
+    monkeypatch.setenv("HIPPORT_TOOLCHAINS", str(tmp_path / "no-roots"))
+    found = {t.name: t for t in toolchains.listing().toolchains}
+    tc = found["hip-9.8"]
+    assert (tc.hip_version, tc.rocm_path, tc.origin, tc.root) == ("9.8.1", str(rocm), str(rocm), "")
+    assert tc.clang == f"{rocm}/llvm/bin/clang++" and tc.clang_version == host.clang_version
+    assert host.name in found  # the host's HIP stays, first
+    assert list(found)[0] == host.name
+
+
+def test_a_site_mirrors_folders_inside_the_root_and_maps_paths_back(tmp_path: Path) -> None:
+    from hipport.validate.site import Site
+
+    root = fake_root(tmp_path / "roots")
+    tc = toolchains.root_toolchain(root)
+    tree = tmp_path / "work" / "ported"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "a.hip").write_text("int a;\n")
+    (tree / "inc").symlink_to("src")  # a link stays a link
+    with Site(tc) as site:
+        site.place(tree)
+        site.place(tree / "src")  # inside a placed folder: nothing more
+        site.place(Path("/usr/include"))  # the root's own: never mirrored
+        inside = site.path(str(tree / "src" / "a.hip"))
+        assert inside.startswith("/tmp/hipport-mirror-") and inside.endswith(str(tree / "src" / "a.hip"))
+        mirrored = Path(str(root) + inside)
+        assert mirrored.read_text() == "int a;\n" and os.stat(mirrored).st_ino == os.stat(tree / "src" / "a.hip").st_ino
+        assert Path(str(root) + site.path(str(tree / "inc"))).is_symlink()
+        assert site.arg(f"-I{tree}/src") == f"-I{site.mirror_prefix}{tree}/src"
+        assert site.arg("/usr/include/hip") == "/usr/include/hip" and site.arg("-O3") == "-O3"
+        assert site.host_path(inside) == str(tree / "src" / "a.hip")
+        assert site.host_path("/usr/include/hip/hip_runtime.h") == f"{root}/usr/include/hip/hip_runtime.h"
+        cmd = site.command(["-c", str(tree / "src" / "a.hip")])
+        assert cmd[:len(tc.prefix) + 1] == [*tc.prefix, tc.clang] and cmd[-1] == inside
+        site.tmp = str(root / "tmp" / "t")
+        assert site.env["TMPDIR"] == "/tmp/t" and "HOME" in site.env and "PYTHONPATH" not in site.env
+    assert not any(p.name.startswith("hipport-mirror-") for p in (root / "tmp").iterdir())
