@@ -1,16 +1,22 @@
 """Do real code bases build after `hipport port`? Port a checkout, compile every unit alone.
 
-    python benchmarks/realcode.py PATH... [--hipify-perl PATH] [--units GLOB] [--limit N]
+    python benchmarks/realcode.py PATH... [--rocm 6.4] [--toolchain NAME]... [--hipify-perl PATH]
+                                          [--units GLOB] [--limit N]
 
 For each checkout (cuda-samples, Rodinia, llm.c, or any tree of `.cu` files) this ports the
-whole tree into a temporary folder (`hipport port PATH -o OUT`), compiles every translation
-unit on its own with Debian's hipcc for gfx90a and prints one row:
+whole tree into a temporary folder (`hipport port PATH -o OUT`, at the floor `--rocm` gives),
+compiles every translation unit on its own for gfx90a with each toolchain `--toolchain` names
+(`hipport toolchains` lists them; default: the host's HIP), through hipport's toolchain
+description (the toolchain's clang with hipcc's options, inside its root for a root such as
+hip-6.4; never hipcc), and prints one row per checkout, with these columns per toolchain:
 
   units      translation units in scope
   hipify     units that compile after hipify-perl (with --hipify-perl)
-  hipport    units that compile after hipport
-  env        failures whose first error is a header of a package this machine lacks
-             (hipBLAS, hipFFT, hipCUB, rocThrust, hipSOLVER, ...): not hipport's to fix
+  compiled   units that compile after hipport
+  env        failures whose first error is a header of a package the toolchain lacks
+             (hipBLAS, hipFFT, hipCUB, rocThrust, hipSOLVER, ... with the host's HIP 5.2, which
+             the HIP 6.4 root has; OpenGL, OpenMP, MPI, ... that the root lacks; the packages
+             rules/validate/packages.toml names): not hipport's to fix
   flagged    failures with a hipport finding (error or warning) within a line of the first
              error, mapped back to the original file
   unflagged  failures with neither: the port left code that does not build and said nothing
@@ -42,7 +48,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from hipport.validate import toolchains  # noqa: E402
+from hipport.validate.driver import Toolchain  # noqa: E402
 from hipport.validate.linemap import LineMap  # noqa: E402
+from hipport.validate.site import Site  # noqa: E402
+from hipport.validate.unitclass import package_of  # noqa: E402
 
 SOURCES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".inl")
 # Folders beside a unit that its build puts on the include path, when they exist.
@@ -92,8 +102,8 @@ class Outcome:
 class Row:
     name: str
     units: int
-    hipport: list[Outcome] = field(default_factory=list)
-    hipify: list[Outcome] | None = None
+    hipport: dict[str, list[Outcome]] = field(default_factory=dict)  # per toolchain
+    hipify: dict[str, list[Outcome]] | None = None
     trees: dict[str, Path] = field(default_factory=dict)
 
 
@@ -158,17 +168,21 @@ def include_flags(tree: Path, unit: str, prof: Profile) -> list[str]:
     return [f"-I{d}" for d in seen]
 
 
-def compile_unit(tree: Path, unit: str, prof: Profile, timeout: int,
+def compile_unit(site: Site, tree: Path, unit: str, prof: Profile, timeout: int,
                  extra: tuple[str, ...] = ()) -> tuple[bool, str]:
-    cmd = ["hipcc", "--offload-arch=gfx90a", "-std=c++17", "-w", *include_flags(tree, unit, prof),
-           *(f"-I{d}" for d in extra), "-c", str(tree / unit), "-o", os.devnull]
-    env = dict(os.environ, HIP_PLATFORM="amd")
+    """The toolchain's clang with hipcc's options (driver.py), run where the site says (inside
+    a toolchain's root: the tree is mirrored there, and the paths it prints are put back)."""
+    args = ["--offload-arch=gfx90a", "-std=c++17", "-w", *include_flags(tree, unit, prof),
+            *(f"-I{d}" for d in extra), "-c", str(tree / unit), "-o", "/dev/null"]
     try:
-        p = subprocess.run(cmd, cwd=(tree / unit).parent, env=env, capture_output=True,
-                           text=True, errors="replace", timeout=timeout)
+        p = subprocess.run(site.command(args), cwd=(tree / unit).parent, env=site.env, capture_output=True,
+                           text=True, errors="replace", timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return False, f"{unit}:1:1: error: timed out after {timeout} s"
-    return p.returncode == 0, p.stderr + p.stdout
+    log = p.stderr + p.stdout
+    if site.mirror_prefix:  # a unique folder name: the mirrored files' paths as this machine's
+        log = log.replace(site.mirror_prefix + "/", "/")
+    return p.returncode == 0, log
 
 
 def first_error(tree: Path, log: str) -> tuple[str, list[tuple[str, int]], str | None]:
@@ -207,11 +221,20 @@ def first_error(tree: Path, log: str) -> tuple[str, list[tuple[str, int]], str |
     return tail, [], None
 
 
+def provided(tc: Toolchain, header: str) -> bool:
+    """Does the toolchain have the library a header belongs to (hipBLAS in the 6.4 root)?"""
+    pkg = package_of(header)
+    return pkg is not None and any(package_of(lib.header) == pkg for lib in tc.headers)
+
+
 def classify(o: Outcome, missing: str | None, findings: dict[str, list[int]],
-             original: Path, tree: Path) -> str:
-    if missing and (ABSENT.match(missing) or not _cuda_header(missing) and
+             original: Path, tree: Path, tc: Toolchain) -> str:
+    absent = ABSENT.match(missing) or package_of(missing) is not None if missing else False
+    if missing and (absent and not provided(tc, missing) or not _cuda_header(missing) and
                     makefile_includes((original / o.unit).parent)[1]):
-        return "env"  # an absent package, or a header the build takes from outside the checkout
+        # a package the toolchain lacks (in a root: GL/gl.h too, which this machine may have),
+        # or a header the build takes from outside the checkout
+        return "env"
     for rel, line in ([o.where] if o.where else []) + o.also:
         lines = findings.get(rel)
         if not lines:
@@ -232,19 +255,24 @@ def _cuda_header(header: str) -> bool:
                          header))
 
 
-def run_units(tree: Path, original: Path, units: list[str], prof: Profile, jobs: int,
+def run_units(tc: Toolchain, tree: Path, original: Path, units: list[str], prof: Profile, jobs: int,
               timeout: int, findings: dict[str, list[int]], extra: tuple[str, ...] = ()) -> list[Outcome]:
-    def one(unit: str) -> Outcome:
-        ok, log = compile_unit(tree, unit, prof, timeout, extra)
-        o = Outcome(unit, ok)
-        if not ok:
-            o.first, places, missing = first_error(tree, log)
-            o.where, o.also = (places[0] if places else None), places[1:]
-            o.cls = classify(o, missing, findings, original, tree)
-        return o
+    with Site(tc) as site, tempfile.TemporaryDirectory(prefix="hipport-realcode-", dir=site.scratch) as tmp:
+        site.tmp = tmp
+        for d in (tree, *map(Path, extra)):
+            site.place(d)
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(one, units))
+        def one(unit: str) -> Outcome:
+            ok, log = compile_unit(site, tree, unit, prof, timeout, extra)
+            o = Outcome(unit, ok)
+            if not ok:
+                o.first, places, missing = first_error(tree, log)
+                o.where, o.also = (places[0] if places else None), places[1:]
+                o.cls = classify(o, missing, findings, original, tree, tc)
+            return o
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            return list(pool.map(one, units))
 
 
 def hipport_port(src: Path, out: Path, extra: list[str]) -> dict[str, list[int]]:
@@ -271,40 +299,49 @@ def hipify_perl(src: Path, out: Path, script: Path) -> None:
                        capture_output=True)
 
 
-def measure(src: Path, args: argparse.Namespace, work: Path) -> Row:
+def measure(src: Path, args: argparse.Namespace, work: Path, tcs: list[Toolchain]) -> Row:
     prof = profile_for(src)
     units = find_units(src, prof, args.units, args.limit)
     name = f"{prof.name} ({src.name})"
     row = Row(name, len(units))
     out = work / f"{src.name}-hipport"
     row.trees["hipport"] = out
-    findings = hipport_port(src, out, args.hipport_arg or [])
+    findings = hipport_port(src, out, [*(["--rocm", args.rocm] if args.rocm else []), *(args.hipport_arg or [])])
     extra = (str(STUBS),) if args.stub_absent else ()
-    row.hipport = run_units(out, src, units, prof, args.jobs, args.timeout, findings, extra)
+    for tc in tcs:
+        row.hipport[tc.name] = run_units(tc, out, src, units, prof, args.jobs, args.timeout, findings, extra)
     if args.hipify_perl:
         hout = work / f"{src.name}-hipify"
         hipify_perl(src, hout, Path(args.hipify_perl))
-        row.hipify = run_units(hout, src, units, prof, args.jobs, args.timeout, {}, extra)
+        row.hipify = {tc.name: run_units(tc, hout, src, units, prof, args.jobs, args.timeout, {}, extra)
+                      for tc in tcs}
     return row
 
 
-def render(rows: list[Row], show_failures: bool) -> str:
+def render(rows: list[Row], show_failures: bool, names: list[str]) -> str:
+    """The table: per toolchain (side by side) the units compiled and the failures by class."""
     out = []
     if show_failures:
         for r in rows:
-            for o in r.hipport:
-                if not o.ok:
-                    first = o.first.replace(str(r.trees.get("hipport", "")) + os.sep, "")
-                    out.append(f"{o.cls:9} {o.unit}: {first}")
+            for tc in names:
+                for o in r.hipport[tc]:
+                    if not o.ok:
+                        first = o.first.replace(str(r.trees.get("hipport", "")) + os.sep, "")
+                        out.append(f"{tc:8} {o.cls:9} {o.unit}: {first}")
         out.append("")
-    out.append("| code base | units | hipify-perl | hipport | env | flagged | unflagged |")
-    out.append("|---|---|---|---|---|---|---|")
+    head = ["code base", "units"]
+    for tc in names:
+        head += [f"{tc} hipify-perl", f"{tc} compiled", "env", "flagged", "unflagged"]
+    out.append("| " + " | ".join(head) + " |")
+    out.append("|" + "---|" * len(head))
     for r in rows:
-        ok = sum(o.ok for o in r.hipport)
-        cls = Counter(o.cls for o in r.hipport if not o.ok)
-        hip = "-" if r.hipify is None else str(sum(o.ok for o in r.hipify))
-        out.append(f"| {r.name} | {r.units} | {hip} | {ok} | {cls['env']} | {cls['flagged']} "
-                   f"| {cls['unflagged']} |")
+        cells = [r.name, str(r.units)]
+        for tc in names:
+            got = r.hipport[tc]
+            cls = Counter(o.cls for o in got if not o.ok)
+            hip = "-" if r.hipify is None else str(sum(o.ok for o in r.hipify[tc]))
+            cells += [hip, str(sum(o.ok for o in got)), str(cls["env"]), str(cls["flagged"]), str(cls["unflagged"])]
+        out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -319,31 +356,63 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--failures", action="store_true", help="list each failure and its first error")
     ap.add_argument("--keep", type=Path, help="keep the ported trees in this (new) folder")
     ap.add_argument("--hipport-arg", action="append", help="an extra option for hipport port")
+    ap.add_argument("--rocm", help="the floor the port is written for (hipport port --rocm); default 5.2")
+    ap.add_argument("--toolchain", action="append",
+                    help="compile with this toolchain (a name `hipport toolchains` lists; repeatable; "
+                         "default: the host's HIP)")
     ap.add_argument("--json", action="store_true", help="print the outcomes as JSON")
     ap.add_argument("--stub-absent", action="store_true",
                     help="compile with benchmarks/stubs on the include path (hipBLAS and hipBLASLt "
                          "declarations), to judge units past an absent package's include")
     args = ap.parse_args(argv)
-    if shutil.which("hipcc") is None:
-        ap.error("hipcc is not on PATH")
+    tcs = chosen(ap, args.toolchain or [])
+    from hipport.validate import floor_warnings
+
+    for w in floor_warnings(tcs, args.rocm or "5.2"):
+        print(f"warning: {w}", file=sys.stderr)
     for p in args.paths:
         if not p.is_dir():
             ap.error(f"{p}: not a folder")
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=False)
         work = args.keep
-        rows = [measure(p.resolve(), args, work) for p in args.paths]
+        rows = [measure(p.resolve(), args, work, tcs) for p in args.paths]
     else:
         with tempfile.TemporaryDirectory(prefix="hipport-realcode-") as tmp:
-            rows = [measure(p.resolve(), args, Path(tmp)) for p in args.paths]
+            rows = [measure(p.resolve(), args, Path(tmp), tcs) for p in args.paths]
+    names = [tc.name for tc in tcs]
     if args.json:
-        print(json.dumps([{"name": r.name, "units": r.units,
-                           "hipport": [vars(o) for o in r.hipport],
-                           "hipify": None if r.hipify is None else [vars(o) for o in r.hipify]}
+        print(json.dumps([{"name": r.name, "units": r.units, "rocm": args.rocm or "5.2",
+                           "toolchains": {tc: {"hipport": [vars(o) for o in r.hipport[tc]],
+                                               "hipify": None if r.hipify is None else
+                                               [vars(o) for o in r.hipify[tc]]} for tc in names}}
                           for r in rows], indent=1))
     else:
-        print(render(rows, args.failures))
+        print(render(rows, args.failures, names))
     return 0
+
+
+def chosen(ap: argparse.ArgumentParser, names: list[str]) -> list[Toolchain]:
+    """The toolchains named (default: the host's HIP), each able to compile."""
+    from hipport.errors import HipportError
+
+    if not names:
+        host = toolchains.amd_toolchain()
+        if host is None:
+            ap.error("no HIP found (no hipcc on PATH, in /opt/rocm or /usr); `hipport toolchains` lists what is")
+        names = [host.name]
+    out = []
+    for n in dict.fromkeys(names):
+        try:
+            tc = toolchains.find(n)
+        except HipportError as e:
+            ap.error(str(e))
+        if tc.ok and tc.root and not toolchains.targets(tc)[0]:
+            ap.error(f"{n} cannot run: {toolchains.targets(tc)[1]}")
+        if not tc.ok:
+            ap.error(f"{n} cannot compile: {tc.error}")
+        out.append(tc)
+    return out
 
 
 if __name__ == "__main__":

@@ -352,6 +352,19 @@ def show_config(
     _run(lambda: _say(do_show(_config([path], config_file), fmt.value), nl=False))
 
 
+@app.command("toolchains")
+def toolchains_cmd(fmt: Annotated[Fmt, typer.Option("--format", help="text, or json for scripts.")] = Fmt.text) -> None:
+    """List the HIP toolchains validate can compile with: the host's HIP, ROCm installations and the roots scripts/hip_root.py builds (HIP and clang versions, targets, library headers)."""
+    from hipport.commands.toolchains import toolchains
+
+    def go() -> int:
+        text, code = toolchains(fmt.value)
+        typer.echo(text, nl=False)
+        return code
+
+    _run(go)
+
+
 DEFAULT_REPORT_DIR = Path("hipport-report")
 
 
@@ -409,6 +422,7 @@ def validate(
     paths: OptPaths = None,
     ported: Annotated[Path | None, typer.Option("--ported", help="Validate this already ported tree (PATHs, if given, are its CUDA originals).")] = None,
     offload_arch: Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target (repeatable). Default: gfx90a, plus gfx942 when the installed clang knows it.")] = None,
+    toolchain: Annotated[list[str] | None, typer.Option("--toolchain", help="Compile with this toolchain (a name `hipport toolchains` lists, e.g. hip-6.4; repeatable). Default: the host's HIP.")] = None,
     compile_commands: Annotated[Path | None, typer.Option("--compile-commands", "-p", help="compile_commands.json, or the folder holding it, for include paths and defines (each value checked first; see docs/security.md).")] = None,
     include_dir: IncludeDir = None,
     define: Define = None,
@@ -450,6 +464,7 @@ def validate(
                       jobs=jobs, cache=False if no_cache else None)
         ui = UI(quiet=quiet)
         opts = Options(paths=tuple(plist), ported=ported, archs=tuple(offload_arch) if offload_arch else None,
+                       toolchains=tuple(toolchain or ()),
                        compdb=compile_commands, includes=tuple(include_dir or ()), defines=tuple(define or ()),
                        compile=not no_compile, run=run, gpu=not no_gpu, emulate=not no_emulator, check=check,
                        jobs=jobs or 0, timeout=timeout, work_dir=work_dir, cache_dir=cache_dir,

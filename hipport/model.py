@@ -266,7 +266,7 @@ class ValidationProblem:
     category: str
     rule: str | None
     message: str
-    where: str  # "hipcc gfx90a, gfx942", an emulator leg, "gpu amd"
+    where: str  # the toolchain and archs ("hip-5.2 gfx90a, gfx942"), an emulator leg, "gpu amd"
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +308,18 @@ class OccupancyRow:
 class SkippedArch:
     arch: str
     reason: str
+    toolchain: str = ""  # the toolchain that does not compile for it
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationToolchain:
+    """A toolchain the compile check used (hipport.validate.toolchains)."""
+
+    name: str  # "hip-6.4": how results name it
+    hip_version: str
+    clang_version: str
+    root: str | None  # the root it runs in; None for a HIP on this machine's own file system
+    libraries: tuple[str, ...]  # whose headers it has ("hipBLAS", ...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +347,8 @@ class ValidationResult:
     occupancy: tuple[OccupancyRow, ...]
     details: ValidationDetails
     notes: tuple[ValidationNote, ...] = ()  # tree values dropped before a compile (flags.py)
+    toolchains: tuple[ValidationToolchain, ...] = ()  # what compiled, in the order of the columns
+    warnings: tuple[str, ...] = ()  # what makes a pass say less than it seems (a toolchain below the floor)
 
     def to_json(self) -> dict[str, Any]:
         """The document as plain data (`--format json`): dicts and lists, as json.loads gives."""
@@ -354,7 +368,10 @@ class ValidationResult:
                    ValidationDetails(det["toolchain"], tuple(SkippedArch(**a) for a in det["archs_skipped"]),
                                      det["ported_root"], tuple(det["fixed_by_wave64"]),
                                      tuple(det["compile"]), tuple(det["runs"])),
-                   tuple(ValidationNote(**n) for n in doc.get("notes", ())))
+                   tuple(ValidationNote(**n) for n in doc.get("notes", ())),
+                   tuple(ValidationToolchain(**{**t, "libraries": tuple(t["libraries"])})
+                         for t in doc.get("toolchains", ())),
+                   tuple(doc.get("warnings", ())))
 
 
 def _lists(x: Any) -> Any:

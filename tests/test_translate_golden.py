@@ -8,19 +8,21 @@ Each case folder has `input.<ext>` and `expected.<ext>` (same extension) and an 
     findings = ["HP001"]          # rule ids that must be reported for the input
     absent_findings = ["HP002"]   # rule ids that must not be reported
     role = "cuda-source"          # override the role the file name and content give
-    compile = false               # do not compile expected output ...
+    compile = false               # do not compile the output with the host's HIP (5.2) ...
     why = "..."                   # ... and say why (required with compile = false)
+    not_hip64 = "..."             # why the output is not compiled with the HIP 6.4 root
+    not_hip64 = { "5.2" = "..." }   # ... only the port at that floor (--rocm)
     xfail = "<the bug>"           # the tool is wrong: the output check is a strict xfail
     xfail = { output = "...", idempotent = "...", findings = "..." }   # per check
 
-Other files in a case folder (headers the expected output includes) are there for hipcc.
+Other files in a case folder (headers the expected output includes) are there for the compiler:
+tests/test_compile_matrix.py compiles each case's port at --rocm 5.2 (HIP 5.2 and the HIP 6.4
+root) and at --rocm 6.4 (the root).
 """
 
 from __future__ import annotations
 
-import os
 import tomllib
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,10 +32,10 @@ import pytest
 from hipport.config import Config
 from hipport.passes import port_bytes
 from hipport.workspace import PORTED_ROLES, role_of
-from tests.conftest import HIPCC, ROOT, hipcc_compile
+from tests.conftest import ROOT
 
 CASES_DIR = ROOT / "fixtures" / "translate"
-CASE_KEYS = {"config", "findings", "absent_findings", "role", "compile", "why", "xfail"}
+CASE_KEYS = {"config", "findings", "absent_findings", "role", "compile", "why", "not_hip64", "xfail"}
 CHECKS = ("output", "idempotent", "findings")
 
 
@@ -49,6 +51,8 @@ class Case:
     compile: bool
     why: str
     xfail: dict[str, str] = field(default_factory=dict)
+    # why the port is not compiled with the HIP 6.4 root, per floor ("*": any) (tests/test_compile_matrix.py)
+    not_hip64: dict[str, str] = field(default_factory=dict)
 
 
 def _config(overrides: dict[str, Any]) -> Config:
@@ -73,9 +77,13 @@ def _load(folder: Path) -> Case:
     if isinstance(xf, str):
         xf = {"output": xf}
     assert set(xf) <= set(CHECKS), f"{folder.name}: xfail keys must be among {CHECKS}"
+    not64 = meta.get("not_hip64", {})
+    if isinstance(not64, str):
+        not64 = {"*": not64}
+    assert all(isinstance(v, str) and v for v in not64.values()), f"{folder.name}: not_hip64 needs a why"
     return Case(folder.name, inp, expected, _config(meta.get("config", {})), meta.get("role"),
                 tuple(meta.get("findings", ())), tuple(meta.get("absent_findings", ())),
-                compile_, meta.get("why", ""), xf)
+                compile_, meta.get("why", ""), xf, not64)
 
 
 def load_cases() -> list[Case]:
@@ -143,30 +151,4 @@ def test_findings(case: Case) -> None:
     assert not present, f"findings that must not be reported: {present}"
 
 
-# --------------------------------------------------------------------------- hipcc
-
-COMPILED = [c for c in CASES if c.compile]
-
-
-@pytest.fixture(scope="module")
-def compiled() -> dict[str, Future]:
-    """Start every hipcc run at once on a thread pool; each test waits for its own."""
-    if HIPCC is None:
-        yield {}
-        return
-    workers = max(2, os.cpu_count() or 2)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {c.name: pool.submit(hipcc_compile, c.expected, "gfx90a", ("-Wno-unused-result",))
-                   for c in COMPILED}
-        yield futures
-        for f in futures.values():
-            f.cancel()
-
-
-@pytest.mark.hipcc
-@pytest.mark.skipif(HIPCC is None, reason="hipcc is not installed "
-                    "(apt-get install hipcc libamdhip64-dev rocm-device-libs)")
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in COMPILED])
-def test_expected_compiles_with_hipcc(case: Case, compiled: dict[str, Future]) -> None:
-    r = compiled[case.name].result()
-    assert r.returncode == 0, f"hipcc failed on {case.expected}:\n{r.stderr[-4000:]}"
+# The expected outputs are compiled by tests/test_compile_matrix.py (with HIP 5.2 and HIP 6.4).

@@ -516,11 +516,14 @@ def _value_html(v: Any) -> Safe:
 
 def _validation(result: ValidationResult | dict[str, Any] | None) -> str:
     """What `validate` left in RunResult.validation, shown from its JSON document (any plain
-    document renders the same way): scalars, then lists of records as tables."""
+    document renders the same way): scalars and lists of text, then lists of records as tables."""
     if result is None:
         return ""
     v = result.to_json() if isinstance(result, ValidationResult) else result
     scalars = [(k, x) for k, x in v.items() if not isinstance(x, (list, dict))]
+    # lists of text (validate's warnings) read as a list under their name
+    scalars += [(k, dict(enumerate(x, 1))) for k, x in v.items() if isinstance(x, list) and x and
+                all(isinstance(i, str) for i in x)]
     tables = [(k, x) for k, x in v.items() if isinstance(x, list) and x and
               all(isinstance(i, dict) for i in x)]
     maps = [(k, x) for k, x in v.items() if isinstance(x, dict)]

@@ -1,7 +1,8 @@
 """`hipport validate`: does the port compile for AMD GPUs, and does it still compute the same?
 
 validate() ports the input (or takes a ported tree), compiles every translation unit per AMD
-arch with the HIP toolchain's clang (compile.py, driver.py; hipcc itself is never run), with
+arch with the clang of each HIP toolchain asked for (`toolchains`: names `hipport toolchains`
+lists; none: the host's HIP; compile.py, driver.py; hipcc itself is never run), with
 only the tree's values that pass flags.py's checks, and with `run=True` runs every program on
 the wave emulator three ways and on any GPU present (runs.py). The result is a frozen `ValidationResult`
 (hipport.model; its JSON is documented in docs/validate.md) that `RunResult.validation`
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hipport import rules as rulesmod
-from hipport.config import Config
+from hipport.config import Config, version_tuple
 from hipport.errors import HipportError
 from hipport.model import (
     FileStatus,
@@ -33,10 +34,12 @@ from hipport.model import (
     ValidationProblem,
     ValidationResult,
     ValidationSummary,
+    ValidationToolchain,
 )
 from hipport.validate import compile as compilemod
 from hipport.validate import errors_map, project, runs, toolchains, unitclass
 from hipport.validate import flags as flagsmod
+from hipport.validate.driver import Toolchain
 from hipport.validate.errors_map import Diagnostic, Explainer
 from hipport.validate.tree import Entry, PortedTree
 from hipport.workspace import WorkFile, discover
@@ -51,6 +54,7 @@ class Options:
     paths: tuple[Path, ...] = ()  # the CUDA originals (may be empty with `ported`)
     ported: Path | None = None  # an already ported tree
     archs: tuple[str, ...] | None = None  # None: gfx90a (+ gfx942 when known)
+    toolchains: tuple[str, ...] = ()  # names from `hipport toolchains`; (): the host's HIP
     compdb: Path | None = None  # -p: compile_commands.json or its folder
     includes: tuple[Path, ...] = ()
     defines: tuple[str, ...] = ()
@@ -136,6 +140,7 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
         raise HipportError("give the CUDA files or folders to validate, or --ported DIR")
     if opts.ported is not None and not opts.ported.exists():
         raise HipportError("no such file or directory", opts.ported)
+    tcs = chosen_toolchains(opts.toolchains)  # an unknown name stops here, before any work
     originals: list[WorkFile] = discover(list(opts.paths), config.include, config.exclude) if opts.paths else []
     if opts.paths and not originals:
         raise HipportError("no files found to validate", opts.paths[0])
@@ -167,10 +172,9 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
 
         # flags per unit: compile_commands.json, else the project's build files, then -I/-D;
         # every value from the tree is checked first (flags.py), the command line's are the user's
-        tc = toolchains.amd_toolchain()
         db_dir = (opts.compdb if opts.compdb.is_dir() else opts.compdb.parent) if opts.compdb else None
-        checker = flagsmod.Checker([stop, *([db_dir] if db_dir else [])],
-                                   compilemod.system_dirs(tc) if tc is not None and tc.ok else (), opts.includes)
+        system = tuple(d for t in tcs if t is not None and t.ok for d in compilemod.system_dirs(t))
+        checker = flagsmod.Checker([stop, *([db_dir] if db_dir else [])], system, opts.includes)
         compdb = flagsmod.load_compdb(opts.compdb) if opts.compdb else {}
         cli = flagsmod.cli_flags(opts.includes, opts.defines)
         project_values: dict[Path | None, list[flagsmod.Value]] = {}
@@ -191,19 +195,21 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
 
         # --- compile check
         units = product.units()
-        plan = toolchains.ArchPlan((), ())
+        plans: list[tuple[str, toolchains.ArchPlan]] = []
         unit_results: list[compilemod.UnitResult] = []
         if opts.compile:
             requested = opts.archs
             if requested is None and config.origin("offload_arch") != "default":
                 requested = tuple(config.offload_arch)
-            plan = toolchains.plan_archs(requested) if tc is not None and tc.ok else \
-                toolchains.ArchPlan(tuple(requested or (toolchains.DEFAULT_ARCH,)))
-            with progress("compiling") as bar:
-                unit_results = compilemod.compile_units(product, units, plan.archs, flags_for=unit_flags,
-                                                        jobs=opts.jobs, explain=explain, skipped=plan.skipped,
-                                                        progress=bar, cache_dir=cache_dir,
-                                                        use_pch=os.environ.get("HIPPORT_VALIDATE_PCH") != "0")
+            for tc in tcs:
+                plan = arch_plan(tc, requested)
+                name = tc.name if tc is not None else ""
+                with progress(f"compiling ({name})" if len(tcs) > 1 else "compiling") as bar:
+                    unit_results += compilemod.compile_units(
+                        product, units, plan.archs, flags_for=unit_flags, jobs=opts.jobs, explain=explain,
+                        toolchain=tc, skipped=plan.skipped, progress=bar, cache_dir=cache_dir,
+                        use_pch=os.environ.get("HIPPORT_VALIDATE_PCH") != "0")
+                plans.append((name, plan))
 
         # --- run check
         program_results: list[runs.ProgramResult] = []
@@ -247,9 +253,55 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
 
         if opts.work_dir is not None:
             say(f"ported trees and binaries kept in {work}")
-        doc = document(opts, plan, unit_results, program_results, product, stop)
-        doc = replace(doc, notes=tuple(ValidationNote(d.file, d.line, d.message) for d in checker.dropped))
+        doc = document(opts, plans, unit_results, program_results, product, stop)
+        used = [t for t in tcs if t is not None] if opts.compile else []
+        doc = replace(doc, notes=tuple(ValidationNote(d.file, d.line, d.message) for d in checker.dropped),
+                      toolchains=tuple(ValidationToolchain(t.name, t.hip_version, t.clang_version, t.root or None,
+                                                           tuple(lib.name for lib in t.headers)) for t in used),
+                      warnings=tuple(floor_warnings(used, config.rocm)))
         return Validation(doc, unit_results, program_results, product.run)
+
+
+def chosen_toolchains(names: Sequence[str]) -> list[Toolchain | None]:
+    """The toolchains named (each once, in order); none named: the host's HIP (None when this
+    machine has none). A toolchain in a root that cannot run there is kept, with the reason."""
+    if not names:
+        return [toolchains.amd_toolchain()]
+    out: list[Toolchain | None] = []
+    for name in dict.fromkeys(names):
+        tc = toolchains.find(name)
+        if tc.root and tc.ok:  # one cached question: does its clang run inside the root?
+            known, why = toolchains.targets(tc)
+            if not known:
+                tc = replace(tc, error=why or "its clang names no AMD target")
+        out.append(tc)
+    return out
+
+
+def arch_plan(tc: Toolchain | None, requested: Sequence[str] | None) -> toolchains.ArchPlan:
+    """The archs to compile for with `tc` (each probed with it: toolchains.plan_archs)."""
+    if tc is None or not tc.ok:
+        return toolchains.ArchPlan(tuple(requested or (toolchains.DEFAULT_ARCH,)))
+    return toolchains.plan_archs(requested, probe=lambda a: toolchains.probe_arch(a, tc))
+
+
+def floor_warnings(used: Sequence[Toolchain], floor: str) -> list[str]:
+    """A toolchain older than the floor (`--rocm`) cannot show that the port builds there: a
+    port for ROCm 6.4 that HIP 5.2 compiles may use what 6.4 changed. Each such toolchain is a
+    warning, naming one at or above the floor when there is one."""
+    want = version_tuple(floor)[:2]
+    out = []
+    for tc in used:
+        have = version_tuple(tc.hip_version)[:2]
+        if not have or have >= want:
+            continue
+        better = [t.name for t in toolchains.listing().toolchains
+                  if t.ok and version_tuple(t.hip_version)[:2] >= want]
+        hint = f"; {', '.join(better)} {'is' if len(better) == 1 else 'are'} at or above it " \
+               f"(--toolchain {better[0]})" if better else ""
+        out.append(f"{tc.name} is HIP {'.'.join(map(str, have))}, older than the floor (--rocm {floor}): "
+                   f"its answers do not show that the port builds with ROCm {floor}{hint}")
+    return out
 
 
 HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".inl", ".cuh", ".ipp", ".tpp"})
@@ -326,10 +378,11 @@ def _count(statuses: list[str]) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
-def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.UnitResult],
+def document(opts: Options, plans: Sequence[tuple[str, toolchains.ArchPlan]], units: list[compilemod.UnitResult],
              programs: list[runs.ProgramResult], product: PortedTree, stop: Path) -> ValidationResult:
     """The result: flat `summary`, `table` and `errors` first (what the HTML report shows as
-    they are), the full records under `details`."""
+    they are), the full records under `details`. `plans`: each toolchain's name and archs, in
+    order; `units`: a record per unit and toolchain."""
     comp = [a.status for u in units for a in u.archs.values()]
     emu = [leg.status for p in programs for k, leg in p.emulator.items() if k != "unfixed64"]
     gpu = [leg.status for p in programs for leg in p.gpu.values()]
@@ -340,7 +393,7 @@ def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.Un
     if opts.strict and not_run:
         failed = True
     saved = [p.program.name for p in programs if p.saved_by_wave64]
-    archs = list(plan.archs) + [a for a, _ in plan.skipped]
+    archs = list(dict.fromkeys(a for _, plan in plans for a in [*plan.archs, *(a for a, _ in plan.skipped)]))
     compile_d = [u.to_dict() for u in units]
     runs_d = [p.to_dict(stop) for p in programs]
 
@@ -351,7 +404,7 @@ def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.Un
                for k in (unitclass.MISSING_PACKAGE, unitclass.FLAGGED, unitclass.UNEXPECTED)}
     summary = ValidationSummary(
         failed=failed,
-        units=len(units),
+        units=len(dict.fromkeys(u.file for u in units)),
         programs=len(programs),
         compile_pass=comp.count(compilemod.PASS),
         compile_fail=comp.count(compilemod.FAIL),
@@ -377,12 +430,12 @@ def document(opts: Options, plan: toolchains.ArchPlan, units: list[compilemod.Un
         failed=failed,
         archs=tuple(archs),
         summary=summary,
-        table=tuple(table_rows(archs, compile_d, runs_d, port_errors)),
+        table=tuple(table_rows(archs, compile_d, runs_d, port_errors, len(plans) > 1)),
         errors=tuple(port_errors + flat_errors(compile_d, runs_d)),
         occupancy=tuple(runs.occupancy_rows(programs)),
         details=ValidationDetails(
             toolchain=toolchains.summary(),
-            archs_skipped=tuple(SkippedArch(a, r) for a, r in plan.skipped),
+            archs_skipped=tuple(SkippedArch(a, r, name) for name, plan in plans for a, r in plan.skipped),
             ported_root=str(product.root) if opts.work_dir or opts.ported else None,
             fixed_by_wave64=tuple(saved),
             compile=tuple(compile_d),
@@ -396,21 +449,34 @@ _UNFIXED = {"differs": "differs", "build-error": "build error", "run-error": "ru
 
 
 def table_rows(archs: list[str], compile_d: list[dict[str, Any]], runs_d: list[dict[str, Any]],
-               not_ported: Sequence[ValidationProblem] = ()) -> list[dict[str, Any]]:
-    """One row per file: compile per arch, emulator legs, GPU (the terminal table's columns);
-    a file the port could not analyse says so beside it."""
+               not_ported: Sequence[ValidationProblem] = (), by_toolchain: bool = False) -> list[dict[str, Any]]:
+    """One row per file: compile per arch (`compile gfx90a`; with more than one toolchain per
+    toolchain and arch: `compile hip-6.4 gfx90a`), emulator legs, GPU (the terminal table's
+    columns); a file the port could not analyse says so beside it."""
+    cols: dict[str, None] = {}  # the compile columns, in order
+    for u in compile_d:
+        for a in archs:
+            if not by_toolchain:
+                cols[f"compile {a}"] = None
+            elif a in u["archs"]:
+                cols[f"compile {u.get('toolchain') or ''} {a}"] = None
     rows: dict[str, dict[str, Any]] = {}
     for u in compile_d:
-        row = rows.setdefault(u["file"], {"file": u["file"]})
+        row = rows.setdefault(u["file"], {"file": u["file"], **{c: "" for c in cols}})
+        tc = u.get("toolchain") or ""
         for a in archs:
             r = u["archs"].get(a)
-            row[f"compile {a}"] = _WORD.get(r["status"], r["status"]) if r else ""
+            if r is not None:
+                row[f"compile {tc} {a}" if by_toolchain else f"compile {a}"] = _WORD.get(r["status"], r["status"])
         if u.get("class"):  # why it failed, so the report's table says it beside the unit
-            row["failure"] = f"{u['class']}: {u['why']}"
+            why = f"{tc}: {u['class']}: {u['why']}" if by_toolchain else f"{u['class']}: {u['why']}"
+            row["failure"] = f"{row['failure']}; {why}" if "failure" in row else why
+    if not compile_d:
+        cols = {f"compile {a}": None for a in archs}
     for r in runs_d:
         row = rows.setdefault(r["program"], {"file": r["program"]})
-        for a in archs:
-            row.setdefault(f"compile {a}", "")
+        for c in cols:
+            row.setdefault(c, "")
         e = r["emulator"]
         for key, leg in (("emulator w32 (CUDA)", "ref32"), ("emulator w64 (port)", "port64"),
                          ("emulator w64 (no wave64)", "unfixed64")):
@@ -422,7 +488,7 @@ def table_rows(archs: list[str], compile_d: list[dict[str, Any]], runs_d: list[d
         ran = [f"{k} {_WORD.get(v['status'], v['status'])}" for k, v in r["gpu"].items() if v["status"] != "not-run"]
         row["gpu"] = ", ".join(ran) or "not run"
     for p in not_ported:  # compiled as it was written: the port's failure is what to say
-        row = rows.setdefault(p.file or "", {"file": p.file, **{f"compile {a}": "" for a in archs}})
+        row = rows.setdefault(p.file or "", {"file": p.file, **{c: "" for c in cols}})
         row["failure"] = f"not ported: {p.message}"
     return list(rows.values())
 
@@ -434,14 +500,14 @@ def flat_errors(compile_d: list[dict[str, Any]], runs_d: list[dict[str, Any]]) -
     for u in compile_d:
         for arch, r in u["archs"].items():
             for e in r["errors"]:
-                key = (e["file"], e["line"], e["column"], e["message"])
+                key = (u.get("toolchain"), e["file"], e["line"], e["column"], e["message"])
                 if key in seen:
                     first = out[seen[key]]
                     out[seen[key]] = replace(first, where=f"{first.where}, {arch}")
                     continue
                 seen[key] = len(out)
                 out.append(ValidationProblem(e["file"] or e["ported_file"], e["line"], e["category"],
-                                             e["rule"], e["message"], f"hipcc {arch}"))
+                                             e["rule"], e["message"], f"{u.get('toolchain') or 'hip'} {arch}"))
     for r in runs_d:
         for leg, x in list(r["emulator"].items()) + [(f"gpu {k}", v) for k, v in r["gpu"].items()]:
             if x["status"] not in runs.FAILED or leg == "unfixed64":  # unfixed64 only informs

@@ -26,11 +26,12 @@ from hipport.config import workers as config_workers
 from hipport.validate import errors_map, toolchains
 from hipport.validate.compilecache import Answer, CompileCache, read_depfile
 from hipport.validate.devicecode import holds_device_code
-from hipport.validate.driver import Toolchain
+from hipport.validate.driver import Library, Toolchain
 from hipport.validate.errors_map import Diagnostic
 from hipport.validate.flags import Flags
 from hipport.validate.pch import Precompiled
 from hipport.validate.pch import eligible as pch_eligible
+from hipport.validate.site import Site
 from hipport.validate.tree import Entry, PortedTree
 from hipport.validate.unitclass import UnitClass, classify_unit
 
@@ -79,6 +80,8 @@ class UnitResult:
     file: str  # the original, as the user named it
     ported: str  # the copy that was compiled
     archs: dict[str, ArchResult] = field(default_factory=dict)
+    toolchain: str = ""  # the name of the toolchain that compiled it ("hip-5.2")
+    has: tuple[Library, ...] = ()  # the libraries whose headers that toolchain has (not in the JSON)
 
     @property
     def failed(self) -> bool:
@@ -90,11 +93,11 @@ class UnitResult:
 
     def verdict(self) -> UnitClass | None:
         """Why it failed (None when it did not): missing package, flagged or unexpected."""
-        return classify_unit(self.errors()) if self.failed else None
+        return classify_unit(self.errors(), self.has, self.toolchain) if self.failed else None
 
     def to_dict(self) -> dict[str, Any]:
         v = self.verdict()
-        return {"file": self.file, "ported": self.ported,
+        return {"file": self.file, "ported": self.ported, "toolchain": self.toolchain,
                 "archs": {k: v.to_dict() for k, v in self.archs.items()},
                 "class": v.kind if v else None, "why": v.why if v else None}
 
@@ -160,13 +163,16 @@ _ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
 
 def compile_one(tc: Toolchain, entry: Entry, arch: str, flags: list[str], tree: PortedTree,
                 objdir: Path, explain: Explain | None, timeout: float = 900.0,
-                cache: CompileCache | None = None, pch: Precompiled | None = None) -> ArchResult:
+                cache: CompileCache | None = None, pch: Precompiled | None = None,
+                site: Site | None = None) -> ArchResult:
     """The toolchain's clang on one unit for one arch, with hipcc's options (driver.py).
     `-fsyntax-only` gives the diagnostics without code generation, unless the unit or a
     header of the tree holds inline assembly; an answer whose files all hash as before comes
     from `cache`; `pch` checks an eligible unit with a precompiled runtime header (a failure
     is checked again without it). `flags` are hipcc-style arguments: include folders,
-    defines, the standard and forced includes, tree values already checked (flags.py)."""
+    defines, the standard and forced includes, tree values already checked (flags.py).
+    `site`: where the compiler runs (a toolchain's root: the tree placed inside it, site.py)."""
+    site = site or Site(tc)
     stem = f"{abs(hash((str(entry.copy), arch)))}-{entry.copy.stem}.{arch}"
     obj, depfile = objdir / f"{stem}.o", objdir / f"{stem}.d"
     base = ["-x", "hip", f"--offload-arch={arch}", *flags]
@@ -178,14 +184,14 @@ def compile_one(tc: Toolchain, entry: Entry, arch: str, flags: list[str], tree: 
         rc, out, secs, cmd = hit.rc, hit.output, hit.seconds, full if hit.backend else syntax
     else:
         t0 = time.perf_counter()
-        got, out, deps, absent = _check(tc, pch, base, arch, flags, entry, depfile, objdir, timeout)
+        got, out, deps, absent = _check(site, pch, base, arch, flags, entry, depfile, objdir, timeout)
         cmd = syntax
         if got == 0 and _has_asm(deps, tree):
             cmd = full
-            got, out = _clang(tc, full, entry, timeout)
+            got, out = _clang(site, full, entry, timeout)
         secs = time.perf_counter() - t0
         if got is None:
-            return ArchResult(NOT_RUN, 0.0, f"cannot run clang: {out}", [], tc.command(cmd))
+            return ArchResult(NOT_RUN, 0.0, f"cannot run clang: {out}", [], site.command(cmd))
         rc = got
         dirs = _search_dirs(tc, flags, deps, entry) if cache is not None and absent else []
         if cache is not None and rc != 124 and deps:
@@ -196,17 +202,31 @@ def compile_one(tc: Toolchain, entry: Entry, arch: str, flags: list[str], tree: 
             except OSError:
                 pass
     if rc == 0:
-        return ArchResult(PASS, secs, "", [], tc.command(cmd), cached=hit is not None)
-    diags = errors_map.parse(out)
-    map_diagnostics(diags, tree, entry.copy.parent, explain, f"hipcc {arch}")
+        return ArchResult(PASS, secs, "", [], site.command(cmd), cached=hit is not None)
+    diags = _from_site(errors_map.parse(out), site)
+    map_diagnostics(diags, tree, entry.copy.parent, explain, f"{tc.name} {arch}")
     reason = ""
     if not diags:
         tail = [x for x in out.splitlines() if x.strip()][-3:]
         reason = " | ".join(tail) or f"clang exited {rc}"
-    return ArchResult(FAIL, secs, reason, diags[:MAX_ERRORS], tc.command(cmd), cached=hit is not None)
+    return ArchResult(FAIL, secs, reason, diags[:MAX_ERRORS], site.command(cmd), cached=hit is not None)
 
 
-def _check(tc: Toolchain, pch: Precompiled | None, base: list[str], arch: str, flags: list[str], entry: Entry,
+def _from_site(diags: list[Diagnostic], site: Site) -> list[Diagnostic]:
+    """The paths the compiler printed, as this machine names them (a root's: site.py)."""
+    if not site.tc.root:
+        return diags
+    seen = site.mirror_prefix
+    for d in diags:
+        if d.ported_file:
+            d.ported_file = site.host_path(d.ported_file)
+        d.chain = [(site.host_path(p), line, col) for p, line, col in d.chain]
+        if seen:
+            d.notes = [n[len(seen):] if n.startswith(seen + "/") else n for n in d.notes]
+    return diags
+
+
+def _check(site: Site, pch: Precompiled | None, base: list[str], arch: str, flags: list[str], entry: Entry,
            depfile: Path, objdir: Path, timeout: float) -> tuple[int | None, str, list[str], list[str]]:
     """The diagnostics-only check, host side then device side, with the precompiled runtime
     header where the unit can use it (checked again without it when it is refused):
@@ -220,42 +240,42 @@ def _check(tc: Toolchain, pch: Precompiled | None, base: list[str], arch: str, f
             data = b""
         names = functools.partial(pch.names, arch, flags)
         pair = pch.pair(arch, flags) if data and pch_eligible(data, flags, entry.copy.parent, names) else None
-    got, out, deps, absent = _sides(tc, base, pair, entry, depfile, objdir, timeout)
+    got, out, deps, absent = _sides(site, base, pair, entry, depfile, objdir, timeout)
     if pair is not None and got not in (None, 0) and _PCH_TROUBLE.search(out):
-        got, out, deps, absent = _sides(tc, base, None, entry, depfile, objdir, timeout)
+        got, out, deps, absent = _sides(site, base, None, entry, depfile, objdir, timeout)
     return got, out, deps, absent
 
 
-def _sides(tc: Toolchain, base: list[str], pair: tuple[Path, Path] | None, entry: Entry, depfile: Path,
+def _sides(site: Site, base: list[str], pair: tuple[Path, Path] | None, entry: Entry, depfile: Path,
            objdir: Path, timeout: float) -> tuple[int | None, str, list[str], list[str]]:
     unit = str(entry.copy)
     host = ["-include-pch", str(pair[0])] if pair else []
-    rc1, out1 = _clang(tc, [*base, "--cuda-host-only", *host, "-fsyntax-only", "-MD", "-MF", str(depfile), unit],
+    rc1, out1 = _clang(site, [*base, "--cuda-host-only", *host, "-fsyntax-only", "-MD", "-MF", str(depfile), unit],
                        entry, timeout)
     scratch = os.path.normpath(str(objdir)) + os.sep  # the precompiled header and its source
-    deps = [d for d in _deps(depfile, entry) if not d.startswith(scratch)]
+    deps = [d for d in _deps(depfile, entry, site) if not d.startswith(scratch)]
     absent: list[str] = []
     if rc1 not in (None, 0, 124) and not deps:
         # A missing header stops the compile before it writes its dependencies: the
         # preprocessor alone lists them, the missing ones by the name they were asked by.
-        deps, absent = _listed_deps(tc, base, entry, timeout)
+        deps, absent = _listed_deps(site, base, entry, timeout)
     if rc1 is None or rc1 == 124:
         return rc1, out1, deps, absent
     if rc1 != 0 or not holds_device_code(unit, deps):
         # hipcc too stops at the host side's errors: the device side's come once it passes.
         return rc1, out1, deps, absent
     dev = ["-include-pch", str(pair[1])] if pair else []
-    rc2, out2 = _clang(tc, [*base, "--cuda-device-only", *dev, "-fsyntax-only", unit], entry, timeout)
+    rc2, out2 = _clang(site, [*base, "--cuda-device-only", *dev, "-fsyntax-only", unit], entry, timeout)
     if rc2 is None:
         return None, out2, deps, absent
     return (rc1 or rc2), out1 + out2, deps, absent
 
 
-def _clang(tc: Toolchain, args: list[str], entry: Entry, timeout: float) -> tuple[int | None, str]:
+def _clang(site: Site, args: list[str], entry: Entry, timeout: float) -> tuple[int | None, str]:
     """The toolchain's clang on hipcc-style `args`, from an argv list: (exit code, output);
     (None, why) when it cannot be started."""
     try:
-        p = subprocess.run(tc.command(args), cwd=entry.copy.parent, env=toolchains.amd_env(),
+        p = subprocess.run(site.command(args), cwd=entry.copy.parent, env=site.env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -267,27 +287,28 @@ def _clang(tc: Toolchain, args: list[str], entry: Entry, timeout: float) -> tupl
     return p.returncode, p.stdout.decode("utf-8", "surrogateescape")
 
 
-def _deps(depfile: Path, entry: Entry) -> list[str]:
+def _deps(depfile: Path, entry: Entry, site: Site) -> list[str]:
     try:
         text = depfile.read_text(encoding="utf-8", errors="surrogateescape")
     except OSError:
         return []
-    return read_depfile(text, entry.copy.parent)
+    return [site.host_path(d) for d in read_depfile(text, entry.copy.parent)]
 
 
-def _listed_deps(tc: Toolchain, base: list[str], entry: Entry, timeout: float) -> tuple[list[str], list[str]]:
+def _listed_deps(site: Site, base: list[str], entry: Entry, timeout: float) -> tuple[list[str], list[str]]:
     """(files found, names not found) of the unit, from `-M -MG` (preprocessing only)."""
     try:
         # hipcc checks dependencies on the host side (-M adds --cuda-host-only)
-        p = subprocess.run(tc.command([*base, "--cuda-host-only", "-M", "-MG", str(entry.copy)]),
-                           cwd=entry.copy.parent, env=toolchains.amd_env(),
+        p = subprocess.run(site.command([*base, "--cuda-host-only", "-M", "-MG", str(entry.copy)]),
+                           cwd=entry.copy.parent, env=site.env,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
                            timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         return [], []
     if p.returncode != 0:
         return [], []
-    named = read_depfile(p.stdout.decode("utf-8", "surrogateescape"), entry.copy.parent, keep_relative=True)
+    named = [site.host_path(d) for d in
+             read_depfile(p.stdout.decode("utf-8", "surrogateescape"), entry.copy.parent, keep_relative=True)]
     here = entry.copy.parent
     found = [os.path.normpath(str(here / d)) for d in named if os.path.exists(here / d)]
     return found, [d for d in named if not os.path.isabs(d) and not os.path.exists(here / d)]
@@ -311,10 +332,10 @@ def _search_dirs(tc: Toolchain, flags: list[str], deps: list[str], entry: Entry)
 @functools.cache
 def system_dirs(tc: Toolchain) -> tuple[str, ...]:
     """The folders the toolchain's compiler searches for `#include <...>` by default (its
-    own options included), as `-E -v` lists them."""
+    own options included), as `-E -v` lists them; a root's as this machine sees them."""
     try:
-        p = subprocess.run(tc.command(["-x", "hip", "-E", "-v", os.devnull, "-o", os.devnull]),
-                           env=toolchains.amd_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        p = subprocess.run(tc.command(["-x", "hip", "-E", "-v", "/dev/null", "-o", "/dev/null"]),
+                           env=toolchains.compile_env(tc), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            stdin=subprocess.DEVNULL, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return ()
@@ -322,7 +343,25 @@ def system_dirs(tc: Toolchain) -> tuple[str, ...]:
     if p.returncode != 0 or "search starts here" not in out:
         return ()
     block = out.split("#include <...> search starts here:", 1)[-1].split("End of search list.", 1)[0]
-    return tuple(x.strip() for x in block.splitlines() if x.strip())
+    return tuple(tc.host_path(x.strip()) for x in block.splitlines() if x.strip())
+
+
+def _named_folders(flags: list[list[str]]) -> list[Path]:
+    """The existing folders the units' flags name (include folders, forced includes' folders)."""
+    out: dict[str, None] = {}
+    for fl in flags:
+        it = iter(fl)
+        for f in it:
+            if f in ("-isystem", "-include"):
+                v = next(it, "")
+                d = v if f == "-isystem" else os.path.dirname(v)
+            elif f.startswith("-I"):
+                d = f[2:]
+            else:
+                continue
+            if d and os.path.isabs(d) and os.path.isdir(d):
+                out[os.path.normpath(d)] = None
+    return [Path(d) for d in out]
 
 
 def _has_asm(deps: list[str], tree: PortedTree) -> bool:
@@ -344,12 +383,15 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
                   skipped: Sequence[tuple[str, str]] = (),
                   progress: Callable[[int, int], None] | None = None,
                   cache_dir: Path | None = None, use_pch: bool = True) -> list[UnitResult]:
-    """Compile every unit for every arch; archs in `skipped` are recorded as not run.
-    With `cache_dir`, answers of units whose files are unchanged are reused."""
-    results = [UnitResult(u.display, str(u.copy)) for u in units]
+    """Compile every unit for every arch with `toolchain` (default: the host's HIP); archs in
+    `skipped` are recorded as not run. With `cache_dir`, answers of units whose files are
+    unchanged are reused. A toolchain in a root compiles the tree placed inside it (site.py)."""
     tc = toolchain or toolchains.amd_toolchain()
+    results = [UnitResult(u.display, str(u.copy), toolchain=tc.name if tc is not None else "",
+                          has=tc.headers if tc is not None else ()) for u in units]
     if tc is None or not tc.ok:
-        why = "HIP for AMD not found (no hipcc on PATH, in /opt/rocm or /usr)" if tc is None else f"HIP for AMD does not work: {tc.error}"
+        why = "HIP for AMD not found (no hipcc on PATH, in /opt/rocm or /usr)" if tc is None else \
+            f"HIP for AMD does not work: {tc.error}" if not tc.root else f"{tc.name} cannot run: {tc.error}"
         for r in results:
             for a in archs:
                 r.archs[a] = ArchResult(NOT_RUN, reason=why)
@@ -361,12 +403,18 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
     if progress:
         progress(0, len(tasks))
     workers = config_workers(jobs)  # never more than the cores
-    with tempfile.TemporaryDirectory(prefix="hipport-objs-") as objdir, \
+    flags = [flags_for(u) for u in units]
+    with Site(tc) as site, tempfile.TemporaryDirectory(prefix="hipport-objs-", dir=site.scratch) as objdir, \
             ThreadPoolExecutor(max_workers=max(1, min(workers, len(tasks) or 1))) as ex:
-        cache = CompileCache(cache_dir, tree.root) if cache_dir is not None else None
-        pch = Precompiled(tc, Path(objdir)) if use_pch else None
-        futs = {ex.submit(compile_one, tc, units[i], a, flags_for(units[i]), tree,
-                          Path(objdir), explain, cache=cache, pch=pch): (i, a)
+        site.tmp = objdir
+        if tc.root:  # the compiler sees the root's files only: the tree, and folders it names
+            site.place(tree.root)
+            for d in _named_folders(flags):
+                site.place(d)
+        cache = CompileCache(cache_dir, tree.root, mirror=site.mirror_prefix) if cache_dir is not None else None
+        pch = Precompiled(tc, Path(objdir), site) if use_pch else None
+        futs = {ex.submit(compile_one, tc, units[i], a, flags[i], tree,
+                          Path(objdir), explain, cache=cache, pch=pch, site=site): (i, a)
                 for i, a in tasks}
         per: dict[tuple[int, str], ArchResult] = {}
         from concurrent.futures import as_completed

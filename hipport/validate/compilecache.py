@@ -22,6 +22,7 @@ from hipport.cache import make_private
 
 FORMAT = 1
 ROOT = "\x00root\x00"  # stands for the ported tree's root in keys and outputs
+MIRROR = "\x00mirror\x00"  # stands for a root toolchain's mirror of this machine's folders
 
 
 @dataclass(frozen=True)
@@ -33,16 +34,21 @@ class Answer:
 
 
 class CompileCache:
-    def __init__(self, folder: Path, root: Path) -> None:
+    def __init__(self, folder: Path, root: Path, mirror: str = "") -> None:
+        """`mirror`: where a toolchain in a root sees this machine's folders (site.py), a
+        folder of its own each run: written as a placeholder in outputs too."""
         self.folder = folder / "compile"
         self.root = os.path.normpath(str(root))
+        self.mirror = mirror
         self._hashes: dict[str, str | None] = {}  # per run: a header read by 100 units is hashed once
 
     def _portable(self, text: str) -> str:
+        if self.mirror:
+            text = text.replace(self.mirror, MIRROR)
         return text.replace(self.root, ROOT)
 
     def _local(self, text: str) -> str:
-        return text.replace(ROOT, self.root)
+        return text.replace(ROOT, self.root).replace(MIRROR, self.mirror)
 
     def key(self, compiler: str, version: str, arch: str, flags: list[str], unit: Path) -> str:
         what = [FORMAT, compiler, version, arch, [self._portable(f) for f in flags],

@@ -19,7 +19,11 @@ hipcc.pl does for the AMD platform, giving an argv list to run as it is:
 `-O3` is hipcc's default only when the call gives no `-O`; the inlining options are left out
 at `-O0`, as hipcc leaves them. `tests/validate/test_driver.py` checks the command word for
 word against the one hipcc prints (HIPCC_VERBOSE=1) for every call shape hipport makes.
-A second toolchain (another HIP unpacked elsewhere) is another `Toolchain` value.
+A second toolchain (another HIP unpacked elsewhere) is another `Toolchain` value. A toolchain
+in a root of its own (scripts/hip_root.py) has `root` and `prefix`: the argv that runs a program
+inside the root (`chroot ROOT` as root, `unshare --map-root-user --root=ROOT` otherwise), put
+ahead of its clang; its paths (clang, `--rocm-path`, what it is given to compile) are the ones
+the root sees, and `inside` / `host_path` turn them into each other.
 """
 
 from __future__ import annotations
@@ -33,6 +37,15 @@ _TAKES_VALUE = frozenset({"-o", "-I", "-D", "-U", "-isystem", "-iquote", "-idira
                           "-include-pch", "-MF", "-MT", "-MQ", "-Xclang", "-mllvm", "-L"})
 # hipcc compiles these as HIP when no `-x` comes first (HIP_COMPILE_CXX_AS_HIP, its default).
 _HIP_SUFFIXES = (".cpp", ".cxx", ".cc", ".C", ".cu", ".cuh", ".hip")
+
+
+@dataclass(frozen=True)
+class Library:
+    """A library whose headers a toolchain has (hipBLAS: hipblas/hipblas.h)."""
+
+    name: str  # "hipBLAS"
+    header: str  # its main header, as `#include <...>` names it
+    version: str = ""  # the package's version, where the toolchain says it
 
 
 @dataclass(frozen=True)
@@ -53,6 +66,10 @@ class Toolchain:
     libraries: tuple[str, ...] = ()  # when linking, after the arguments: -lamdhip64 ...
     default_optimization: str = "-O3"
     error: str = ""  # why it cannot compile (its clang is missing, ...); "" when it can
+    root: str = ""  # the folder of a root of its own; "" for a HIP on this machine's own file system
+    prefix: tuple[str, ...] = ()  # with `root`: the argv that runs a program inside it
+    headers: tuple[Library, ...] = ()  # the libraries whose headers it has
+    origin: str = ""  # where it was found, for people: "hipcc on PATH", a descriptor's path, ...
 
     @property
     def ok(self) -> bool:
@@ -62,6 +79,24 @@ class Toolchain:
     def version(self) -> str:
         """"HIP 5.2.21153 / clang 15.0.6": for people and cache keys."""
         return f"HIP {self.hip_version} / clang {self.clang_version}"
+
+    @property
+    def scratch(self) -> str | None:
+        """Where files it must read can be put (inside the root); None: anywhere."""
+        return f"{self.root}/tmp" if self.root else None
+
+    def inside(self, path: str) -> str:
+        """A path of this machine as the toolchain sees it: one inside the root loses the
+        root's folder; any other is unchanged (inside a root it names the root's own file)."""
+        if self.root and (path == self.root or path.startswith(self.root + "/")):
+            return path[len(self.root):] or "/"
+        return path
+
+    def host_path(self, path: str) -> str:
+        """A path the toolchain named (an absolute one inside a root) as this machine sees it."""
+        if self.root and path.startswith("/"):
+            return self.root + path
+        return path
 
     def command(self, args: Sequence[str]) -> list[str]:
         """The argv hipcc would run for `hipcc ARGS` on the AMD platform (see the module doc)."""
@@ -106,7 +141,7 @@ class Toolchain:
             tool.append(a)
             i += 1
         default = [] if opt else [self.default_optimization]
-        cmd = [self.clang]
+        cmd = [*self.prefix, self.clang]
         if need_c:
             cmd += [*self.c_options, *default]
         if need_cxx:

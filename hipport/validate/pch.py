@@ -23,9 +23,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from hipport.validate import toolchains
 from hipport.validate.compilecache import read_depfile
 from hipport.validate.driver import Toolchain
+from hipport.validate.site import Site
 
 _COMMENTS = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)[ \t]*(.*)", re.S)
@@ -166,8 +166,9 @@ class Precompiled:
     """The precompiled headers of one run, built on first use: one pair (host, device) per
     arch and per language flags (-D, -U, -std), in `folder`."""
 
-    def __init__(self, tc: Toolchain, folder: Path) -> None:
+    def __init__(self, tc: Toolchain, folder: Path, site: Site | None = None) -> None:
         self.tc = tc
+        self.site = site or Site(tc)  # `folder` must be one its compiler sees
         self.folder = folder
         self._lock = threading.Lock()
         self._pairs: dict[tuple[str, ...], tuple[Path, Path] | None] = {}
@@ -213,13 +214,13 @@ class Precompiled:
         host, dev = self.folder / f"pch{n}-host.pch", self.folder / f"pch{n}-{arch}.pch"
         base = ["-x", "hip", f"--offload-arch={arch}", *lang, "-Xclang", "-emit-pch"]
         deps = [self.folder / f"pch{n}-host.d", self.folder / f"pch{n}-{arch}.d"]
-        cmds = (self.tc.command([*base, "--cuda-host-only", "-MD", "-MF", str(deps[0]), "-c", "-o", str(host), str(src)]),
-                self.tc.command([*base, "--cuda-device-only", "-MD", "-MF", str(deps[1]), "-S", "-o", str(dev), str(src)]))
+        cmds = (self.site.command([*base, "--cuda-host-only", "-MD", "-MF", str(deps[0]), "-c", "-o", str(host), str(src)]),
+                self.site.command([*base, "--cuda-device-only", "-MD", "-MF", str(deps[1]), "-S", "-o", str(dev), str(src)]))
         # Both sides at once: every unit of the run waits for them.
         procs: list[subprocess.Popen[bytes]] = []
         try:
             for cmd in cmds:
-                procs.append(subprocess.Popen(cmd, env=toolchains.amd_env(), stdout=subprocess.DEVNULL,
+                procs.append(subprocess.Popen(cmd, env=self.site.env, stdout=subprocess.DEVNULL,
                                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL))
             codes = [p.wait(timeout=300) for p in procs]
         except (OSError, subprocess.TimeoutExpired):
@@ -236,7 +237,8 @@ class Precompiled:
         names: set[bytes] = set()
         for d in deps:
             try:
-                files = read_depfile(d.read_text(encoding="utf-8", errors="surrogateescape"), self.folder)
+                files = [self.site.host_path(f) for f in
+                         read_depfile(d.read_text(encoding="utf-8", errors="surrogateescape"), self.folder)]
             except OSError:
                 return None
             for f in files:

@@ -7,12 +7,20 @@ the one place that finds toolchains.
   clang from an argv list. Which `--offload-arch` values the clang knows is tried once per
   arch on a tiny kernel and remembered in ~/.cache/hipport/toolchains.json, keyed by the
   toolchain's description and its clang.
+* Every HIP toolchain (`listing`, `hipport toolchains`): that host HIP; a ROCm under ROCM_PATH
+  or /opt/rocm*, described the same way; and the roots scripts/hip_root.py builds (each folder
+  of HIPPORT_TOOLCHAINS, else /opt/hipport, holding a `hipport-toolchain.json`): the descriptor
+  is data, checked field by field (descriptor.py), and the root's clang runs inside the root
+  (`chroot ROOT` as root, `unshare --map-root-user --root=ROOT` otherwise; see driver.py).
+  Which targets a clang knows is asked once (`--print-supported-cpus`) and remembered beside
+  the arch probes.
 * HIP on NVIDIA: nvcc with HIP's headers (and the options hipcc's NVIDIA path adds), called
   directly; `HIPPORT_HIP_PATH` points at a HIP tree (see scripts/gpu-check-prepare.sh).
 * GPUs: an AMD one when `rocminfo` lists a gfx agent; an NVIDIA one when `nvidia-smi -L`
   lists a GPU. Anything missing is reported with the reason, so callers can say "not run".
 
 Environment overrides: HIPPORT_HIPCC (the hipcc whose installation to use; never run),
+HIPPORT_TOOLCHAINS (the folder of toolchain roots),
 HIPPORT_NVCC, HIPPORT_CXX, HIPPORT_HIP_PATH, HIPPORT_NO_GPU=1 (behave as if no GPU were present).
 """
 
@@ -27,11 +35,14 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from hipport.validate.driver import Toolchain
+from hipport.errors import HipportError
+from hipport.validate import descriptor
+from hipport.validate.driver import Library, Toolchain
 
 DEFAULT_ARCH = "gfx90a"  # MI200 / MI250X (Frontier)
 OPTIONAL_ARCHS = ("gfx942",)  # MI300X: compiled for by default when the toolchain knows it
@@ -100,12 +111,26 @@ def amd_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+# What a program inside a root is given: none of this machine's variables (a TMPDIR or
+# LD_LIBRARY_PATH of the host means nothing there, or the wrong thing).
+ROOT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "TMPDIR": "/tmp", "HOME": "/", "HIP_PLATFORM": "amd"}
+
+
+def compile_env(tc: Toolchain) -> dict[str, str]:
+    """The environment the toolchain's clang runs in: this machine's (as hipcc's) on the host,
+    a fixed one inside a root."""
+    return dict(ROOT_ENV) if tc.root else amd_env()
+
+
 @cache
 def amd_toolchain() -> Toolchain | None:
     """The HIP installation whose hipcc is on PATH (or HIPPORT_HIPCC), described from its
     files without running hipcc; None when there is none."""
     path = find_hipcc()
-    return None if path is None else describe(Path(path), os.environ)
+    if path is None:
+        return None
+    origin = "HIPPORT_HIPCC" if os.environ.get("HIPPORT_HIPCC") else f"{path}"
+    return replace(describe(Path(path), os.environ), origin=origin)
 
 
 def describe(hipcc: Path, env: Mapping[str, str]) -> Toolchain:
@@ -157,6 +182,7 @@ def describe(hipcc: Path, env: Mapping[str, str]) -> Toolchain:
         common += ["-isystem", hip_include]
     return Toolchain(
         name, clang, hip_version, clang_version, rocm,
+        headers=present_libraries((hip_include, f"{rocm}/include", "/usr/include")),
         c_options=tuple(common),
         cxx_options=("-std=c++11", *common),
         inline_options=("-mllvm", "-amdgpu-early-inline-all=true", "-mllvm", "-amdgpu-function-calls=false"),
@@ -229,7 +255,7 @@ def _cache_file() -> Path:
 
 
 def _probe_key(tc: Toolchain, arch: str) -> str:
-    real = os.path.realpath(tc.clang)
+    real = os.path.realpath(tc.host_path(tc.clang))
     st = os.stat(real) if os.path.exists(real) else None
     parts = [real, str(st.st_mtime_ns if st else 0), arch, repr(tc)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
@@ -271,22 +297,17 @@ def probe_arch(arch: str, toolchain: Toolchain | None = None, *, runner: Runner 
     if use_cache:
         _memo[key] = r
         stored[key] = {"arch": arch, "ok": r.ok, "reason": r.reason}
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(stored, indent=1), encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:
-            pass
+        _store(path, stored)
     return r
 
 
 def _probe_now(tc: Toolchain, arch: str, runner: Runner) -> ProbeResult:
-    with tempfile.TemporaryDirectory(prefix="hipport-probe-") as d:
+    with tempfile.TemporaryDirectory(prefix="hipport-probe-", dir=tc.scratch) as d:
         src = Path(d) / "probe.hip"
         src.write_text("#include <hip/hip_runtime.h>\n" + PROBE_SOURCE, encoding="utf-8")
         rc, out = runner(tc.command(["-x", "hip", f"--offload-arch={arch}", "--cuda-device-only",
-                                     "-c", str(src), "-o", str(Path(d) / "probe.o")]), amd_env(), 120)
+                                     "-c", tc.inside(str(src)), "-o", tc.inside(str(Path(d) / "probe.o"))]),
+                         compile_env(tc), 120)
     if rc == 0:
         return ProbeResult(True)
     return ProbeResult(False, arch_failure_reason(arch, out))
@@ -335,6 +356,176 @@ def plan_archs(requested: Sequence[str] | None, *, probe: Callable[[str], ProbeR
             skipped.append((a, r.reason))
             notes.append(f"{a} not compiled for: {r.reason}")
     return ArchPlan(tuple(archs), tuple(skipped), tuple(notes))
+
+
+# --- every HIP toolchain -------------------------------------------------------------------------
+
+ROOTS = Path("/opt/hipport")  # where scripts/hip_root.py puts roots; HIPPORT_TOOLCHAINS moves it
+ROCM_INSTALLS = "/opt/rocm*"
+# The libraries whose headers a HIP on this machine is looked for with (a root's descriptor
+# lists its own): the name people know and the header that marks it.
+LIBRARIES = tuple(Library(n, h) for n, h in (
+    ("hipBLAS", "hipblas/hipblas.h"), ("hipBLASLt", "hipblaslt/hipblaslt.h"), ("rocBLAS", "rocblas/rocblas.h"),
+    ("hipFFT", "hipfft/hipfft.h"), ("rocFFT", "rocfft/rocfft.h"), ("hipCUB", "hipcub/hipcub.hpp"),
+    ("rocThrust", "thrust/device_vector.h"), ("rocPRIM", "rocprim/rocprim.hpp"),
+    ("hipSOLVER", "hipsolver/hipsolver.h"), ("rocSOLVER", "rocsolver/rocsolver.h"),
+    ("hipSPARSE", "hipsparse/hipsparse.h"), ("rocSPARSE", "rocsparse/rocsparse.h"),
+    ("hipRAND", "hiprand/hiprand.h"), ("rocRAND", "rocrand/rocrand.h"), ("MIOpen", "miopen/miopen.h"),
+    ("RCCL", "rccl/rccl.h")))
+_CHROOT = ("/usr/sbin/chroot", "/usr/bin/chroot", "/sbin/chroot")
+_UNSHARE = ("/usr/bin/unshare", "/bin/unshare")
+
+
+def present_libraries(include_dirs: Sequence[str]) -> tuple[Library, ...]:
+    """The LIBRARIES whose header is in one of these folders (of this machine)."""
+    return tuple(lib for lib in LIBRARIES if any(os.path.isfile(os.path.join(d, lib.header)) for d in include_dirs))
+
+
+def roots_folder() -> Path:
+    given = os.environ.get("HIPPORT_TOOLCHAINS")
+    return Path(given) if given else ROOTS
+
+
+def root_prefix(root: str, as_root: bool | None = None) -> tuple[tuple[str, ...], str]:
+    """The argv that runs a program inside `root`, and "" (or no argv and why not):
+    `chroot ROOT` for root, a user namespace with ROOT as its root for anyone else
+    (`as_root`: for whom; default: this process)."""
+    if os.geteuid() == 0 if as_root is None else as_root:
+        chroot = next((p for p in _CHROOT if os.path.isfile(p)), None)
+        return ((chroot, root), "") if chroot else ((), "chroot is not installed")
+    unshare = next((p for p in _UNSHARE if os.path.isfile(p)), None)
+    return ((unshare, "--map-root-user", f"--root={root}"), "") if unshare else \
+        ((), "unshare (util-linux) is not installed")
+
+
+def root_toolchain(root: Path) -> Toolchain:
+    """The toolchain of a root scripts/hip_root.py built, from its checked descriptor (raises
+    descriptor.DescriptorError when it does not check). Its clang is given what hipcc gives
+    it on the AMD platform: the ROCm folder, the device libraries and the same defaults."""
+    d = descriptor.read(root)
+    prefix, why = root_prefix(d.root)
+    return Toolchain(
+        d.name, d.clang, d.hip_version, d.clang_version, d.rocm_path,
+        cxx_options=(f"--rocm-path={d.rocm_path}",),
+        inline_options=("-mllvm", "-amdgpu-early-inline-all=true", "-mllvm", "-amdgpu-function-calls=false"),
+        device_lib_options=(f"--hip-device-lib-path={d.device_lib_path}",),
+        link_options=(f"--rocm-path={d.rocm_path}", "--hip-link"),
+        error=why, root=d.root, prefix=prefix, headers=d.libraries, origin=str(Path(d.root) / descriptor.FILE))
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Every HIP toolchain found, in order (the host's first), and what was passed over."""
+
+    toolchains: tuple[Toolchain, ...]
+    notes: tuple[str, ...] = ()  # a descriptor that does not check, a ROCm that is not one, ...
+
+    def names(self) -> list[str]:
+        return [t.name for t in self.toolchains]
+
+
+@cache
+def listing() -> Listing:
+    """The host's HIP (as `amd_toolchain` finds it), each ROCm under ROCM_PATH and /opt/rocm*
+    (the same installation found twice counts once), then each root of `roots_folder()`. Two
+    with the same name: the later one is named NAME-2."""
+    found: list[Toolchain] = []
+    notes: list[str] = []
+    host = amd_toolchain()
+    if host is not None:
+        found.append(host)
+    rocms = [os.environ["ROCM_PATH"]] if os.environ.get("ROCM_PATH") else []
+    rocms += sorted(str(p) for p in Path(ROCM_INSTALLS).parent.glob(Path(ROCM_INSTALLS).name))
+    for d in dict.fromkeys(os.path.realpath(r) for r in rocms):
+        hipcc = Path(d, "bin", "hipcc")
+        if not hipcc.is_file() or not _in_installation(hipcc):
+            continue
+        env = os.environ if os.environ.get("ROCM_PATH") and os.path.realpath(os.environ["ROCM_PATH"]) == d \
+            else {"ROCM_PATH": d}
+        tc = replace(describe(hipcc, env), origin=d)
+        if any(os.path.realpath(t.clang) == os.path.realpath(tc.clang) and t.hip_version == tc.hip_version
+               for t in found):
+            continue
+        found.append(tc)
+    folder = roots_folder()
+    try:
+        roots = sorted(p for p in folder.iterdir() if (p / descriptor.FILE).exists() and not p.name.startswith("."))
+    except OSError:
+        roots = []
+    for root in roots:
+        try:
+            found.append(root_toolchain(root))
+        except descriptor.DescriptorError as e:
+            notes.append(f"ignored: {e}")
+    named: list[Toolchain] = []
+    for t in found:
+        name, n = t.name, 1
+        while any(x.name == name for x in named):
+            n += 1
+            name = f"{t.name}-{n}"
+        named.append(t if name == t.name else replace(t, name=name))
+    return Listing(tuple(named), tuple(notes))
+
+
+def find(name: str) -> Toolchain:
+    """The toolchain `hipport toolchains` lists under this name (a usage error otherwise)."""
+    found = listing()
+    for t in found.toolchains:
+        if t.name == name:
+            return t
+    known = ", ".join(found.names()) or "none"
+    why = "".join(f"; {n}" for n in found.notes)
+    raise HipportError(f"no toolchain named {name!r} (found: {known}{why}); `hipport toolchains` lists them")
+
+
+_TARGET = re.compile(r"^\s+(gfx[0-9a-z-]+)\s*$", re.M)
+
+
+def targets(tc: Toolchain, *, cache_path: Path | None = None, use_cache: bool = True) -> tuple[tuple[str, ...], str]:
+    """The AMD GPU targets the toolchain's clang knows (`--print-supported-cpus`, one run,
+    remembered beside the arch probes) and "", or () and why it could not say. Knowing a
+    target is not yet compiling for it: `probe_arch` also needs its device libraries."""
+    if not tc.ok:
+        return (), tc.error
+    key = _probe_key(tc, "targets")
+    path = cache_path or _cache_file()
+    stored: dict[str, Any] = {}
+    if use_cache:
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            stored = {}
+        if not isinstance(stored, dict):
+            stored = {}
+        got = stored.get(key)
+        if isinstance(got, dict) and isinstance(got.get("targets"), list) and isinstance(got.get("reason"), str) \
+                and all(isinstance(t, str) and re.fullmatch(r"gfx[0-9a-z-]+", t) for t in got["targets"]):
+            return tuple(got["targets"]), got["reason"]
+    rc, out = _run([*tc.prefix, tc.clang, "--target=amdgcn-amd-amdhsa", "-nogpulib", "--print-supported-cpus"],
+                   compile_env(tc), 60)
+    found = tuple(sorted(dict.fromkeys(_TARGET.findall(out)), key=_target_order))
+    if not found:  # not remembered: what stopped it (a user namespace refused, ...) may change
+        return (), _first_error(out) or f"clang exited {rc}"
+    if use_cache:
+        stored[key] = {"targets": list(found), "reason": ""}
+        _store(path, stored)
+    return found, ""
+
+
+def _target_order(t: str) -> tuple[int, int, str]:
+    """gfx600 < gfx90a < gfx942 < gfx1030 < gfx1201; the generic targets last."""
+    m = re.fullmatch(r"gfx(\d+)([0-9a-z])([0-9a-z])", t)
+    return (0, int(m.group(1)), m.group(2) + m.group(3)) if m else (1, 0, t)
+
+
+def _store(path: Path, stored: dict[str, Any]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(stored, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 # --- host compiler (emulator) ------------------------------------------------------------------

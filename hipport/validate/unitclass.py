@@ -1,7 +1,9 @@
 """Why a unit failed to compile, in one word a porting team can act on.
 
 - `missing-package`: its first error is a header that a package provides (named, with the
-  package, from `rules/validate/packages.toml`): install it; not hipport's failure.
+  package, from `rules/validate/packages.toml`) and the toolchain lacks: install it; not
+  hipport's failure. Where the toolchain has that package's library (the HIP 6.4 root has
+  hipBLAS), a header of it not found is the port's to answer for: flagged or unexpected.
 - `flagged`: its first error lies on a line where hipport reported a finding (the rule is
   given): hipport said so when porting, the fix is the finding's.
 - `unexpected`: anything else: a gap in hipport, to report.
@@ -12,11 +14,13 @@ from __future__ import annotations
 import fnmatch
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from hipport.errors import HipportError
 from hipport.rules import rules_dir
+from hipport.validate.driver import Library
 from hipport.validate.errors_map import MISSING, Diagnostic
 
 MISSING_PACKAGE, FLAGGED, UNEXPECTED = "missing-package", "flagged", "unexpected"
@@ -64,17 +68,22 @@ def package_of(header: str) -> Package | None:
     return got
 
 
-def classify_unit(errors: list[Diagnostic]) -> UnitClass:
+def classify_unit(errors: list[Diagnostic], has: Sequence[Library] = (), toolchain: str = "") -> UnitClass:
+    """`has`: the libraries whose headers the toolchain (named `toolchain`) has."""
     if not errors:
         return UnitClass(UNEXPECTED, "the compiler failed without an error hipport could read")
     first = errors[0]
     where = f"{first.file}:{first.line}" if first.file else (first.ported_file or "?")
     m = _NOT_FOUND.search(first.message)
+    message = first.message
     if first.category == MISSING and m is not None:
         pkg = package_of(m.group(1))
         if pkg is not None:
-            note = "" if pkg.debian else ", which Debian 12 does not package"
-            return UnitClass(MISSING_PACKAGE, f"{m.group(1)}: install {pkg.name}{note}")
+            lib = next((x for x in has if package_of(x.header) == pkg), None)
+            if lib is None:
+                note = "" if pkg.debian else ", which Debian 12 does not package"
+                return UnitClass(MISSING_PACKAGE, f"{m.group(1)}: install {pkg.name}{note}")
+            message += f" ({toolchain or 'the toolchain'} has {lib.name}: <{lib.header}>)"
     if first.rule is not None:
-        return UnitClass(FLAGGED, f"{where}: {first.rule} ({first.message})")
-    return UnitClass(UNEXPECTED, f"{where}: {first.message}")
+        return UnitClass(FLAGGED, f"{where}: {first.rule} ({message})")
+    return UnitClass(UNEXPECTED, f"{where}: {message}")

@@ -35,7 +35,9 @@ def render_json(doc: ValidationResult) -> str:
 def render_sarif(doc: ValidationResult) -> str:
     """SARIF 2.1.0: each compile error and run failure, a note for each value of the tree left
     out of the compiles (where it was written), and a note for each kernel whose wave-64 port
-    leaves lanes idle that wave 32 used (the occupancy view's notes), at its definition. A
+    leaves lanes idle that wave 32 used (the occupancy view's notes), at its definition; a
+    warning for each toolchain older than the floor (`--rocm`). Each compile error names the
+    toolchain and archs that gave it (`hip-6.4 gfx90a`). A
     file hipport could not port is a tool execution notification at the file, and the
     invocation is then not successful: what was checked for it is its unported original."""
     from hipport import __version__
@@ -73,6 +75,8 @@ def render_sarif(doc: ValidationResult) -> str:
             {"hipportRule": e.rule} if e.rule else None)
     for n in doc.notes:
         add("tree-value-dropped", "note", n.message, n.file, n.line)
+    for w in doc.warnings:
+        add("toolchain-below-floor", "warning", w, None, None)
     for row in doc.occupancy:
         if row.note:
             add("occupancy", "note", f"{row.kernel}: {row.busy64}% of lanes busy at wave 64 against {row.busy32}% "
@@ -94,6 +98,8 @@ SARIF_RULES = (
     ("compile-error", "CompileError", "The port does not compile for an AMD target"),
     ("run-failure", "RunFailure", "A run of the program failed or printed what CUDA does not"),
     ("occupancy", "HalfWaveIdle", "A kernel's wave-64 port leaves lanes idle that its wave-32 run used"),
+    ("toolchain-below-floor", "ToolchainBelowFloor",
+     "A toolchain older than the ROCm floor (--rocm) compiled the port: its pass does not show the port builds there"),
     ("tree-value-dropped", "TreeValueDropped",
      "A value of the tree (a define, include folder, forced include or standard) failed the check before "
      "the compiler and was left out"),
@@ -104,18 +110,19 @@ def render_text(doc: ValidationResult, color: bool = False, width: int | None = 
     buf = StringIO()
     con = Console(file=buf, force_terminal=color, no_color=not color, width=width or 120,
                   highlight=False, soft_wrap=False)
-    archs = list(doc.archs)
     det = doc.details
     runs = {r["program"]: r for r in det.runs}
     rows: dict[str, dict[str, Any]] = {}
     for u in det.compile:
-        rows.setdefault(u["file"], {})["compile"] = u
+        rows.setdefault(u["file"], {}).setdefault("compile", {})[u.get("toolchain") or ""] = u
     for name, r in runs.items():
         rows.setdefault(name, {})["run"] = r
-    t = Table(title="hipport validate", title_justify="left", show_lines=False)
+    cols = _columns(doc)  # (toolchain, arch)
+    several = len({tc for tc, _ in cols}) > 1
+    t = Table(title=_title(doc), title_justify="left", show_lines=False)
     t.add_column("file", overflow="fold")
-    for a in archs:
-        t.add_column(a, no_wrap=True)
+    for tc, a in cols:
+        t.add_column(f"{tc} {a}" if several else a, no_wrap=True)
     has_runs = bool(runs)
     if has_runs:  # the emulator legs: CUDA reference, full port, port without wave64 fixes
         t.add_column("emu32 CUDA", no_wrap=True)
@@ -124,9 +131,9 @@ def render_text(doc: ValidationResult, color: bool = False, width: int | None = 
         t.add_column("GPU")
     for name, row in rows.items():
         cells: list[Text] = [Text(no_surrogates(name))]  # its width as shown
-        unit: dict[str, Any] = row.get("compile") or {}
-        for a in archs:
-            ar = unit.get("archs", {}).get(a)
+        units: dict[str, dict[str, Any]] = row.get("compile") or {}
+        for tc, a in cols:
+            ar = units.get(tc, {}).get("archs", {}).get(a)
             cells.append(_cell(ar["status"] if ar else None,
                                f"({len(ar['errors'])})" if ar and ar["errors"] else ""))
         if has_runs:
@@ -157,6 +164,24 @@ def render_text(doc: ValidationResult, color: bool = False, width: int | None = 
     _occupancy(con, doc)
     _summary(con, doc)
     return no_surrogates(buf.getvalue())  # a name's bytes that are not UTF-8, written \xff
+
+
+def _columns(doc: ValidationResult) -> list[tuple[str, str]]:
+    """The compile columns: (toolchain, arch) in the order of the toolchains and archs."""
+    names = [t.name for t in doc.toolchains] or list(dict.fromkeys(u.get("toolchain") or "" for u in doc.details.compile))
+    if not names:
+        names = [""]
+    have = {(u.get("toolchain") or "", a) for u in doc.details.compile for a in u["archs"]}
+    if len(names) == 1:
+        return [(names[0], a) for a in doc.archs]
+    return [(n, a) for n in names for a in doc.archs if (n, a) in have]
+
+
+def _title(doc: ValidationResult) -> str:
+    """Which toolchains compiled: 'hipport validate (hip-5.2: HIP 5.2.21153, clang 15.0.6)'."""
+    used = [f"{t.name}: HIP {t.hip_version}, clang {t.clang_version}" + (f", in {t.root}" if t.root else "")
+            for t in doc.toolchains]
+    return "hipport validate" + (f" ({'; '.join(used)})" if used else "")
 
 
 def _occupancy(con: Console, doc: ValidationResult) -> None:
@@ -196,11 +221,13 @@ def _gpu_cell(gpu: dict[str, Any]) -> Text:
 
 def _details(con: Console, doc: ValidationResult) -> None:
     det = doc.details
+    several = len({u.get("toolchain") for u in det.compile}) > 1
     for u in det.compile:
         seen: set[tuple] = set()
+        tc = u.get("toolchain") or "hip"
         for arch, r in u["archs"].items():
             if r["status"] == "fail" and not r["errors"] and r.get("reason"):
-                con.print(Text(f"{u['file']}: hipcc {arch} failed: {r['reason']}", style="red"))
+                con.print(Text(f"{u['file']}: {tc} {arch} failed: {r['reason']}", style="red"))
             for e in r["errors"]:
                 key = (e["file"], e["line"], e["column"], e["message"])
                 if key in seen:
@@ -209,7 +236,7 @@ def _details(con: Console, doc: ValidationResult) -> None:
                 archs = [a for a, rr in u["archs"].items()
                          if any((x["file"], x["line"], x["column"], x["message"]) == key for x in rr["errors"])]
                 ran = [a for a, rr in u["archs"].items() if rr["status"] != "not-run"]
-                con.print(format_error(e, archs if len(archs) < len(ran) else None))
+                con.print(format_error(e, archs if len(archs) < len(ran) else None, tc if several else None))
             if r["status"] == "not-run" and r.get("reason"):
                 pass  # shown once in the summary
     for r in det.runs:
@@ -240,7 +267,7 @@ def _details(con: Console, doc: ValidationResult) -> None:
                 con.print(format_error(e, None))
 
 
-def format_error(e: dict[str, Any], archs: list[str] | None) -> Text:
+def format_error(e: dict[str, Any], archs: list[str] | None, toolchain: str | None = None) -> Text:
     if e.get("file"):
         where, line, col = e["file"], e.get("line"), e.get("column")
     else:
@@ -254,6 +281,8 @@ def format_error(e: dict[str, Any], archs: list[str] | None) -> Text:
     t.append(e["severity"], style="red")
     t.append(f": {e['message']}")
     tags = [e["category"]]
+    if toolchain:
+        tags.insert(0, toolchain)
     if e.get("rule"):
         tags.append(f"{e['rule']}: hipport explain {e['rule']}")
     if archs:
@@ -275,8 +304,12 @@ def _summary(con: Console, doc: ValidationResult) -> None:
     for note in doc.notes:
         where = f"{note.file}:{note.line}: " if note.file and note.line else f"{note.file}: " if note.file else ""
         con.print(Text(f"{where}note: {note.message}", style="yellow"))
+    for w in doc.warnings:
+        con.print(Text(f"warning: {w}", style="yellow"))
+    several = len({u.get("toolchain") for u in det.compile}) > 1
     for a in det.archs_skipped:
-        con.print(Text(f"{a.arch}: not compiled for ({a.reason})", style="dim"))
+        who = f"{a.toolchain} " if several and a.toolchain else ""
+        con.print(Text(f"{who}{a.arch}: not compiled for ({a.reason})", style="dim"))
     reasons: dict[str, int] = {}
     skipped = {a.reason for a in det.archs_skipped}
     for u in det.compile:
@@ -293,7 +326,13 @@ def _summary(con: Console, doc: ValidationResult) -> None:
     for why, n in reasons.items():
         con.print(Text(f"not run ({n}x): {why}", style="dim"))
     parts = []
-    if det.compile:
+    if det.compile and several:  # per toolchain: what each one says of the same units
+        for name in dict.fromkeys(u.get("toolchain") or "" for u in det.compile):
+            got = [r["status"] for u in det.compile if (u.get("toolchain") or "") == name for r in u["archs"].values()]
+            parts.append(f"compile {name}: {got.count('pass')} pass, {got.count('fail')} fail, "
+                         f"{got.count('not-run')} not run")
+        parts[-1] += f" ({s.units} units{f', {s.compile_cached} answers reused' if s.compile_cached else ''})"
+    elif det.compile:
         reused = f", {s.compile_cached} answers reused" if s.compile_cached else ""
         parts.append(f"compile: {s.compile_pass} pass, {s.compile_fail} fail, "
                      f"{s.compile_not_run} not run ({s.units} units{reused})")
@@ -302,7 +341,8 @@ def _summary(con: Console, doc: ValidationResult) -> None:
                      f"{s.emulator_not_run} not run ({s.programs} programs; "
                      f"wave64 pass fixed {s.fixed_by_wave64})")
         parts.append(f"GPU: {s.gpu_pass} pass, {s.gpu_fail} fail, {s.gpu_not_run} not run")
-    classes = [(u["file"], u.get("class"), u.get("why")) for u in det.compile if u.get("class")]
+    classes = [(f"{u['file']} ({u.get('toolchain')})" if several else u["file"], u.get("class"), u.get("why"))
+               for u in det.compile if u.get("class")]
     if classes:
         count = {k: sum(1 for _, c, _ in classes if c == k) for k in ("missing-package", "flagged", "unexpected")}
         con.print(Text(f"failed units: {count['missing-package']} missing a package, {count['flagged']} flagged "

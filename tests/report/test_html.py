@@ -348,6 +348,20 @@ def test_validation_section(tmp_path: Path, run12: RunResult) -> None:
     assert "MI300X" in v.text and "lane 40" in v.text
 
 
+def test_validation_section_names_the_toolchains_and_shows_warnings(tmp_path: Path, run12: RunResult) -> None:
+    """validate's `toolchains` (records) is a table and its `warnings` (text) a list."""
+    out = tmp_path / "rep"
+    run12.validation = {"failed": False,
+                        "toolchains": [{"name": "hip-6.4", "hip_version": "6.4.43484", "root": "/opt/hipport/hip-6.4"}],
+                        "warnings": ["hip-5.2 is HIP 5.2, older than the floor (--rocm 6.4) <b>"],
+                        "errors": [{"file": "a.cu", "line": 3, "where": "hip-6.4 gfx90a"}]}
+    html.write(run12, out)
+    v = parse((out / "index.html").read_text()).by_id("validation")
+    assert "hip-6.4" in v.text and "/opt/hipport/hip-6.4" in v.text and "hip-6.4 gfx90a" in v.text
+    assert "older than the floor (--rocm 6.4) <b>" in v.text  # as text: escaped in the page
+    assert "(--rocm 6.4) &lt;b&gt;" in (out / "index.html").read_text()
+
+
 def test_incremental_rerender(tmp_path: Path, run12: RunResult) -> None:
     out = tmp_path / "rep"
     first = html.write_report(run12, out)

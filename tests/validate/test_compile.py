@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from hipport.validate import toolchains
 from tests.conftest import hipport, needs_hipcc
 
 pytestmark = [pytest.mark.hipcc, needs_hipcc]
@@ -76,7 +77,13 @@ def test_json_shape(result: tuple[subprocess.CompletedProcess[bytes], dict]) -> 
     assert doc["archs"] == ["gfx90a"]
     assert set(doc["details"]) >= {"toolchain", "archs_skipped", "compile", "runs"}
     unit = doc["details"]["compile"][0]
-    assert set(unit) == {"file", "ported", "archs", "class", "why"}
+    assert set(unit) == {"file", "ported", "toolchain", "archs", "class", "why"}
+    # every result names the toolchain that gave it: the host's HIP unless --toolchain says
+    host = toolchains.amd_toolchain()
+    assert host is not None and unit["toolchain"] == host.name
+    assert [t["name"] for t in doc["toolchains"]] == [host.name] and doc["toolchains"][0]["root"] is None
+    assert doc["warnings"] == []  # the floor (5.2) is not above the host's HIP
+    assert {rec["where"] for rec in doc["errors"]} == {f"{host.name} gfx90a"}
     assert set(unit["archs"]["gfx90a"]) >= {"status", "seconds", "reason", "errors", "command"}
     for row in doc["table"]:  # a failed unit's row also says why
         assert set(row) - {"failure"} == {"file", "compile gfx90a"}

@@ -15,6 +15,7 @@ import pytest
 from hipport.validate import toolchains
 from hipport.validate.devicecode import holds_device_code
 from hipport.validate.driver import Toolchain
+from hipport.validate.site import Site
 from tests.conftest import HIPCC, needs_hipcc
 
 # Every shape of call hipport makes, as hipcc arguments (p.hip, h.cpp, p.o in the test's folder).
@@ -172,9 +173,9 @@ def test_a_unit_without_device_code_is_checked_on_the_host_side_alone(tmp_path: 
     calls: list[str] = []
     real = check._clang
 
-    def counting(tc: Toolchain, args: list[str], entry: object, timeout: float) -> tuple[int | None, str]:
+    def counting(site: Site, args: list[str], entry: object, timeout: float) -> tuple[int | None, str]:
         calls.append(next(a for a in args if a.startswith("--cuda-")))
-        return real(tc, args, entry, timeout)  # type: ignore[arg-type]
+        return real(site, args, entry, timeout)  # type: ignore[arg-type]
 
     monkeypatch.setattr(check, "_clang", counting)
     base = ["-x", "hip", "--offload-arch=gfx90a", f"-I{tmp_path}"]
@@ -189,7 +190,7 @@ def test_a_unit_without_device_code_is_checked_on_the_host_side_alone(tmp_path: 
             copy = unit
 
         calls.clear()
-        rc, _, deps, _ = check._sides(_amd(), base, None, Unit(), tmp_path / f"{name}.d",  # type: ignore[arg-type]
+        rc, _, deps, _ = check._sides(Site(_amd()), base, None, Unit(), tmp_path / f"{name}.d",  # type: ignore[arg-type]
                                       tmp_path / "objs", 300)
         assert rc == 0 and str(tmp_path / header) in deps
         sides[name] = list(calls)

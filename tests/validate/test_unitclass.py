@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from hipport.validate.driver import Library
 from hipport.validate.errors_map import MISSING, OTHER, Diagnostic
 from hipport.validate.unitclass import (
     FLAGGED,
@@ -29,6 +30,23 @@ def test_the_package_table_names_a_package_per_header() -> None:
     assert package_of("nvmedia_2d.h").debian is False  # type: ignore[union-attr]  # a pattern
     assert "Windows" in package_of("d3d12.h").name  # type: ignore[union-attr]
     assert package_of("llvm/ADT/StringRef.h").name == "llvm-15-dev"  # type: ignore[union-attr]
+
+
+def test_a_header_of_a_library_the_toolchain_has_is_not_a_missing_package() -> None:
+    """With the HIP 6.4 root hipBLAS is there: a unit stopping on a hipBLAS header that is not
+    found is the port's doing (a spelling or layout the library does not have), not an absent
+    package; a library the toolchain lacks still is one."""
+    flat = Diagnostic("fatal error", "'hipblas.h' file not found", file="a.cu", line=3, category=MISSING)
+    has = (Library("hipBLAS", "hipblas/hipblas.h", "6.4.4-1"), Library("hipCUB", "hipcub/hipcub.hpp"))
+    assert classify_unit([flat]).kind == MISSING_PACKAGE
+    got = classify_unit([flat], has, "hip-6.4")
+    assert got.kind == UNEXPECTED and got.why == \
+        "a.cu:3: 'hipblas.h' file not found (hip-6.4 has hipBLAS: <hipblas/hipblas.h>)"
+    flagged = Diagnostic("fatal error", "'hipblas.h' file not found", file="a.cu", line=3, category=MISSING,
+                         rule="HP001")
+    assert classify_unit([flagged], has, "hip-6.4").kind == FLAGGED
+    fft = Diagnostic("fatal error", "'hipfft/hipfft.h' file not found", file="a.cu", line=3, category=MISSING)
+    assert classify_unit([fft], has, "hip-6.4").kind == MISSING_PACKAGE
 
 
 def test_classes_from_the_first_error() -> None:

@@ -1,0 +1,307 @@
+"""The compile matrix (issue 29): every kind of fix hipport emits, compiled in three columns.
+
+| column        | the port's floor | compiled with                                         |
+|---------------|------------------|-------------------------------------------------------|
+| `5.2@hip-5.2` | `--rocm 5.2`     | the host's HIP (Debian 12: HIP 5.2, clang 15)          |
+| `5.2@hip-6.4` | `--rocm 5.2`     | the HIP 6.4 root (a floor is a minimum: nothing hipport emits for 5.2 may clash with what HIP 6.2+ declares) |
+| `6.4@hip-6.4` | `--rocm 6.4`     | the HIP 6.4 root                                       |
+
+Fixtures are the wave64 folders (fixtures/wave64/*/input.cu, each strategy), the translate golden
+cases (fixtures/translate) and the library cases (fixtures/libraries): each is ported with the real
+passes at the column's floor and the output is compiled for gfx90a (`-c`, hipcc's options, through
+hipport's toolchain description: the root's clang runs inside the root). The library cases compile
+against the real hipBLAS, hipCUB, rocThrust, hipFFT, hipSOLVER, MIOpen, ... headers in the root.
+
+A fixture is left out of a column only where it says why: a translate or library case's
+`compile = false` + `why` for the host's HIP, its `not_hip64` for the root (a text; or a table
+by the port's floor, `{ "5.2" = "why" }`); nothing else. A fix
+kind (`fix_kinds()`) with no fixture in a column fails `test_every_fix_kind_has_a_fixture`, which
+needs no compiler. Where a column fails today because of what HIP 6 changed, the fixture is an
+expected failure with the reason (XFAIL, strict: it flips when fixed). Compile cells are marked
+`hipcc` (host) and `rocm64` (root), so the fast job skips them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hipport.passes import port_bytes
+from hipport.source import SourceFile
+from hipport.validate import toolchains
+from hipport.validate.driver import Toolchain
+from hipport.validate.site import Site
+from hipport.wave64 import registry
+from hipport.wave64 import run as wave64_run
+from hipport.workspace import PORTED_ROLES, role_of
+from tests.conftest import ROOT
+from tests.test_library_fixtures import CASES as LIBRARY_CASES
+from tests.test_translate_golden import CASES as TRANSLATE_CASES
+from tests.test_translate_golden import Case
+from tests.wave64.helpers import FIXTURES as WAVE64_FIXTURES
+from tests.wave64.helpers import apply, config
+
+HIP64 = "hip-6.4"
+WAVE64_STUBS = ROOT / "tests" / "wave64" / "include"  # hipCUB's template shape, for a host without hipCUB
+
+
+@dataclass(frozen=True)
+class Column:
+    id: str
+    floor: str  # the port's --rocm
+    toolchain: str  # "host" (the host's HIP) or a toolchain name
+    mark: Any
+
+
+COLUMNS = (Column("5.2@hip-5.2", "5.2", "host", pytest.mark.hipcc),
+           Column("5.2@hip-6.4", "5.2", HIP64, pytest.mark.rocm64),
+           Column("6.4@hip-6.4", "6.4", HIP64, pytest.mark.rocm64))
+BY_ID = {c.id: c for c in COLUMNS}
+
+# wave64 rules that report and never fix: not fix kinds (checked: they fix nothing anywhere).
+REPORT_ONLY = {
+    "W015": "half-warp (16-lane) code is reported for review; its fix depends on the algorithm",
+    "W018": "spin-waits need independent progress inside a wave: reported, never rewritten",
+}
+# (fix kind, column) cells with no fixture that can be, with why (checked: still true).
+NO_FIXTURE = {
+    ("W021", "6.4@hip-6.4"): "HIP wraps __shfl source lanes itself from ROCm 5.7: W021 fixes below a 5.7 floor only",
+    ("HP-args-order", "5.2@hip-5.2"): "only MIOpen calls have arguments reordered (--dnn miopen-hipify), and "
+                                      "Debian 12 packages no MIOpen headers",
+}
+# Cells that fail today because of what HIP 6 changed (issue 29; fixed in hipport/translate,
+# hipport/wave64 and rules/): (fixture, column) -> the reason. Strict: a fix makes it fail until
+# its line is removed here.
+XFAIL: dict[tuple[str, str], str] = {
+    ("libraries/cublas/hipblas_v2_complex_rocm6", "5.2@hip-6.4"):
+        "hipBLAS 6 takes hipComplex (its v2 API) where the --rocm 5.2 output passes hipblasComplex: "
+        "no matching hipblasCaxpy / hipblasScnrm2",
+    ("libraries/cooperative_groups/new_member_spellings", "5.2@hip-6.4"):
+        "HIP 6.4's cooperative groups have no num_threads() / num_blocks() (CUDA 12's spellings): "
+        "the port keeps them",
+    ("libraries/cooperative_groups/new_member_spellings", "6.4@hip-6.4"):
+        "HIP 6.4's cooperative groups have no num_threads() / num_blocks() (CUDA 12's spellings): "
+        "the port keeps them",
+    ("libraries/cudnn/backend_graph_api", "5.2@hip-6.4"):
+        "MIOpen 6.4 declares its backend (graph) API only under MIOPEN_BETA_API, which the port does not define",
+    ("libraries/cudnn/backend_graph_api", "6.4@hip-6.4"):
+        "MIOpen 6.4 declares its backend (graph) API only under MIOPEN_BETA_API, which the port does not define",
+    ("libraries/thrust/sort_reduce_on_stream", "5.2@hip-6.4"):
+        "rocThrust 6.4's reduce cannot take a device_reference (keys.front()) as its initial value, "
+        "which CUDA's Thrust converts",
+    ("libraries/thrust/sort_reduce_on_stream", "6.4@hip-6.4"):
+        "rocThrust 6.4's reduce cannot take a device_reference (keys.front()) as its initial value, "
+        "which CUDA's Thrust converts",
+}
+
+
+def fix_kinds() -> list[str]:
+    """Every kind of fix hipport emits, by name: the wave64 registry's rules that fix, then the
+    kinds of the translate pass's edits (Edit.rule) that its golden fixtures show. A rule
+    registry listing fix kinds (a later issue) becomes this function's one line."""
+    wave64 = [r for r in registry.RULES if r not in REPORT_ONLY]
+    translate = sorted({k for c in [*TRANSLATE_CASES, *(lc.case for lc in LIBRARY_CASES)]
+                        for k in _ported(c, c.config.rocm)[1] if not k.startswith("W")})
+    return wave64 + translate
+
+
+# --- fixtures: what is ported and compiled -------------------------------------------------------
+
+@dataclass(frozen=True)
+class Fixture:
+    id: str  # "wave64/k_argmax.native", "translate/ggl_launch_simple", "libraries/cublas/sgemm_handle_stream"
+    folder: Path  # the fixture's folder: other files in it are there for the compiler
+    name: str  # the file name the output is compiled under
+    case: Case | None  # a translate or library case; None for a wave64 folder
+    strategy: str = ""  # wave64: logical32 or native
+
+    def left_out(self, column: Column) -> str:
+        """Why the fixture is not compiled in `column` ("" when it is), as the fixture says."""
+        if self.case is None:
+            return ""
+        if column.toolchain == "host":
+            return "" if self.case.compile else self.case.why
+        return self.case.not_hip64.get(column.floor) or self.case.not_hip64.get("*", "")
+
+    def port(self, floor: str) -> tuple[bytes, frozenset[str]]:
+        """The output at `floor` and the fix kinds it holds."""
+        if self.case is not None:
+            return _ported(self.case, floor)
+        return _wave64(self.folder, self.strategy, floor)
+
+
+def _ported(case: Case, floor: str) -> tuple[bytes, frozenset[str]]:
+    return _ported_named(case.name, floor)
+
+
+@cache
+def _ported_named(name: str, floor: str) -> tuple[bytes, frozenset[str]]:
+    case = CASES_BY_NAME[name]
+    data = case.input.read_bytes()
+    role = case.role or role_of(case.input, data[:65536])
+    if role not in PORTED_ROLES:
+        return data, frozenset()
+    res = port_bytes(f"{case.name}/{case.input.name}", role, data, replace(case.config, rocm=floor))
+    assert res.error is None, f"{case.name}: {res.error}"
+    return (res.ported if res.ported is not None else data), frozenset(e.rule for e in res.edits)
+
+
+@cache
+def _wave64(folder: Path, strategy: str, floor: str) -> tuple[bytes, frozenset[str]]:
+    text = (folder / "input.cu").read_text()
+    found = wave64_run(SourceFile(str(folder / "input.cu"), text.encode()), config(strategy, floor))
+    kinds = frozenset(f.rule for f in found if f.fix is not None and f.fix.edits)
+    return apply(text, found).encode(), kinds
+
+
+CASES_BY_NAME = {c.name: c for c in [*TRANSLATE_CASES, *(lc.case for lc in LIBRARY_CASES)]}
+
+
+def all_fixtures() -> list[Fixture]:
+    out = [Fixture(f"wave64/{d.name}.{s}", d, f"{d.name}.hip", None, s)
+           for d in sorted(p for p in WAVE64_FIXTURES.iterdir() if (p / "input.cu").is_file())
+           for s in ("logical32", "native")]
+    out += [Fixture(f"translate/{c.name}", c.input.parent, c.expected.name, c) for c in TRANSLATE_CASES]
+    out += [Fixture(f"libraries/{lc.id}", lc.case.input.parent, lc.case.expected.name, lc.case) for lc in LIBRARY_CASES]
+    return out
+
+
+FIXTURE_LIST = all_fixtures()
+
+
+def cells() -> list[Any]:
+    out = []
+    for col in COLUMNS:
+        for fx in FIXTURE_LIST:
+            if fx.left_out(col):
+                continue
+            marks = [col.mark]
+            if (fx.id, col.id) in XFAIL:
+                marks.append(pytest.mark.xfail(strict=True, reason=XFAIL[(fx.id, col.id)]))
+            out.append(pytest.param(col, fx, id=f"{col.id}:{fx.id}", marks=marks))
+    return out
+
+
+# --- compiling --------------------------------------------------------------------------------
+
+def _toolchain(col: Column) -> Toolchain:
+    if col.toolchain == "host":
+        tc = toolchains.amd_toolchain()
+        if tc is None or not tc.ok:
+            pytest.skip("no HIP on this machine (apt-get install hipcc libamdhip64-dev rocm-device-libs)")
+        return tc
+    found = next((t for t in toolchains.listing().toolchains if t.name == col.toolchain), None)
+    if found is None or not found.ok:
+        why = f"no usable {col.toolchain} toolchain in {toolchains.roots_folder()} (python3 scripts/hip_root.py)"
+        if col.toolchain in os.environ.get("HIPPORT_REQUIRE_TOOLCHAINS", "").split(","):
+            pytest.fail(f"HIPPORT_REQUIRE_TOOLCHAINS names {col.toolchain}, but {why}")
+        pytest.skip(why)
+    return found
+
+
+def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str) -> tuple[int, str]:
+    here = work / fx.id.replace("/", "__")
+    here.mkdir(parents=True)
+    for extra in fx.folder.iterdir():  # headers the output includes, beside it or in folders
+        if extra.is_dir():
+            shutil.copytree(extra, here / extra.name)
+        elif not extra.name.startswith(("input.", "expected.", "case.toml")):
+            shutil.copy(extra, here / extra.name)
+    out = here / fx.name
+    out.write_bytes(fx.port(floor)[0])
+    stubs = ["-I", str(WAVE64_STUBS)] if fx.case is None and not tc.root else []
+    args = ["-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-Wno-unused-result", *stubs,
+            "-c", str(out), "-o", "/dev/null"]
+    site = Site(tc)
+    site.tmp = str(here)  # a compile cut short leaves its temporary files in the work folder
+    p = subprocess.run(site.command(args), capture_output=True, text=True, errors="replace",
+                       env=site.env, stdin=subprocess.DEVNULL, timeout=600)
+    return p.returncode, "\n".join(x for x in p.stderr.splitlines() if "error" in x)[:4000]
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    """Per column, the compiles of the cells this session runs, started at once on a thread
+    pool when the column's first cell asks."""
+    chosen = {(item.callspec.params["column"].id, item.callspec.params["fixture"].id)
+              for item in request.session.items
+              if item.originalname == "test_fixture_compiles" and hasattr(item, "callspec")}
+    started: dict[str, Any] = {}
+    pools: list[ThreadPoolExecutor] = []
+    folders: list[Path] = []
+
+    def start(col: Column) -> dict[str, Future[tuple[int, str]]]:
+        if col.id not in started:
+            tc = _toolchain(col)
+            work = Path(tempfile.mkdtemp(prefix="hipport-matrix-", dir=tc.scratch or tmp_path_factory.mktemp("matrix")))
+            folders.append(work)
+            pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
+            pools.append(pool)
+            started[col.id] = {fx.id: pool.submit(_compile, tc, work, fx, col.floor)
+                               for fx in FIXTURE_LIST if (col.id, fx.id) in chosen}
+        return started[col.id]
+
+    yield {"start": start}
+    for pool in pools:
+        pool.shutdown(cancel_futures=True)
+    for f in folders:
+        shutil.rmtree(f, ignore_errors=True)
+
+
+@pytest.mark.parametrize(("column", "fixture"), cells())
+def test_fixture_compiles(column: Column, fixture: Fixture, compiled: dict[str, Any]) -> None:
+    rc, errors = compiled["start"](column)[fixture.id].result()
+    assert rc == 0, f"{fixture.id} ported at --rocm {column.floor}, compiled with {column.toolchain}:\n{errors}"
+
+
+# --- coverage: no compiler needed --------------------------------------------------------------
+
+def _kinds_in(col: Column) -> dict[str, list[str]]:
+    """Fix kind -> the fixtures compiled in `col` that hold it."""
+    out: dict[str, list[str]] = {}
+    for fx in FIXTURE_LIST:
+        if not fx.left_out(col):
+            for k in fx.port(col.floor)[1]:
+                out.setdefault(k, []).append(fx.id)
+    return out
+
+
+@pytest.mark.parametrize("kind", fix_kinds())
+@pytest.mark.parametrize("column", COLUMNS, ids=[c.id for c in COLUMNS])
+def test_every_fix_kind_has_a_fixture(column: Column, kind: str) -> None:
+    have = _kinds_in(column).get(kind, [])
+    why = NO_FIXTURE.get((kind, column.id))
+    if why is not None:
+        assert not have, f"{kind} has fixtures in {column.id} ({have[:3]}): remove its NO_FIXTURE entry"
+        return
+    assert have, f"no fixture compiled in {column.id} holds a {kind} fix: add one (fixtures/), or say why it is left out"
+
+
+def test_report_only_rules_fix_nothing() -> None:
+    for col in COLUMNS:
+        kinds = _kinds_in(col)
+        for rule in REPORT_ONLY:
+            assert rule not in kinds, f"{rule} fixes {kinds[rule][:3]}: it is a fix kind, not report-only"
+    assert set(REPORT_ONLY) <= set(registry.RULES)
+
+
+def test_every_fixture_left_out_says_why() -> None:
+    for fx in FIXTURE_LIST:
+        for col in COLUMNS:
+            why = fx.left_out(col)
+            assert why == "" or len(why) > 10, f"{fx.id} in {col.id}: {why!r}"
+    stale = [k for k in XFAIL if k[1] not in BY_ID or not any(fx.id == k[0] for fx in FIXTURE_LIST)]
+    assert not stale, f"XFAIL entries naming no cell: {stale}"
+    kinds = set(fix_kinds())
+    stale = [k for k in NO_FIXTURE if k[1] not in BY_ID or k[0] not in kinds]
+    assert not stale, f"NO_FIXTURE entries naming no cell: {stale}"
