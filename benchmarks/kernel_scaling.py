@@ -13,6 +13,8 @@ and the peak memory of porting it beside that of a bare tree-sitter parse of the
 - `expr`: one kernel whose one expression sums N terms `p[threadIdx.x]`, one per line (a
   left-deep tree N levels deep);
 - `line`: the same expression on one line;
+- `chain`: one kernel whose lane id is assigned through a chain of N assignments
+  (`x = x = ... = threadIdx.x % 32`, each value holding the next), used in a shuffle;
 - `deep`: kernels nested as deep as a generated file could be: `#if` blocks, `if` blocks and
   parentheses, each DEPTH levels deep (DEPTH grows with the size, up to DEEPEST), repeated to
   fill the size.
@@ -34,7 +36,7 @@ with the file: hipport's parse, facts, findings and output against the tree alon
 bytes per input byte). Where the parse grows by under MEMORY_FLOOR_MB the ratio is not shown
 (page-granular noise). Target: at most 2x. `--in-process` measures memory only with `--memory`.
 
-    python benchmarks/kernel_scaling.py [--shapes kernels,expr,line,deep] [--sizes 1k,64k,1m]
+    python benchmarks/kernel_scaling.py [--shapes kernels,expr,line,chain,deep] [--sizes 1k,64k,1m]
         [--full] [--repeat 3] [--in-process [--memory]] [--fail-above X] [--fail-memory-above Y]
 
 `--full` is the range of the target, 1k to 50m (the 50 MB files take minutes and gigabytes:
@@ -57,7 +59,7 @@ from pathlib import Path
 LONG_RUN = 20.0  # seconds
 SHORT_BUDGET = 4.0  # seconds
 HEADER = "#include <cuda_runtime.h>\n\n"
-SHAPES = ("kernels", "expr", "line", "deep")
+SHAPES = ("kernels", "expr", "line", "chain", "deep")
 DEFAULT_SIZES = "1k,64k,1m"
 FULL_SIZES = "1k,16k,256k,4m,50m"
 DEEPEST = 200  # levels of each nesting in the `deep` shape
@@ -179,6 +181,24 @@ void launch_sum(const float* p, float* out) {{
 """).encode()
 
 
+def chain_file(n: int) -> bytes:
+    """One kernel whose lane id reaches its shuffle through `n` chained assignments, a line
+    each: the value of each assignment holds all those after it."""
+    chain = "\n      ".join(["x ="] * n)
+    return (HEADER + f"""__global__ void chain(const float* p, float* out) {{
+  int x;
+  int lane = {chain} threadIdx.x % 32;
+  float v = p[threadIdx.x];
+  v += __shfl_down_sync(0xffffffff, v, 16);
+  out[threadIdx.x] = v + (float)lane;
+}}
+
+void launch_chain(const float* p, float* out) {{
+  chain<<<1, 256>>>(p, out);
+}}
+""").encode()
+
+
 def deep_kernel(i: int, depth: int) -> str:
     """A kernel inside `depth` nested #if blocks, holding `depth` nested if blocks around an
     expression `depth` parentheses deep and a warp shuffle."""
@@ -219,6 +239,8 @@ def shape_file(shape: str, size: int) -> bytes:
         return fill(sum_file, size)
     if shape == "line":
         return fill(partial(sum_file, sep=" "), size)
+    if shape == "chain":
+        return fill(chain_file, size)
     if shape == "deep":
         return deep_file(size)
     raise ValueError(shape)

@@ -45,6 +45,20 @@ def test_a_sum_of_20k_terms_is_ported(sep: str) -> None:
     assert r.ported == expected
 
 
+def test_a_chain_of_20k_assignments_carries_its_lane_id() -> None:
+    """`x = x = ... = threadIdx.x % 32`: each assignment's value holds the rest of the chain,
+    and searching every value for the names that carry a kind made it quadratic (20,000 links
+    took 25 s). The lane id still flows to the end of the chain and is reported there."""
+    ks = _benchmark()
+    short = port_bytes("chain.cu", "cuda-source", ks.chain_file(3), Config())
+    long = port_bytes("chain.cu", "cuda-source", ks.chain_file(20_000), Config())
+    assert long.status == FileStatus.PORTED, long.error
+    shift = 20_000 - 3
+    assert sorted((f.rule, f.span.line - shift) for f in long.findings) == \
+        sorted((f.rule, f.span.line) for f in short.findings)
+    assert "W004" in {f.rule for f in short.findings}
+
+
 def test_a_sum_of_hazards_is_ported_and_each_is_reported() -> None:
     """4,000 terms that each hold wave64 sites (a shuffle of a 32-lane lane, a ballot kept in
     32 bits): every site's walk up the tree (constant context, its consumer, a 32-bit sink)

@@ -11,7 +11,7 @@ from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts.data import Func
 from hipport.wave64.facts.kinds import LANEN, MASK
-from hipport.wave64.facts.text import WordSet, range_words
+from hipport.wave64.facts.text import Ranges, WordSet, inside
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -79,19 +79,15 @@ def propagate(fx: Facts) -> None:
             returns.append((fn, rets))
     names = sorted(set(fx.consts) | fx.aliases | fx.wave_macros | set(fx.wrappers) |
                    {f.name for f in fx.funcs if f.quick and f.name})
-    seed = WordSet(names)
-    data = fx.data
+    spans = [(f[2].start_byte, f[2].end_byte) for f in flows]
+    values = Ranges(fx.data, spans)
+    seeds, named = values.matches(_SEEDS), values.word_matches(WordSet(names))
     active = []
-    # (flow, start, end) of the values that mention no seed yet; their words are read again
-    # when asked (a set of words per assignment of the file was a tenth of the facts' memory)
+    # (flow, start, end) of the values that mention no seed yet, looked at again as variables
+    # gain kinds (a set of words per assignment of the file was a tenth of the facts' memory)
     pending: list[tuple[tuple[Func, str, Node, bool], int, int]] = []
-    for f in flows:
-        vnode = f[2]
-        start, end = vnode.start_byte, vnode.end_byte
-        if _SEEDS.search(data, start, end):
-            active.append(f)
-            continue
-        if seed.hits(data, start, end, range_words(data, start, end)):
+    for f, (start, end) in zip(flows, spans, strict=True):
+        if inside(seeds, start, end) or inside(named, start, end):
             active.append(f)
         else:
             pending.append((f, start, end))
@@ -126,10 +122,10 @@ def propagate(fx: Facts) -> None:
             tracked = {n for f in fx.funcs for n, k in f.env.items() if k} | {n for n, k in fx.genv.items() if k}
             tracked |= {p.name for f in fx.funcs if f.env for p in f.params if f.env.get(p.name)}
             if tracked:
-                rx = WordSet(tracked)
+                found = Ranges(fx.data, [(p[1], p[2]) for p in pending]).word_matches(WordSet(tracked))
                 more, still = [], []
                 for pend in pending:
-                    if rx.hits(data, pend[1], pend[2], range_words(data, pend[1], pend[2])):
+                    if inside(found, pend[1], pend[2]):
                         more.append(pend[0])
                     else:
                         still.append(pend)

@@ -1,9 +1,10 @@
 """Text helpers: whole-word searches over the bytes of a file, without compiling a pattern per
-file (`word_hits`, `WordSet`, `range_words`)."""
+file (`word_hits`, `WordSet`, `Ranges`)."""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 WORD = re.compile(rb"\w+")
 SPACES = re.compile(r"\s+")
@@ -32,10 +33,10 @@ def word_hits(data: bytes, names: list[str]) -> list[tuple[int, int, str]] | Non
 
 
 class WordSet:
-    """Whether `re.compile(b"|".join(rb"\\b" + re.escape(n) + rb"\\b" for n in names)).search(data, start, end)`
-    matches, without compiling a pattern per file: plain identifiers are looked up among the words of the
-    range (the same matches, since a word can only match where it starts and ends on a boundary);
-    any other name keeps a compiled pattern."""
+    """Names to find as whole words (`\\bname\\b`) without compiling a pattern per file: plain
+    identifiers are looked up among the words of a range (`Ranges.word_matches`: the same
+    matches, since a word can only match where it starts and ends on a boundary); any other
+    name keeps a compiled pattern."""
 
     __slots__ = ("words", "rx")
 
@@ -51,18 +52,63 @@ class WordSet:
         self.words = words
         self.rx = re.compile(b"|".join(other)) if other else None
 
-    def hits(self, data: bytes, start: int, end: int, words: set[bytes]) -> bool:
-        """Whether the pattern matches in data[start:end], whose words (`range_words`) are `words`."""
-        if self.rx is not None and self.rx.search(data, start, end):
+
+class Ranges:
+    """Whether a pattern matches inside each of many ranges of a file (the values of its
+    assignments), from one scan of their union: in a chain `x = x = ... = v` each value holds
+    the next, so searching every range again was quadratic in the chain's length.
+
+    The ranges are a syntax tree's nodes: nested or disjoint, and starting and ending on
+    token boundaries, so a match lies inside a range exactly when it starts and ends there."""
+
+    __slots__ = ("data", "outer")
+
+    def __init__(self, data: bytes, ranges: list[tuple[int, int]]) -> None:
+        self.data = data
+        outer: list[tuple[int, int]] = []
+        for start, end in sorted(ranges):
+            if outer and start <= outer[-1][1]:
+                if end > outer[-1][1]:
+                    outer[-1] = (outer[-1][0], end)
+            else:
+                outer.append((start, end))
+        self.outer = outer
+
+    def matches(self, rx: re.Pattern[bytes]) -> tuple[list[int], list[int]]:
+        """The (starts, ends) of `rx`'s matches in the ranges, in file order."""
+        starts: list[int] = []
+        ends: list[int] = []
+        for start, end in self.outer:
+            for m in rx.finditer(self.data, start, end):
+                starts.append(m.start())
+                ends.append(m.end())
+        return starts, ends
+
+    def word_matches(self, words: WordSet) -> tuple[list[int], list[int]]:
+        """`matches` of a WordSet's pattern: its plain words among the ranges' words, and
+        its other names through their pattern."""
+        starts: list[int] = []
+        ends: list[int] = []
+        found = words.words
+        if found:
+            for start, end in self.outer:
+                for m in WORD.finditer(self.data, start, end):
+                    if m.group() in found:
+                        starts.append(m.start())
+                        ends.append(m.end())
+        if words.rx is not None:
+            more = self.matches(words.rx)
+            pairs = sorted(zip(starts + more[0], ends + more[1], strict=True))
+            starts, ends = [a for a, _ in pairs], [b for _, b in pairs]
+        return starts, ends
+
+
+def inside(found: tuple[list[int], list[int]], start: int, end: int) -> bool:
+    """Whether a match of `found` (`Ranges.matches`) lies whole in data[start:end]."""
+    starts, ends = found
+    i = bisect_left(starts, start)
+    while i < len(starts) and starts[i] < end:
+        if ends[i] <= end:
             return True
-        return not self.words.isdisjoint(words)
-
-
-def range_words(data: bytes, start: int, end: int) -> set[bytes]:
-    """The words that lie whole in data[start:end] (a word cut by `start` is no match for \\bname\\b)."""
-    if start > 0 and data[start - 1] in _WORD_BYTES:
-        m = WORD.match(data, start, end)
-        if m is not None:
-            start = m.end()
-    return set(WORD.findall(data, start, end))
-
+        i += 1
+    return False
