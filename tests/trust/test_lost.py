@@ -1,8 +1,9 @@
 """Nothing is silently lost. A name that is not UTF-8 is written in every format as the file
 system gives it (its bytes percent-encoded in URIs, `\\xff` in text), never a crash; a file
-hipport cannot analyse (nested deeper than it follows) is reported in every format, with
-exit 1 and every other file done. Deep nesting hipport can follow (thousands of `#if`) is
-analysed.
+hipport cannot analyse is reported in every format, with exit 1 and every other file done.
+Deep nesting is analysed (thousands of `#if`; hipport's walks no longer recurse per level), so
+a file its walks cannot follow is made by a fault: the real CLI runs with its walk raising
+RecursionError on one file, as a walk deeper than Python allows would.
 
 Every run has `PYTHONIOENCODING=utf-8:strict`, as under a UTF-8 locale other than C.UTF-8:
 a surrogate escape that reached stdout would end the run there."""
@@ -29,7 +30,22 @@ ODD = b"odd\xff\xfe.cu"  # Latin-1 bytes in a name: not UTF-8
 SHOWN = b"odd\\xff\\xfe.cu"  # how text shows it
 URI = "src/odd%FF%FE.cu"
 BROKEN = KERNEL.replace(b"cudaFree(d);", b"cudaFree(d); cudaNotAThing(d);")
-DEEP = 150_000  # nested parentheses: deeper than hipport's walks follow (passes.DEEP_FRAMES)
+# Loaded at start-up (sitecustomize) by the runs of the `deep_tree` tests: the passes' walk
+# fails on deep.cu as one deeper than Python's recursion allows would, every time it is tried.
+FAULT = """
+import hipport.passes as passes
+
+_walk = passes._port_bytes
+
+
+def _fails_on_deep(display, *args, **kwargs):
+    if display.endswith("deep.cu"):
+        raise RecursionError("maximum recursion depth exceeded")
+    return _walk(display, *args, **kwargs)
+
+
+passes._port_bytes = _fails_on_deep
+"""
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +53,8 @@ def sarif_validator() -> jsonschema.Draft4Validator:
     return schema_validator()
 
 
-def run(*args: str | Path, cwd: Path) -> tuple[int, bytes, bytes]:
-    p = hipport(*args, cwd=cwd, env=STRICT)
+def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
+    p = hipport(*args, cwd=cwd, env={**STRICT, **(env or {})})
     assert b"Traceback" not in p.stderr and b"internal error" not in p.stderr, p.stderr.decode(errors="replace")
     return p.returncode, p.stdout, p.stderr
 
@@ -173,18 +189,27 @@ def test_thousands_of_nested_ifs_and_brackets_are_analysed(tmp_path: Path) -> No
 def deep_tree(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
-    (root / "deep.cu").write_bytes(b"__global__ void k(float* a) { a[0] = " + b"(" * DEEP + b"__shfl_down_sync(0xffffffff, a[0], 16)"
-                                   + b")" * DEEP + b"; }\n")
+    (root / "deep.cu").write_bytes(b"__global__ void k(float* a) { a[0] = " + b"(" * 50
+                                   + b"__shfl_down_sync(0xffffffff, a[0], 16)" + b")" * 50 + b"; }\n")
     (root / "ok.cu").write_bytes(KERNEL)
+    fault = tmp_path / "fault"
+    fault.mkdir()
+    (fault / "sitecustomize.py").write_text(FAULT)
     return root
 
 
+def deep(*args: str | Path, cwd: Path) -> tuple[int, bytes, bytes]:
+    """`run` with the fault that fails the walk over deep.cu (FAULT)."""
+    paths = [str(cwd.parent / "fault"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    return run(*args, cwd=cwd, env={"PYTHONPATH": os.pathsep.join(paths)})
+
+
 def test_a_file_nested_too_deeply_is_reported_in_every_lint_format(deep_tree: Path, sarif_validator) -> None:
-    rc, out, _ = run("lint", ".", "--no-cache", "--format", "text", cwd=deep_tree)
+    rc, out, _ = deep("lint", ".", "--no-cache", "--format", "text", cwd=deep_tree)
     assert rc == 1 and b"deep.cu: error: nested too deeply" in out
     assert b"deep.cu:1:1: error: [HP010] not analysed" in out and b"ok.cu:2:" in out  # the rest done
 
-    rc, out, _ = run("lint", ".", "--no-cache", "--format", "json", "--fail-on", "never", cwd=deep_tree)
+    rc, out, _ = deep("lint", ".", "--no-cache", "--format", "json", "--fail-on", "never", cwd=deep_tree)
     doc = json.loads(out)
     assert rc == 1  # not analysed fails the run whatever --fail-on says
     files = {f["path"]: f for f in doc["files"]}
@@ -192,7 +217,7 @@ def test_a_file_nested_too_deeply_is_reported_in_every_lint_format(deep_tree: Pa
     assert [f["rule"] for f in doc["findings"] if f["path"] == "deep.cu"] == ["HP010"]
     assert any(f["path"] == "ok.cu" and f["rule"] == "W001" for f in doc["findings"])
 
-    rc, out, _ = run("lint", ".", "--no-cache", "--format", "sarif", cwd=deep_tree)
+    rc, out, _ = deep("lint", ".", "--no-cache", "--format", "sarif", cwd=deep_tree)
     doc = json.loads(out)
     assert rc == 1 and _errors(sarif_validator, doc) == []
     inv = doc["runs"][0]["invocations"]
@@ -204,7 +229,7 @@ def test_a_file_nested_too_deeply_is_reported_in_every_lint_format(deep_tree: Pa
     assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             for r in doc["runs"][0]["results"]} == {"deep.cu", "ok.cu"}
 
-    rc, out, _ = run("lint", ".", "--no-cache", "--format", "github", cwd=deep_tree)
+    rc, out, _ = deep("lint", ".", "--no-cache", "--format", "github", cwd=deep_tree)
     lines = out.decode().splitlines()
     assert rc == 1 and lines[0].startswith("::error file=deep.cu,line=1,") and "HP010" in lines[0]
     assert any(ln.startswith("::error file=ok.cu,") for ln in lines)
@@ -213,40 +238,40 @@ def test_a_file_nested_too_deeply_is_reported_in_every_lint_format(deep_tree: Pa
 def test_a_file_nested_too_deeply_fails_port_and_report_and_the_rest_is_done(deep_tree: Path,
                                                                               tmp_path: Path) -> None:
     before = (deep_tree / "deep.cu").read_bytes()
-    rc, out, _ = run("port", ".", "--check", "--no-cache", cwd=deep_tree)
+    rc, out, _ = deep("port", ".", "--check", "--no-cache", cwd=deep_tree)
     assert rc == 1 and b"deep.cu: error: nested too deeply" in out
-    rc, out, _ = run("port", ".", "--diff", "--no-cache", cwd=deep_tree)
+    rc, out, _ = deep("port", ".", "--diff", "--no-cache", cwd=deep_tree)
     assert rc == 1 and b"+++ b/ok.cu" in out and b"deep.cu" not in out
-    rc, out, _ = run("port", ".", "-o", tmp_path / "mirror", "--no-cache", cwd=deep_tree)
+    rc, out, _ = deep("port", ".", "-o", tmp_path / "mirror", "--no-cache", cwd=deep_tree)
     assert rc == 1 and b"deep.cu: error: nested too deeply" in out
     assert b"hipMalloc" in (tmp_path / "mirror" / "ok.cu").read_bytes()
-    rc, out, _ = run("port", ".", "--in-place", "--no-cache", "--format", "json", cwd=deep_tree)
+    rc, out, _ = deep("port", ".", "--in-place", "--no-cache", "--format", "json", cwd=deep_tree)
     assert rc == 1 and {f["path"]: f["status"] for f in json.loads(out)["files"]} == \
         {"deep.cu": "failed", "ok.cu": "ported"}
     assert (deep_tree / "deep.cu").read_bytes() == before  # left unchanged
     assert b"hipMalloc" in (deep_tree / "ok.cu").read_bytes()
 
     rep = tmp_path / "rep"
-    rc, _, err = run("report", ".", "-o", rep, "--no-cache", cwd=deep_tree)
+    rc, _, err = deep("report", ".", "-o", rep, "--no-cache", cwd=deep_tree)
     index = (rep / "index.html").read_text(encoding="utf-8")
     assert rc == 1 and b"deep.cu: error: nested too deeply" in err
     assert 'id="failed-files"' in index and "deep.cu: nested too deeply" in index
 
 
 def test_validate_reports_a_file_it_could_not_port(deep_tree: Path, sarif_validator) -> None:
-    rc, out, _ = run("validate", ".", "--no-cache", "--no-compile", "--format", "json", cwd=deep_tree)
+    rc, out, _ = deep("validate", ".", "--no-cache", "--no-compile", "--format", "json", cwd=deep_tree)
     doc = json.loads(out)
     assert rc == 1 and doc["failed"] is True and doc["summary"]["not_ported"] == 1
     assert doc["errors"][0]["file"] == "deep.cu" and doc["errors"][0]["category"] == "port"
     assert [r["failure"] for r in doc["table"] if r["file"] == "deep.cu"][0].startswith("not ported: nested")
-    rc, out, _ = run("validate", ".", "--no-cache", "--no-compile", "--format", "sarif", cwd=deep_tree)
+    rc, out, _ = deep("validate", ".", "--no-cache", "--no-compile", "--format", "sarif", cwd=deep_tree)
     doc = json.loads(out)
     assert rc == 1 and _errors(sarif_validator, doc) == []
     [inv] = doc["runs"][0]["invocations"]
     assert inv["executionSuccessful"] is False
     assert inv["toolExecutionNotifications"][0]["locations"][0]["physicalLocation"]["artifactLocation"] \
         == {"uri": "deep.cu", "uriBaseId": "%SRCROOT%"}
-    rc, out, _ = run("validate", ".", "--no-cache", "--no-compile", cwd=deep_tree)
+    rc, out, _ = deep("validate", ".", "--no-cache", "--no-compile", cwd=deep_tree)
     assert rc == 1 and b"deep.cu: not ported (HP010): nested too deeply" in out and b"FAILED" in out
 
 
