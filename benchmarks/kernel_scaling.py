@@ -8,8 +8,8 @@ and the peak memory of porting it beside that of a bare tree-sitter parse of the
 - `kernels`: N small kernels, each with one warp hazard (cycling over a few kinds: a lane from
   `threadIdx.x % 32`, a `__shfl_down_sync(0xffffffff, v, 16)` reduction step, a lane mask
   `1u << (threadIdx.x & 31)`, a `__ballot_sync` stored to `unsigned`, `warpSize` sizing a
-  shared array, a `>> 5` warp id indexing a per-warp shared array) and the host function that
-  launches it;
+  shared array, a `>> 5` warp id indexing a per-warp shared array, a lane id read with inline
+  PTX) and the host function that launches it;
 - `expr`: one kernel whose one expression sums N terms `p[threadIdx.x]`, one per line (a
   left-deep tree N levels deep);
 - `line`: the same expression on one line;
@@ -141,6 +141,16 @@ KINDS = (
   if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
   __syncthreads();
   if (i < n) d[i] = part[threadIdx.x >> 5];
+}}
+""",
+    # W012: a lane id read with inline PTX (%laneid), which the PTX pass also reports
+    """__global__ void k{i}(float* d, int n) {{
+  int lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? d[i] : 0.0f;
+  v += __shfl_down(v, 16);
+  if (i < n) d[i] = v + lane;
 }}
 """,
 )

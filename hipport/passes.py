@@ -193,14 +193,37 @@ def _drop_ported_ptx(findings: list[Finding], edits: list[Edit]) -> list[Finding
     """translate/ptx.py reports every PTX statement and writes a few as builtins; W012 ports
     (or reports) the warp ones. One word per statement: a W012 report where ptx.py wrote the
     statement goes, as does ptx.py's report where W012 has one."""
-    written = [(e.start, e.end) for e in edits if e.rule == "HP-ptx"]
-    findings = [f for f in findings if not (f.rule == "W012" and f.fix is None and any(
-        s <= f.span.start and f.span.end <= e for s, e in written))]
-    w012 = [(f.span.start, f.span.end) for f in findings if f.rule == "W012"]
-    if not w012:
+    written = _Spans([(e.start, e.end) for e in edits if e.rule == "HP-ptx"])
+    findings = [f for f in findings if not (f.rule == "W012" and f.fix is None
+                                            and written.contains(f.span.start, f.span.end))]
+    w012 = _Spans([(f.span.start, f.span.end) for f in findings if f.rule == "W012"])
+    if not w012.starts:
         return findings
-    return [f for f in findings if not (f.family == "ptx" and f.severity != Severity.INFO and any(
-        s < f.span.end and f.span.start < e for s, e in w012))]
+    return [f for f in findings if not (f.family == "ptx" and f.severity != Severity.INFO
+                                        and w012.overlaps(f.span.start, f.span.end))]
+
+
+class _Spans:
+    """Byte spans asked whether one holds, or meets, a given span: a bisection over their
+    starts and the furthest end so far (a scan of every span per question was quadratic in a
+    file of thousands of PTX statements)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        spans.sort()
+        self.starts = [s for s, _ in spans]
+        self.reach: list[int] = []  # the furthest end of the spans up to each
+        far = -1
+        for _, e in spans:
+            far = max(far, e)
+            self.reach.append(far)
+
+    def contains(self, start: int, end: int) -> bool:
+        i = bisect.bisect_right(self.starts, start)
+        return i > 0 and self.reach[i - 1] >= end
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect.bisect_left(self.starts, end)
+        return i > 0 and self.reach[i - 1] > start
 
 
 def _filter(findings: list[Finding], config: Config) -> list[Finding]:
