@@ -184,3 +184,18 @@ def test_children_are_what_tree_sitter_gives() -> None:
         assert named_children(node) == node.named_children
         seen += 1
     assert seen > 500
+
+
+@pytest.mark.parametrize("body, value", [
+    ("(1 << 4000000000)", None),  # Python's eval took 570 MB and 2.7 s for this
+    ("(1u << 5)", 32), ("(64 / 2)", 32), ("((32 + 31) / 32 * 32)", 32), ("(2 * * 32)", None),
+    ("(-65 / 2 + 64)", 32),  # C's division truncates toward zero
+], ids=["huge-shift", "shift", "divide", "round-up", "not-c", "c-division"])
+def test_a_macro_body_is_evaluated_as_c_within_64_bits(body: str, value: int | None) -> None:
+    """Macro bodies come from the tree: they are evaluated by a small parser with C's operators,
+    each value within 64 bits, never by Python's eval."""
+    data = (f"#define WARP_SZ {body}\n__global__ void k(float* d) {{\n"
+            "  int lane = threadIdx.x % WARP_SZ;\n  d[lane] = __shfl_xor(d[lane], 1);\n}\n").encode()
+    r = port_bytes("m.cu", "cuda-source", data, Config())
+    assert r.status == FileStatus.PORTED, r.error
+    assert ("W004" in {f.rule for f in r.findings}) == (value == 32)

@@ -39,14 +39,75 @@ def _full_mask_name(name: str) -> bool:
     return bool(_FULL_MASK_NAME.search(name))
 
 
+_BINARY = {  # C's binary operators on integers: precedence (higher binds tighter) and operation
+    "*": (5, operator.mul), "/": (5, lambda a, b: _c_div(a, b)[0]), "%": (5, lambda a, b: _c_div(a, b)[1]),
+    "+": (4, operator.add), "-": (4, operator.sub),
+    "<<": (3, lambda a, b: a << b), ">>": (3, lambda a, b: a >> b),
+    "&": (2, operator.and_), "^": (1, operator.xor), "|": (0, operator.or_),
+}
+_LIMIT = 1 << 64  # no C integer constant is wider: a value past it is not a warp-size constant
+
+
+class _NotConstant(Exception):
+    pass
+
+
+def _c_div(a: int, b: int) -> tuple[int, int]:
+    """C's quotient (toward zero) and remainder."""
+    if b == 0:
+        raise _NotConstant
+    q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+    return q, a - q * b
+
+
 @cache
 def _eval_digits(expr: str) -> int | None:
-    """The value of an expression of integers and operators (macro bodies), or None."""
+    """The value of an expression of integers and C's operators (a macro body whose macros are
+    replaced by their values, tokens separated by spaces), or None. Evaluated by a small
+    precedence parser, never by Python: a body comes from the tree, and each value is kept
+    within 64 bits (a shift by 4,000,000,000 would take gigabytes)."""
+    toks = expr.split()
+    at = 0
+
+    def primary() -> int:
+        nonlocal at
+        if at >= len(toks):
+            raise _NotConstant
+        t = toks[at]
+        at += 1
+        if t == "(":
+            v = binary(0)
+            if at >= len(toks) or toks[at] != ")":
+                raise _NotConstant
+            at += 1
+            return v
+        if t in ("-", "+", "~"):
+            v = primary()
+            return -v if t == "-" else (~v if t == "~" else v)
+        if not t.isdigit():
+            raise _NotConstant
+        return int(t)
+
+    def binary(floor: int) -> int:
+        nonlocal at
+        left = primary()
+        while at < len(toks) and toks[at] in _BINARY and _BINARY[toks[at]][0] >= floor:
+            name = toks[at]
+            prec, op = _BINARY[name]
+            at += 1
+            right = binary(prec + 1)
+            if name in ("<<", ">>") and not 0 <= right < 64:
+                raise _NotConstant
+            left = op(left, right)
+            if not -_LIMIT < left < _LIMIT:
+                raise _NotConstant
+        return left
+
     try:
-        value = eval(expr, {"__builtins__": {}}, {})  # noqa: S307 - digits and operators only
-    except Exception:
+        value = binary(0)
+    except (_NotConstant, RecursionError):
         return None
-    return value if isinstance(value, int) else None
+    return value if at == len(toks) else None
 
 
 def find_consts(fx: Facts) -> None:
@@ -192,7 +253,7 @@ def _eval_text(fx: Facts, text: str, depth: int) -> tuple[int, int] | None:
             out.append(str(v[0]))
             bits = max(bits, v[1])
         else:
-            out.append("//" if t == "/" else t)
+            out.append(t)
     value = _eval_digits(" ".join(out))
     if value is None:
         return None
