@@ -20,7 +20,7 @@ from hipport.model import fast_pickle
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
 ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver", "level",
-              "floors", "header", "value"}
+              "floors", "header", "value", "define"}
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces", "overrides"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand",
@@ -59,6 +59,10 @@ class Mapping:
     # For a struct member (kind "field") that HIP's struct gains at `since`: the value every AMD
     # GPU reports, written for a read of the member below that floor (`prop.deviceOverlap`).
     value: str | None = None
+    # A macro the HIP header declares the name under only when it is defined (MIOpen 6.x's
+    # graph API needs MIOPEN_BETA_API): a file that uses the name defines it before its
+    # includes (translate/includes.py).
+    define: str | None = None
 
 
 @fast_pickle
@@ -210,6 +214,9 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     header = e.get("header")
     if header is not None and (not isinstance(header, str) or not _HEADER.fullmatch(header)):
         raise _fail(path, f"{where}: 'header' must be a header's path, such as \"hip/hip_fp16.h\"")
+    define = e.get("define")
+    if define is not None and (not isinstance(define, str) or not define.isidentifier() or not hip):
+        raise _fail(path, f"{where}: 'define' must be a macro name, beside a 'hip' name")
     if not isinstance(floors, dict) or floors and not hip or not all(
             isinstance(k, str) and _is_version(k) and isinstance(v, str) and v.isidentifier()
             for k, v in floors.items()):
@@ -217,7 +224,7 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
                           "beside a 'hip' name")
     return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
                    e.get("args"), e.get("note"), e.get("alt"), e.get("report"), solver, level,
-                   tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), header, value)
+                   tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), header, value, define)
 
 
 _HEADER = re.compile(r"[\w./-]+\.h")  # what a header path in the tables looks like

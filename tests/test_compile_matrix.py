@@ -92,10 +92,6 @@ XFAIL: dict[tuple[str, str], str] = {
     ("libraries/cooperative_groups/new_member_spellings", "6.4@hip-6.4"):
         "HIP 6.4's cooperative groups have no num_threads() / num_blocks() (CUDA 12's spellings): "
         "the port keeps them",
-    ("libraries/cudnn/backend_graph_api", "5.2@hip-6.4"):
-        "MIOpen 6.4 declares its backend (graph) API only under MIOPEN_BETA_API, which the port does not define",
-    ("libraries/cudnn/backend_graph_api", "6.4@hip-6.4"):
-        "MIOpen 6.4 declares its backend (graph) API only under MIOPEN_BETA_API, which the port does not define",
     ("libraries/thrust/sort_reduce_on_stream", "5.2@hip-6.4"):
         "rocThrust 6.4's reduce cannot take a device_reference (keys.front()) as its initial value, "
         "which CUDA's Thrust converts",

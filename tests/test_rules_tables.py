@@ -108,6 +108,39 @@ def test_supported_hip_names_are_declared_in_the_installed_headers() -> None:
     assert missing == []
 
 
+def _only_under(header: str, macro: str) -> set[str]:
+    """The identifiers `header` declares only inside `#ifdef macro` blocks."""
+    inside: set[str] = set()
+    outside: set[str] = set()
+    stack: list[bool] = []  # per open #if: is this branch under the macro?
+    for line in header.splitlines():
+        s = line.strip()
+        if s.startswith("#if"):
+            stack.append(re.match(rf"#\s*ifdef\s+{macro}\b", s) is not None)
+        elif s.startswith("#else") and stack:
+            stack[-1] = False
+        elif s.startswith("#endif") and stack:
+            stack.pop()
+        (inside if any(stack) else outside).update(re.findall(r"\b\w+\b", line))
+    return inside - outside
+
+
+@pytest.mark.rocm64
+def test_beta_api_names_say_so() -> None:
+    """MIOpen 6.4 declares its graph API (and fp8 types) only under MIOPEN_BETA_API: exactly
+    the cuDNN names that port to one of those carry `define = "MIOPEN_BETA_API"`, so a port
+    that uses them defines it (translate/includes.py)."""
+    from tests import hip64
+
+    header = (hip64.require() / "usr/include/miopen/miopen.h").read_text()
+    beta = _only_under(header, "MIOPEN_BETA_API")
+    for blas in ("hipblas", "miopen_hipify"):
+        wrong = sorted(f"{m.cuda}->{m.hip} (define={m.define})" for m in load(blas).names.values()
+                       if m.family in ("cudnn", "miopen_hipify") and m.hip
+                       and (m.hip in beta) != (m.define == "MIOPEN_BETA_API"))
+        assert wrong == [], blas
+
+
 def test_headers_map_to_installed_hip_headers() -> None:
     rs = load()
     for h in rs.headers.values():

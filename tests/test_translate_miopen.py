@@ -85,3 +85,33 @@ def test_default_dnn_leaves_reordered_calls_to_a_person() -> None:
     kept, _ = resolve(ctx.edits)
     assert apply_edits(src.data, kept)[len(HEAD):] == body
     assert "HP001" in [f.rule for f in ctx.findings]
+
+
+def _whole(text: bytes, config: Config) -> bytes:
+    src = SourceFile("t.cpp", text)
+    ctx = translate.run(src, config, rulesmod.for_config(config))
+    kept, _ = resolve(ctx.edits)
+    return apply_edits(src.data, kept)
+
+
+GRAPH = (b"#include <cudnn.h>\n"
+         b"void f(cudnnBackendDescriptor_t* d) {\n"
+         b"  cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, d);\n"
+         b"  cudnnBackendFinalize(*d);\n}\n")
+
+
+@pytest.mark.parametrize("dnn", ["miopen", "miopen-hipify"])
+def test_graph_api_defines_miopens_beta_api_once_before_the_includes(dnn: str) -> None:
+    """MIOpen 6.x declares its backend (graph) API only under MIOPEN_BETA_API (the tables'
+    `define`): a file that uses it defines the macro once, above every include."""
+    out = _whole(GRAPH, Config(wave64=False, dnn=dnn, rocm="6.4"))
+    assert out.startswith(b"#define MIOPEN_BETA_API 1\n#include <miopen/miopen.h>\n")
+    assert out.count(b"MIOPEN_BETA_API") == 1
+
+
+def test_beta_api_is_defined_only_where_needed() -> None:
+    """A file without graph-API names gets no define; a file that defines it keeps its own."""
+    plain = b"#include <cudnn.h>\nvoid f(cudnnHandle_t* h) { cudnnCreate(h); }\n"
+    assert b"MIOPEN_BETA_API" not in _whole(plain, Config(wave64=False))
+    own = b"#define MIOPEN_BETA_API\n" + GRAPH
+    assert _whole(own, Config(wave64=False)).count(b"MIOPEN_BETA_API") == 1

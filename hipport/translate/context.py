@@ -46,6 +46,8 @@ class Context:
     # The variables each function declares (translate/args.py), by function node id: read in
     # one walk per function, not one per call that asks.
     declared: dict[int, dict[str, list[tuple[Node, Node]]]] = field(default_factory=dict)
+    # Macros the HIP names written need defined before the includes (Mapping.define).
+    wanted_defines: set[str] = field(default_factory=set)
 
     def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
         if self.hip and self.hip.covers(start, end):
@@ -75,6 +77,8 @@ class Context:
                         f"{m.cuda} has no HIP equivalent{alt}{note}", m.family, m.cuda)
             return
         c.ported += 1
+        if m.define:
+            self.wanted_defines.add(m.define)
         if m.report:
             self.report(m.report, Severity.INFO, start, end,
                         f"{m.cuda} -> {m.hip}: {m.note or 'check this site by hand'}", m.family, m.cuda)

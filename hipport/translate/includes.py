@@ -88,9 +88,11 @@ def run(ctx: Context) -> None:
             and (ctx.families.keys() & RUNTIME_FAMILIES or device or needs_runtime_at is not None):
         added.append("hip/hip_runtime.h")
     added += _implied(ctx, present)
-    if added:
+    defines = _wanted_defines(ctx)
+    if added or defines:
         at = insertion_point(ctx.src)
-        ctx.edit(at, at, "".join(f"#include <{h}>{nl}" for h in added), "HP-include")
+        ctx.edit(at, at, "".join(f"#define {d} 1{nl}" for d in defines)
+                 + "".join(f"#include <{h}>{nl}" for h in added), "HP-include")
     stand_in = _type_stand_in(ctx)
     if stand_in is not None and (RUNTIME_HEADERS[0] in added or runtime_at is None
                                  or runtime_at > stand_in[0]):
@@ -114,6 +116,19 @@ def _moved(ctx: Context, end: int, later: str) -> None:
 
 
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+[^\s(]", re.M)
+
+
+def _wanted_defines(ctx: Context) -> list[str]:
+    """The macros the names written need defined before any include (Mapping.define: MIOpen
+    6.x declares its graph API only under MIOPEN_BETA_API), once each at the top, so a library
+    header a project header includes sees them too; not where the file defines one itself."""
+    out = []
+    for d in sorted(ctx.wanted_defines):
+        if d in ctx.defines or re.search(rb"^[ \t]*#[ \t]*(?:define|undef)[ \t]+" + d.encode() + rb"\b",
+                                         ctx.src.data, re.M):
+            continue
+        out.append(d)
+    return out
 
 
 def _type_stand_in(ctx: Context) -> tuple[int, str, int] | None:
