@@ -60,8 +60,10 @@ class Mapping:
     # GPU reports, written for a read of the member below that floor (`prop.deviceOverlap`).
     value: str | None = None
     # A macro the HIP header declares the name under only when it is defined (MIOpen 6.x's
-    # graph API needs MIOPEN_BETA_API): a file that uses the name defines it before its
-    # includes (translate/includes.py).
+    # graph API needs MIOPEN_BETA_API), or declares it as CUDA's code calls it only then
+    # (hipBLAS 5.x-6.x take hipComplex for hipblasComplex under
+    # ROCM_MATHLIBS_API_USE_HIP_COMPLEX): a file that uses the name defines it before its
+    # includes (translate/includes.py). For the `hip` spelling only, not a `floors` one.
     define: str | None = None
 
 
@@ -260,7 +262,9 @@ def at_floor(m: Mapping, rocm: str) -> Mapping:
                 since = floor
     if hip == m.hip:
         return m
-    return replace(m, hip=hip, since=since)
+    # `define` is the base spelling's: a floors spelling (hipBLAS's _v2, which takes hipComplex
+    # itself) is declared without it.
+    return replace(m, hip=hip, since=since, define=None)
 
 
 def header_at_floor(h: HeaderMap, rocm: str) -> HeaderMap:

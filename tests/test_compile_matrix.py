@@ -83,9 +83,6 @@ NO_FIXTURE = {
 # hipport/wave64 and rules/): (fixture, column) -> the reason. Strict: a fix makes it fail until
 # its line is removed here.
 XFAIL: dict[tuple[str, str], str] = {
-    ("libraries/cublas/hipblas_v2_complex_rocm6", "5.2@hip-6.4"):
-        "hipBLAS 6 takes hipComplex (its v2 API) where the --rocm 5.2 output passes hipblasComplex: "
-        "no matching hipblasCaxpy / hipblasScnrm2",
     ("libraries/cooperative_groups/new_member_spellings", "5.2@hip-6.4"):
         "HIP 6.4's cooperative groups have no num_threads() / num_blocks() (CUDA 12's spellings): "
         "the port keeps them",

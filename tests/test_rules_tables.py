@@ -141,6 +141,24 @@ def test_beta_api_names_say_so() -> None:
         assert wrong == [], blas
 
 
+@pytest.mark.rocm64
+def test_hipblas_complex_functions_say_so() -> None:
+    """hipBLAS 6.4's plain-named functions with a hipblasComplex / hipblasDoubleComplex
+    parameter (as 5.x's are) take the hipComplex a port passes only under
+    ROCM_MATHLIBS_API_USE_HIP_COMPLEX: exactly those entries carry it as their `define`."""
+    from tests import hip64
+
+    header = (hip64.require() / "usr/include/hipblas/hipblas.h").read_text()
+    takes = {m.group(1) for m in re.finditer(r"HIPBLAS_EXPORT\s+hipblasStatus_t\s+(\w+)\s*\(([^;]*?)\)\s*;",
+                                             header, re.S)
+             if re.search(r"\bhipblas(?:Double)?Complex\b", m.group(2))}
+    assert len(takes) > 300
+    wrong = sorted(f"{m.cuda}->{m.hip} (define={m.define})" for m in load().names.values()
+                   if m.family == "cublas" and m.hip
+                   and (m.hip in takes) != (m.define == "ROCM_MATHLIBS_API_USE_HIP_COMPLEX"))
+    assert wrong == []
+
+
 def test_headers_map_to_installed_hip_headers() -> None:
     rs = load()
     for h in rs.headers.values():
