@@ -20,7 +20,7 @@ from hipport.model import fast_pickle
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
 ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver", "level",
-              "floors", "header", "value", "define"}
+              "floors", "header", "value", "define", "expr"}
 FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces", "overrides"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand",
@@ -65,6 +65,10 @@ class Mapping:
     # ROCM_MATHLIBS_API_USE_HIP_COMPLEX): a file that uses the name defines it before its
     # includes (translate/includes.py). For the `hip` spelling only, not a `floors` one.
     define: str | None = None
+    # For a group member (`cooperative_groups::grid_group::num_blocks`): the HIP expression a
+    # call `g.member()` is written as where HIP lacks the member (unsupported, or newer than
+    # the floor), `{g}` standing for the group (translate/cgroups.py).
+    expr: str | None = None
 
 
 @fast_pickle
@@ -219,6 +223,10 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
     define = e.get("define")
     if define is not None and (not isinstance(define, str) or not define.isidentifier() or not hip):
         raise _fail(path, f"{where}: 'define' must be a macro name, beside a 'hip' name")
+    expr = e.get("expr")
+    if expr is not None and (not isinstance(expr, str) or kind != "function" or cuda.count("::") != 2):
+        raise _fail(path, f"{where}: 'expr' must be an expression, on a group member "
+                          "(\"cooperative_groups::TYPE::member\", kind = \"function\")")
     if not isinstance(floors, dict) or floors and not hip or not all(
             isinstance(k, str) and _is_version(k) and isinstance(v, str) and v.isidentifier()
             for k, v in floors.items()):
@@ -226,7 +234,7 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
                           "beside a 'hip' name")
     return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
                    e.get("args"), e.get("note"), e.get("alt"), e.get("report"), solver, level,
-                   tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), header, value, define)
+                   tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), header, value, define, expr)
 
 
 _HEADER = re.compile(r"[\w./-]+\.h")  # what a header path in the tables looks like

@@ -356,3 +356,35 @@ def test_coalesced_group_votes_need_the_warp_sync_macro_in_hip64() -> None:
     assert r.returncode != 0 and "no member named 'ballot'" in r.stderr
     compile64(unit.encode().replace(b"#include <hip/hip_runtime.h>",
                                     b"#define HIP_ENABLE_WARP_SYNC_BUILTINS\n#include <hip/hip_runtime.h>"))
+
+
+# ---------------------------------------------------------------------------- cooperative-group members
+# CUDA 12's num_threads() / num_blocks() / block_rank() / dim_threads(): neither HIP 5.2 nor 6.4
+# has them. Where the group's type is known they are written for it (the compile matrix
+# compiles fixtures/libraries/cooperative_groups/new_member_spellings in all three columns);
+# elsewhere they stay and are reported.
+
+CG_MEMBERS = b"""#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+struct Pool { unsigned num_threads() const { return 4; } };
+template <class G> __device__ unsigned long long count(const G& g) { return g.num_threads(); }
+__global__ void k(unsigned long long* out, Pool p) {
+  auto grid = cg::this_grid();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+  out[0] = grid.num_threads() + grid.num_blocks() + tile.num_threads() + p.num_threads();
+  out[1] = count(tile);
+}
+"""
+
+
+def test_group_members_are_written_for_the_groups_type() -> None:
+    out, rules = port(CG_MEMBERS, "5.2")
+    assert b"((unsigned long long)grid.size()) + ((unsigned long long)gridDim.x * gridDim.y * gridDim.z)" \
+           b" + tile.size() + p.num_threads()" in out
+    assert b"return g.num_threads();" in out  # a template's group: unknown, so kept and reported
+    assert rules.count("HP011") == 3 and "HP001" not in rules  # num_blocks was HP001
+
+
+def test_group_members_hip_has_stay_at_its_floor() -> None:
+    out, _ = port(CG_MEMBERS, "7.1")
+    assert b"grid.num_threads() + ((unsigned long long)gridDim.x * gridDim.y * gridDim.z) + tile.num_threads()" in out

@@ -9,6 +9,10 @@
   thread block's rank and size, which is what they mean for a tile of the thread block (the
   usual `tiled_partition<N>(this_thread_block())`); a tile of a tile is not, so each site
   gets a note to check.
+- CUDA 12's member spellings HIP lacks (`block.num_threads()`, `grid.num_blocks()`,
+  `grid.block_rank()`, `block.dim_threads()`, ...) are written as the tables' `expr` for the
+  group's type (rules/api/cooperative_groups.toml: `size()`, a linearised `blockIdx`, ...),
+  where the file says the type: a declaration, or the call that makes the group.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ import re
 
 from hipport.config import version_tuple
 from hipport.model import Severity
-from hipport.translate.context import Context
+from hipport.source import Node
+from hipport.translate.context import Context, newer
 from hipport.translate.includes import _include_lines, _is_include_directive, _line_end
 
 REDUCE_HEADER = "cooperative_groups/reduce.h"
@@ -25,6 +30,13 @@ META = {"meta_group_rank": "(cooperative_groups::this_thread_block().thread_rank
         "meta_group_size": "((cooperative_groups::this_thread_block().size() + ({g}).size() - 1) / ({g}).size())"}
 META_SINCE = (6, 2)
 _META = re.compile(rb"\bmeta_group_(?:rank|size)\b")
+CG = "cooperative_groups"
+# The group type a call makes (a `tiled_partition(g, n)` of a run-time size is a thread_group).
+MAKERS = {"this_grid": "grid_group", "this_thread_block": "thread_block", "coalesced_threads": "coalesced_group",
+          "this_multi_grid": "multi_grid_group", "tiled_partition<": "thread_block_tile",
+          "tiled_partition": "thread_group"}
+_FUNCTIONS = ("function_definition", "lambda_expression")
+GROUPS = ("grid_group", "thread_block_tile", "thread_block", "coalesced_group", "thread_group", "multi_grid_group")
 
 # Written once per translation unit (the guard), after HIP's cooperative-groups header.
 REDUCE_BLOCK = """\
@@ -79,6 +91,8 @@ def run(ctx: Context) -> None:
         _reduce_header(ctx)
     if b"meta_group_" in data and version_tuple(ctx.config.rocm) < META_SINCE:
         _meta_groups(ctx)
+    if CG in ctx.families:
+        _members(ctx)
 
 
 def _reduce_header(ctx: Context) -> None:
@@ -126,3 +140,96 @@ def _meta_groups(ctx: Context) -> None:
     if rewritten:  # the "needs ROCm 6.2" notes are moot where the call is rewritten
         ctx.findings = [f for f in ctx.findings if not (f.rule == "HP003" and any(
             s <= f.span.start < e for s, e in rewritten))]
+
+
+def _members(ctx: Context) -> None:
+    """`g.member()` where HIP at the floor lacks the member and the tables give an `expr` for
+    g's group type: written as that expression; the bare name's report there goes."""
+    data = ctx.src.data
+    members = {k.rsplit("::", 1)[1] for k, m in ctx.rules.qualified.items() if m.expr and k.startswith(CG + "::")}
+    if not members:
+        return
+    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(m.encode()) for m in sorted(members)) + rb")\b")
+    done: list[tuple[int, int, str]] = []
+    for m in pattern.finditer(data):
+        node = ctx.src.node_at(m.start(), m.end())
+        field = node.parent if node is not None and node.type == "field_identifier" else None
+        call = field.parent if field is not None else None
+        if node is None or field is None or call is None or field.type != "field_expression" \
+                or call.type != "call_expression" or call.child_by_field_name("function") != field:
+            continue
+        args, obj = call.child_by_field_name("arguments"), field.child_by_field_name("argument")
+        if obj is None or args is None or args.named_child_count:
+            continue
+        name = m.group(0).decode()
+        group = _group_type(ctx, obj)
+        rule = ctx.rules.qualified.get(f"{CG}::{group}::{name}") if group else None
+        if rule is None or rule.expr is None or not (rule.status == "unsupported" or newer(rule.since, ctx.config.rocm)):
+            continue
+        op = data[obj.end_byte:node.start_byte].strip()
+        g = ctx.src.text(obj) if op == b"." else f"(*{ctx.src.text(obj)})"
+        ctx.edit(call.start_byte, call.end_byte, rule.expr.format(g=g), "HP-rename")
+        done.append((node.start_byte, node.end_byte, name))
+        ctx.report("HP011", Severity.INFO, node.start_byte, node.end_byte,
+                   f"{group}::{name}() is not in HIP at ROCm {ctx.config.rocm}: written as "
+                   f"{rule.expr.format(g='g')}", CG)
+    if not done:
+        return
+    # The names pass reported the bare member (HP001 unsupported, HP003 newer) and counted it:
+    # it is ported now.
+    spans = {(s, e) for s, e, _ in done}
+    count = ctx.families[CG]
+    kept = []
+    for f in ctx.findings:
+        if f.rule in ("HP001", "HP003") and (f.span.start, f.span.end) in spans:
+            if f.rule == "HP001":
+                count.unsupported -= 1
+                count.ported += 1
+            continue
+        kept.append(f)
+    ctx.findings = kept
+
+
+def _group_type(ctx: Context, obj: Node) -> str | None:
+    """The cooperative-groups type of `obj` (`grid_group`, `thread_block_tile`, ...): from the
+    call that makes it, or the last declaration of the variable it names in its function
+    (`auto` from the call that makes its value). Declarations are read from the text:
+    tree-sitter takes `cg::thread_block_tile<16> t = ...` for a comparison in some files."""
+    if obj.type == "call_expression":
+        fn = obj.child_by_field_name("function")
+        return _made(ctx, re.sub(r"\s+", "", ctx.src.text(fn)) if fn is not None else "")
+    if obj.type != "identifier":
+        return None
+    fn = next((a for a in ctx.src.ancestors(obj) if a.type in _FUNCTIONS), None)
+    if fn is None:
+        return None
+    name = re.escape(ctx.src.text(obj))
+    text = ctx.src.data[fn.start_byte:obj.start_byte].decode("utf-8", "replace")
+    typed = rf"((?:\w+::)*)({'|'.join(GROUPS)})\s*(?:<[^;{{}}]*?>)?\s*(?:const\s*)?[&*]?\s*\b{name}\s*(?=[=;,)({{\[])"
+    auto = rf"\bauto\s*[&*]?\s*\b{name}\s*=\s*((?:\w+::)*\w+\s*<?)"
+    best: tuple[int, str | None] = (-1, None)
+    for m in re.finditer(typed, text):
+        best = (m.start(), m.group(2) if _in_cg(ctx, m.group(1) + m.group(2)) else None)
+    for m in re.finditer(auto, text):
+        if m.start() > best[0]:
+            best = (m.start(), _made(ctx, re.sub(r"\s+", "", m.group(1))))
+    return best[1]
+
+
+def _made(ctx: Context, fn: str) -> str | None:
+    """The group type a call of `fn` (`cg::this_grid`, `cg::tiled_partition<16>`) makes."""
+    name = fn.split("<", 1)[0]
+    key = name.rsplit("::", 1)[-1] + ("<" if "<" in fn else "")
+    return MAKERS.get(key) if _in_cg(ctx, name) else None
+
+
+def _in_cg(ctx: Context, qualified: str) -> bool:
+    """Is `qualified` (`cg::this_grid`, `cooperative_groups::grid_group`, `grid_group`) a name
+    of the cooperative-groups namespace? A bare name counts where the file uses the namespace."""
+    if "::" not in qualified:
+        return b"using namespace cooperative_groups" in ctx.src.data
+    space = qualified.rsplit("::", 1)[0].lstrip(":")
+    if space == CG:
+        return True
+    return re.search(rb"namespace\s+" + re.escape(space.encode()) + rb"\s*=\s*(?:::)?cooperative_groups\s*;",
+                     ctx.src.data) is not None
