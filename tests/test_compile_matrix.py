@@ -83,12 +83,6 @@ NO_FIXTURE = {
 # hipport/wave64 and rules/): (fixture, column) -> the reason. Strict: a fix makes it fail until
 # its line is removed here.
 XFAIL: dict[tuple[str, str], str] = {
-    ("libraries/thrust/sort_reduce_on_stream", "5.2@hip-6.4"):
-        "rocThrust 6.4's reduce cannot take a device_reference (keys.front()) as its initial value, "
-        "which CUDA's Thrust converts",
-    ("libraries/thrust/sort_reduce_on_stream", "6.4@hip-6.4"):
-        "rocThrust 6.4's reduce cannot take a device_reference (keys.front()) as its initial value, "
-        "which CUDA's Thrust converts",
 }
 
 

@@ -388,3 +388,41 @@ def test_group_members_are_written_for_the_groups_type() -> None:
 def test_group_members_hip_has_stay_at_its_floor() -> None:
     out, _ = port(CG_MEMBERS, "7.1")
     assert b"grid.num_threads() + ((unsigned long long)gridDim.x * gridDim.y * gridDim.z) + tile.num_threads()" in out
+
+
+# ---------------------------------------------------------------------------- rocThrust values
+# rocThrust 6.4's reduce, scans, inner_product and sequence deduce their value type from the
+# argument: a thrust::device_reference (`v.front()`, `v[0]`) fails there, where CUDA's Thrust
+# converts it. The port casts it to the vector's element type.
+
+THRUST_VALUES = b"""#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/reduce.h>
+#include <thrust/inner_product.h>
+#include <thrust/scan.h>
+#include <thrust/count.h>
+#include <vector>
+float f(thrust::device_vector<float>& v, const thrust::device_vector<float> &w, std::vector<float> h) {
+  float a = thrust::reduce(thrust::device, v.begin(), v.end(), v.front());
+  float b = thrust::inner_product(v.begin(), v.end(), w.begin(), w[0]);
+  thrust::exclusive_scan(v.begin(), v.end(), v.begin(), h[0]);
+  auto n = thrust::count(v.begin(), v.end(), v.back());
+  return a + b + thrust::reduce(v.begin(), v.end(), static_cast<float>(v.back())) + n;
+}
+"""
+
+
+@pytest.mark.parametrize("rocm", ["5.2", "6.4"])
+def test_thrust_values_from_device_vectors_are_cast(rocm: str) -> None:
+    out, _ = port(THRUST_VALUES, rocm)
+    assert b"v.end(), static_cast<float>(v.front()));" in out
+    assert b"w.begin(), static_cast<float>(w[0]));" in out
+    assert b"v.begin(), h[0]);" in out  # a std::vector's element is a float already
+    assert b"thrust::count(v.begin(), v.end(), v.back());" in out  # count takes a reference
+    assert b"static_cast<float>(v.back()))" in out and b"static_cast<float>(static_cast" not in out
+    assert port(out, rocm)[0] == out
+
+
+@pytest.mark.rocm64
+def test_thrust_values_compile_with_hip64() -> None:
+    compile64(port(THRUST_VALUES, "5.2")[0])

@@ -280,7 +280,35 @@ def order(c: Call, items: list[str]) -> None:
     ctx.later.append(job)
 
 
+_ELEMENT_TYPE = r"\s*<\s*((?:[\w:]+\s*<[^<>;]*>|[\w:][\w:\s*]*?))\s*(?:,[^;{}()]*?)?>\s*&?\s*"
+
+
+def device_value(c: Call, n: int) -> None:
+    """Arguments from `n` on that are an element of a `thrust::device_vector` (`v.front()`,
+    `v.back()`, `v[i]`): a `thrust::device_reference`, which CUDA's Thrust converts where an
+    algorithm takes a value (an initial value, a step) and rocThrust 6's deduce as the
+    accumulator's type and fail on. Cast to the vector's element type, as CUDA converts it."""
+    for arg in c.args[n:]:
+        vector = None
+        if arg.type == "subscript_expression":
+            vector = arg.child_by_field_name("argument")
+        elif arg.type == "call_expression":
+            fn, params = arg.child_by_field_name("function"), arg.child_by_field_name("arguments")
+            field = fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
+            if field is not None and params is not None and not params.named_child_count \
+                    and c.src.text(field) in ("front", "back"):
+                vector = fn.child_by_field_name("argument")
+        if vector is None or vector.type != "identifier":
+            continue
+        before = c.src.data[:vector.start_byte].decode("utf-8", "replace")
+        name = re.escape(c.src.text(vector))
+        found = list(re.finditer(rf"(?<![\w:])(?:thrust::)?device_vector{_ELEMENT_TYPE}\b{name}\b", before))
+        if found:
+            c.wrap(arg, f"static_cast<{' '.join(found[-1].group(1).split())}>(", ")")
+
+
 TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
+    "device_value": device_value,
     "mem_location": mem_location,
     "hip_symbol": hip_symbol,
     "fn_cast": fn_cast,

@@ -329,6 +329,8 @@ def _qualified(ctx: Context, node: Node) -> bool:
     ctx.count(best, node.start_byte, end)
     if best.hip and best.hip != best.cuda:
         ctx.edit(node.start_byte, end, best.hip, "HP-rename")
+    if best.args and best.status != "unsupported":  # `thrust::reduce(..., v.front())`
+        argrewrite.apply(ctx, node, best)
     return True
 
 
