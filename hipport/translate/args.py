@@ -294,10 +294,11 @@ def device_value(c: Call, n: int) -> None:
             vector = arg.child_by_field_name("argument")
         elif arg.type == "call_expression":
             fn, params = arg.child_by_field_name("function"), arg.child_by_field_name("arguments")
-            field = fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
-            if field is not None and params is not None and not params.named_child_count \
-                    and c.src.text(field) in ("front", "back"):
-                vector = fn.child_by_field_name("argument")
+            if fn is not None and fn.type == "field_expression" and params is not None \
+                    and not params.named_child_count:
+                field = fn.child_by_field_name("field")
+                if field is not None and c.src.text(field) in ("front", "back"):
+                    vector = fn.child_by_field_name("argument")
         if vector is None or vector.type != "identifier":
             continue
         before = c.src.data[:vector.start_byte].decode("utf-8", "replace")
