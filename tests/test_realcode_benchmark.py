@@ -3,16 +3,19 @@ one column group per `--toolchain`, side by side (issue 29). Real ports, real co
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from hipport.validate import toolchains
+from hipport.validate.driver import Library, Toolchain
 from tests.conftest import ROOT, needs_hipcc
 
 SCRIPT = ROOT / "benchmarks" / "realcode.py"
@@ -81,3 +84,46 @@ def test_toolchains_side_by_side(tmp_path: Path) -> None:
     assert table[0] == (f"| code base | units | {host.name} hipify-perl | {host.name} compiled | env | flagged | "
                         f"unflagged | {HIP64} hipify-perl | {HIP64} compiled | env | flagged | unflagged |")
     assert table[2] == "| tree (tree) | 2 | - | 1 | 1 | 0 | 0 | - | 1 | 0 | 0 | 1 |"
+
+
+def _realcode() -> ModuleType:
+    if "realcode" not in sys.modules:  # its dataclasses look their module up there
+        spec = importlib.util.spec_from_file_location("realcode", SCRIPT)
+        assert spec is not None and spec.loader is not None
+        sys.modules["realcode"] = module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules["realcode"]
+
+
+@pytest.mark.parametrize(("missing", "cls"), [
+    ("GL/gl.h", "env"), ("GL/glu.h", "env"), ("EGL/egl.h", "env"), ("X11/Xlib.h", "env"),
+    ("GLES3/gl31.h", "env"), ("hipfft/hipfft.h", "env"),
+    ("hipblas/hipblas.h", "unflagged"),  # the root has hipBLAS: a port that misses it is the port's
+    ("project_helper.h", "unflagged"),  # the checkout's own header, not a package's
+])
+def test_a_header_of_a_package_the_toolchain_lacks_is_env(tmp_path: Path, missing: str, cls: str) -> None:
+    """cuda-samples at hip-6.4 stopped on OpenGL, EGL and X11 headers the root lacks (as it
+    lacks every package but ROCm's): env, as an absent ROCm library is; no compiler needed."""
+    realcode = _realcode()
+    root = Toolchain(HIP64, "/usr/bin/clang++-21", "6.4.43484", "21.1.8", "/usr", root="/opt/hipport/hip-6.4",
+                     headers=(Library("hipBLAS", "hipblas/hipblas.h"),))
+    (tmp_path / "unit.cu").write_text(f"#include <{missing}>\n")
+    o = realcode.Outcome("unit.cu", False, f"unit.cu:1:10: fatal error: '{missing}' file not found", ("unit.cu", 1))
+    assert realcode.classify(o, missing, {}, tmp_path, tmp_path, root) == cls
+
+
+@pytest.mark.rocm64
+def test_opengl_egl_and_x11_headers_are_env_in_the_root(tmp_path: Path) -> None:
+    if not any(t.name == HIP64 and t.ok for t in toolchains.listing().toolchains):
+        if HIP64 in os.environ.get("HIPPORT_REQUIRE_TOOLCHAINS", "").split(","):
+            pytest.fail(f"HIPPORT_REQUIRE_TOOLCHAINS names {HIP64}, but there is no usable {HIP64} toolchain")
+        pytest.skip(f"no {HIP64} toolchain (python3 scripts/hip_root.py)")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name, header in (("gl.cu", "GL/gl.h"), ("egl.cu", "EGL/egl.h"), ("x11.cu", "X11/Xlib.h")):
+        (tree / name).write_text(f"#include <cuda_gl_interop.h>\n#include <{header}>\n"
+                                 "__global__ void k(float* p) { p[threadIdx.x] = 0; }\n")
+    r = _run(tree, "--toolchain", HIP64, "--rocm", "6.4", "--json")
+    assert r.returncode == 0, r.stderr
+    [row] = json.loads(r.stdout)
+    assert _classes(row["toolchains"][HIP64]["hipport"]) == {"gl.cu": "env", "egl.cu": "env", "x11.cu": "env"}
