@@ -426,3 +426,28 @@ def test_thrust_values_from_device_vectors_are_cast(rocm: str) -> None:
 @pytest.mark.rocm64
 def test_thrust_values_compile_with_hip64() -> None:
     compile64(port(THRUST_VALUES, "5.2")[0])
+
+
+# ---------------------------------------------------------------------------- hipBLAS Ex functions
+# Below ROCm 6.0 hipBLAS's Ex functions take hipblasDatatype_t (HIPBLAS_R_*), in 6.x too without
+# HIPBLAS_V2; the port passes hipDataType (HIP_R_*), which their _v2 forms (6.0+) take. Below a 6.0
+# floor the call is reported (llm.c's attention_forward.cu was an unflagged failure with HIP 6.4).
+
+GEMM_EX = b"""#include <cublas_v2.h>
+void f(cublasHandle_t h, const float* a, const float* b, float* c, const float* one) {
+  cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, one, a, CUDA_R_32F, 4, b, CUDA_R_32F, 4, one, c,
+               CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+"""
+
+
+def test_hipblas_ex_functions_need_a_6_0_floor() -> None:
+    res = port_bytes("t.cu", "cuda-source", GEMM_EX, Config(wave64=False, rocm="5.2"))
+    assert any(f.rule == "HP003" and "hipblasGemmEx needs ROCm 6.0" in f.message for f in res.findings)
+    out, rules = port(GEMM_EX, "6.0")
+    assert b"hipblasGemmEx_v2(" in out and "HP003" not in rules
+
+
+@pytest.mark.rocm64
+def test_hipblas_ex_functions_at_6_4_compile_with_hip64() -> None:
+    compile64(port(GEMM_EX, "6.4")[0])
