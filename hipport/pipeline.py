@@ -17,10 +17,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from hipport import __version__, closure, codec, included, interrupt
 from hipport import cache as cachemod
+from hipport import closure, codec, included, interrupt
 from hipport import config as configmod
 from hipport import rules as rulesmod
+from hipport.buildid import build_id
 from hipport.config import Config
 from hipport.edits import apply_edits
 from hipport.model import FileResult, FileStatus, RunResult
@@ -399,7 +400,7 @@ def salt_of(config: Config) -> str:
     """What every cache key holds besides content: hipport's version, the shape of cached
     results (an entry of another shape would not decode: its file would be lost, not
     re-ported), the configuration and the rule tables."""
-    return cachemod.key(f"{__version__}:{codec.FORMAT}:{config.fingerprint()}:{rulesmod.tables_digest()}".encode(),
+    return cachemod.key(f"{build_id()}:{codec.FORMAT}:{config.fingerprint()}:{rulesmod.tables_digest()}".encode(),
                         "", "")[:16]
 
 

@@ -25,7 +25,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-from hipport import __version__
+from hipport.buildid import build_id
 from hipport.cache import blake2b, user_cache
 from hipport.rules import (
     KINDS,
@@ -75,7 +75,7 @@ def _shape() -> str:
 
 
 def path_for(name: str, root: str | None = None) -> Path:
-    return user_cache() / "tables" / f"{__version__}-t{_shape()}-{tables_digest(root)}-{name}.json"
+    return user_cache() / "tables" / f"{build_id().replace('+', '-')}-t{_shape()}-{tables_digest(root)}-{name}.json"
 
 
 # --- dump ------------------------------------------------------------------------------------

@@ -548,12 +548,9 @@ def write_atomic(path: Path | str, data: bytes, mode: int | None = None,
     file creation dominates writing a mirror.
     """
     path = os.fspath(path)
-    try:
-        fd, tmp = _temporary(path)
-    except FileNotFoundError:  # a new folder in the output tree
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        fd, tmp = _temporary(path)
-    try:
+    tmp, fd = _temp_name(path), -1
+    try:  # from before the file exists: a signal as the open returns would leave it otherwise
+        fd = _temporary(tmp, path)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
@@ -595,13 +592,9 @@ def copy_atomic(source: str, target: str, mode: int | None = None) -> os.stat_re
     """Copy a file (contents and times) so that the target is never seen half-written."""
     import shutil
 
+    tmp = _temp_name(target)
     try:
-        fd, tmp = _temporary(target)
-    except FileNotFoundError:
-        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
-        fd, tmp = _temporary(target)
-    os.close(fd)
-    try:
+        os.close(_temporary(tmp, target))
         shutil.copyfile(source, tmp)
         shutil.copystat(source, tmp)
         if mode is not None:
@@ -632,29 +625,34 @@ def link_atomic(text: str, target: str) -> os.stat_result:
         os.unlink(tmp)
     except FileNotFoundError:
         pass
-    os.symlink(text, tmp)
     try:
+        os.symlink(text, tmp)
         os.replace(tmp, target)
     except BaseException:
-        os.unlink(tmp)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
         raise
     return os.lstat(target)
 
 
-def _temporary(path: str) -> tuple[int, str]:
-    """A new file beside `path`, named after this process (cheaper than mkstemp's random
-    names, which cost more than the write itself across thousands of outputs). Discovery
-    never takes one for an input."""
-    tmp = _temp_name(path)
+def _temporary(tmp: str, path: str) -> int:
+    """Create `tmp`, this process's temporary for `path` (`_temp_name`: named after the
+    process, cheaper than mkstemp's random names, which cost more than the write itself across
+    thousands of outputs), making its folder if need be; returns its descriptor. The caller
+    removes `tmp` by name on any exception from the call on: the descriptor of a file made as
+    a signal arrives is never returned. Discovery never takes a temporary for an input."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     try:
         try:
-            return os.open(tmp, flags, 0o666), tmp
+            return os.open(tmp, flags, 0o666)
         except FileExistsError:  # left by a crashed run whose process had the same id
             os.unlink(tmp)
-            return os.open(tmp, flags, 0o666), tmp
-    except FileNotFoundError:
-        raise
+            return os.open(tmp, flags, 0o666)
+        except FileNotFoundError:  # a new folder in the output tree
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            return os.open(tmp, flags, 0o666)
     except OSError as e:  # name the file being written, not our temporary
         raise OSError(e.errno, e.strerror, path) from None
 

@@ -154,3 +154,25 @@ def test_without_the_guards_hip64_finds_them_ambiguous() -> None:
     assert r.returncode != 0
     for op in ("'/'", "'/='", "'*'", "'+='"):
         assert f"use of overloaded operator {op} is ambiguous" in r.stderr, op
+
+
+HEADER = b"#pragma once\n" + F2_DIV
+
+
+def ported_header(rocm: str) -> bytes:
+    res = port_bytes("helper_math.h", "cuda-header", HEADER, Config(wave64=False, rocm=rocm))
+    assert res.ported is not None
+    return res.ported
+
+
+def test_a_header_includes_the_runtime_before_its_guard() -> None:
+    """The guard tests HIP_VERSION, which the runtime header defines: the include the port adds
+    comes before the guard, not inside it, whatever order the passes made them in."""
+    out = ported_header("6.4")
+    assert out == b"#pragma once\n#include <hip/hip_runtime.h>\n" + BINARY + F2_DIV + END
+
+
+@pytest.mark.rocm64
+def test_a_header_included_first_compiles_with_hip64() -> None:
+    r = hip64.compile64(ported_header("6.4") + b"__global__ void k(float2* v) { v[0] = v[0] / v[1]; }\n")
+    assert r.returncode == 0, hip64.errors(r)

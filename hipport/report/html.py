@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from hipport import __version__
+from hipport.buildid import build_id
 from hipport.linemap import LineMap
 from hipport.model import (
     Applicability,
@@ -130,7 +131,7 @@ def assets() -> dict[str, bytes]:
 @cache
 def globals_hash() -> str:
     """Everything outside a file's own data that its page depends on."""
-    h = hashlib.sha256(f"{FORMAT}\0{__version__}\0".encode())
+    h = hashlib.sha256(f"{FORMAT}\0{build_id()}\0".encode())
     for group in (_package_files("templates"), assets()):
         for name, data in group.items():
             h.update(name.encode() + b"\0" + data + b"\0")

@@ -91,8 +91,10 @@ def run(ctx: Context) -> None:
     defines = _wanted_defines(ctx)
     if added or defines:
         at = insertion_point(ctx.src)
+        # priority 1: ahead of any other text inserted at the same point (a guard that tests
+        # HIP_VERSION, which the runtime header defines)
         ctx.edit(at, at, "".join(f"#define {d} 1{nl}" for d in defines)
-                 + "".join(f"#include <{h}>{nl}" for h in added), "HP-include")
+                 + "".join(f"#include <{h}>{nl}" for h in added), "HP-include", 1)
     stand_in = _type_stand_in(ctx)
     if stand_in is not None and (RUNTIME_HEADERS[0] in added or runtime_at is None
                                  or runtime_at > stand_in[0]):

@@ -8,6 +8,8 @@ import pickle
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from hipport import cache as cachemod
 from tests.conftest import hipport
 from tests.trust.conftest import cuda_tree
@@ -133,20 +135,28 @@ def test_the_default_cache_is_outside_the_tree_and_private(tmp_path: Path) -> No
     assert cleared.returncode == 0 and not folder.exists()
 
 
-def test_the_key_holds_the_version(tmp_path: Path, monkeypatch: object) -> None:
-    from hipport import pipeline
+def test_the_key_holds_the_version_and_the_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hipport import buildid, pipeline
     from hipport.config import Config
 
     a = pipeline.salt_of(Config())
-    import hipport
-
-    old = hipport.__version__
-    try:
-        pipeline.__version__ = "0.0.0-other"  # type: ignore[attr-defined]
-        assert pipeline.salt_of(Config()) != a
-    finally:
-        pipeline.__version__ = old  # type: ignore[attr-defined]
+    assert buildid.build_id().startswith(buildid.__version__ + "+")
+    monkeypatch.setattr(pipeline, "build_id", lambda: "0.0.0-other+0")
+    assert pipeline.salt_of(Config()) != a
+    monkeypatch.undo()
     assert pipeline.salt_of(Config(rocm="6.0")) != a
+    # an editable install after `git pull` keeps its version: the digest of its code changes
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_text("X = 1\n")
+    (pkg / "sub" / "b.py").write_text("Y = 2\n")
+    before = buildid.code_digest(pkg)
+    (pkg / "sub" / "b.py").write_text("Y = 3\n")
+    changed = buildid.code_digest(pkg)
+    (pkg / "sub" / "b.py").write_text("Y = 2\n")
+    assert changed != before == buildid.code_digest(pkg)
+    (pkg / "sub" / "b.py").rename(pkg / "b2.py")  # the same bytes under another name
+    assert buildid.code_digest(pkg) != before
 
 
 def test_files_of_equal_content_keep_their_own_results_when_cached(tmp_path: Path) -> None:

@@ -117,9 +117,10 @@ def test_a_killed_run_leaves_no_temporary_files(tmp_path: Path) -> None:
 # half-written; or (`live`) that stays, as a run still writing would.
 _WRITER = """
 import os, signal, sys, time
-from hipport.workspace import _temporary
+from hipport.workspace import _temp_name, _temporary
 for target in sys.argv[2:]:
-    fd, tmp = _temporary(target)
+    tmp = _temp_name(target)
+    fd = _temporary(tmp, target)
     os.write(fd, b"half")
     print(tmp, flush=True)
 if sys.argv[1] == "live":

@@ -258,7 +258,8 @@ def test_toolchains_lists_the_hip64_root(hip64: Toolchain) -> None:
 
 def _project(tmp: Path) -> Path:
     """A repository: a unit using cuBLAS, one with a helper_math.h operator HIP 6 also defines,
-    and one reading a header folder of the repository outside the validated folder."""
+    one with an error of its own, and one reading a header folder of the repository outside the
+    validated folder."""
     repo = tmp / "repo"
     (repo / ".git").mkdir(parents=True)
     src = repo / "src"
@@ -271,6 +272,7 @@ def _project(tmp: Path) -> Path:
         "  return make_float2(a.x / b.x, a.y / b.y);\n}\n")
     (src / "vec.cu").write_text(
         "#include \"helper_math.h\"\n__global__ void k(float2* v) {\n  v[0] = v[0] / v[1];\n}\n")
+    (src / "bad.cu").write_text("__global__ void k(int* p) {\n  p[0] = undeclared_fn(p);\n}\n")
     (repo / "third_party").mkdir()
     (repo / "third_party" / "scale.h").write_text("#define SCALE 3\n")
     (src / "outside.cu").write_text(
@@ -299,10 +301,13 @@ def test_validate_with_the_hip64_root_names_the_toolchain_of_every_result(tmp_pa
     # hipBLAS: absent on the host (a missing package), there in the root (compiles)
     assert (table["blas.cu"][a], table["blas.cu"][b]) == ("fail", "pass")
     assert table["blas.cu"]["failure"].startswith(f"{host.name}: missing-package: hipblas/hipblas.h")
-    # HIP 6's float2 has its own operator/: the root rejects what 5.2 accepts, at the CUDA line
-    assert (table["vec.cu"][a], table["vec.cu"][b]) == ("pass", "fail")
+    # HIP 6's float2 has its own operator/: the port keeps the project's only where HIP lacks one
+    # (HP011), so both toolchains compile it
+    assert (table["vec.cu"][a], table["vec.cu"][b]) == ("pass", "pass")
+    # an error of the project's own fails in both, each named by its toolchain, at the CUDA line
+    assert (table["bad.cu"][a], table["bad.cu"][b]) == ("fail", "fail")
     [err] = [e for e in doc["errors"] if e["where"] == f"{HIP64} gfx90a"]
-    assert err["file"].endswith("src/vec.cu") and err["line"] == 3 and "ambiguous" in err["message"]
+    assert err["file"].endswith("src/bad.cu") and err["line"] == 2 and "undeclared_fn" in err["message"]
     # a header folder of the repository outside the validated folder is seen inside the root too
     assert (table["outside.cu"][a], table["outside.cu"][b]) == ("pass", "pass")
     units = {(u["file"].split("/")[-1], u["toolchain"]): u for u in doc["details"]["compile"]}
@@ -315,14 +320,14 @@ def test_validate_with_the_hip64_root_names_the_toolchain_of_every_result(tmp_pa
     assert {p for p in Path(hip64.root, "tmp").iterdir() if p.name.startswith("hipport-")} <= mirrors_before
     # the same run again is answered from the compile cache, the root's answers included
     again = json.loads(hipport(*args, "--format", "json").stdout)
-    assert again["summary"]["compile_cached"] == 6 and again["table"] == doc["table"]
+    assert again["summary"]["compile_cached"] == 8 and again["table"] == doc["table"]
     assert again["errors"] == doc["errors"]
     # the text names the toolchains in its title and columns, SARIF in each error
     text = hipport(*args).stdout.decode()
     assert f"{HIP64}: HIP 6.4." in text and f"{HIP64} gfx90a" in text
     sarif = json.loads(hipport(*args, "--format", "sarif").stdout)
     msgs = [x["message"]["text"] for x in sarif["runs"][0]["results"] if x["ruleId"] == "compile-error"]
-    assert any(m.endswith(f"({HIP64} gfx90a)") and "ambiguous" in m for m in msgs)
+    assert any(m.endswith(f"({HIP64} gfx90a)") and "undeclared_fn" in m for m in msgs)
 
 
 @pytest.mark.rocm64
