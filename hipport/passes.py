@@ -24,6 +24,7 @@ from hipport.workspace import BUILD
 
 if TYPE_CHECKING:
     from hipport.closure import Closure
+    from hipport.inputs import FileInput
 
 BOM = b"\xef\xbb\xbf"
 # Deeply nested code (thousands of nested #if, brackets or operands) takes the walks of the
@@ -34,30 +35,37 @@ DEEP_FRAMES = 100_000
 DEEP_STACK = 512 << 20  # bytes of address space for that thread's stack, used only as it grows
 
 
-def port_bytes(display: str, role: str, data: bytes, config: Config,
-               included: Sequence[bytes] = (), closure: Closure | None = None,
-               root: str | None = None) -> FileResult:
-    """Port one file's bytes. Never raises: failures come back as a FAILED result. What else
-    the result depends on: `included`, what a Makefile includes (hipport.build.includes);
-    `closure`, the headers a source includes (hipport.closure; None: read from the disk
-    beside `display` when the passes first ask). `root`: the tree's folder, which a
-    Makefile's include redirect never leaves."""
+def port(inp: FileInput, config: Config) -> FileResult:
+    """Port one unit of work: the file's bytes with its dependencies' (hipport.inputs), read
+    before; nothing here opens a file. Never raises: failures come back as a FAILED result."""
     # The passes build one file's facts, which all live until the file is done: a cyclic
     # collection meanwhile frees nothing and rescans everything built so far, a cost that grows
     # with the square of the file. Collect after the file instead.
     was_enabled = gc.isenabled()
     gc.disable()
     t0 = time.perf_counter()
+    args = (inp.display, inp.role, inp.data, config, inp.included, inp.closure, inp.root)
     try:
         try:
-            return _port_bytes(display, role, data, config, included, closure, root)
+            return _port_bytes(*args)
         except RecursionError:
-            res = _port_deep(display, role, data, config, included, closure, root)
+            res = _port_deep(*args)
             res.seconds = time.perf_counter() - t0
             return res
     finally:
         if was_enabled:
             gc.enable()
+
+
+def port_bytes(display: str, role: str, data: bytes, config: Config,
+               included: Sequence[bytes] = (), closure: Closure | None = None,
+               root: str | None = None) -> FileResult:
+    """`port` for bytes handed in directly (tests, tools): `included`, what a Makefile
+    includes; `closure`, the headers a source includes (None: looked up beside `display` on
+    the disk now, before the passes run: hipport.inputs.of_bytes)."""
+    from hipport import inputs
+
+    return port(inputs.of_bytes(display, role, data, tuple(included), closure, root), config)
 
 
 def _port_deep(display: str, role: str, data: bytes, config: Config,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from hipport import __version__, closure, codec, included, interrupt
+from hipport import __version__, codec, included, inputs, interrupt
 from hipport import cache as cachemod
 from hipport import config as configmod
 from hipport import rules as rulesmod
@@ -43,7 +43,6 @@ from hipport.workspace import (
 )
 
 if TYPE_CHECKING:
-    from hipport.closure import Closure
     from hipport.model import Included
 
 Progress = Callable[..., None]  # (done, total[, the file just finished])
@@ -134,18 +133,17 @@ class Worker:
             r = FileResult(path=job.display, role=role, status=FileStatus.SKIPPED, output_path=out_rel)
             written, err = self._write(job, role, out_rel, job.sig, None, None)
             return _outcome(_write_failed(r, err) if err else r, job.rel, written=written)
-        own = cachemod.key(data, role, self.salt)
-        k, deps, headers = content_key(job.path, job.rel, role, data, own, self._looked)
-        dsig = _deps_sig(deps)
+        inp = inputs.resolve(job.path, job.display, role, data, rel=job.rel, memo=self._looked)
+        own = inp.own_key(self.salt)
+        k = inp.key(self.salt, own)
+        dsig = _deps_sig(list(inp.looked))
         hit, dropped = self._cached(k)
         if hit is not None and (not self._wants(role) or _current(self._target(out_rel), job.out, k)):
             hit.output_path, hit.digest = out_rel, own
             return Outcome(codec.dump_meta(hit, job.rel), key=k, deps=dsig)  # content unchanged (a touched file)
-        from hipport.passes import port_bytes
+        from hipport.passes import port
 
-        r = port_bytes(job.display, role, data, self.config,
-                       [d.data for d in deps if d.data is not None] if headers is None else (), headers,
-                       tree_root(job.path, job.rel))
+        r = port(inp, self.config)
         r.output_path, r.digest = out_rel, own
         if r.status == FileStatus.FAILED:
             return _outcome(r, job.rel, key=k, dropped=dropped)
@@ -190,50 +188,6 @@ class Worker:
             return cachemod.stat_sig(self.sink.write(job.path, target, data, ported, job.mode), ""), None
         except OSError as e:
             return None, f"cannot write {e.filename or target}: {e.strerror or e}"
-
-
-def content_key(path: str, rel: str, role: str, data: bytes, own: str,
-                looked: dict[str, Included] | None = None) -> tuple[str, list[Included], Closure | None]:
-    """A file's cache key; the paths besides it that its result depends on, each with what
-    was there (the stat row and the snapshot check them); and for a source, the headers it
-    includes, which its passes read (hipport.closure). What else the result depends on: a
-    Makefile's includes in its tree (the variables they define change its port), a source's
-    include closure (the warp-size constants its headers define), whose contents and places
-    the key holds on top of `own`, the key of the file's own bytes (`FileResult.digest`).
-    `rel` is the path relative to the tree's root; `looked` keeps the places where a run
-    found no header, for the next file (`closure.read`)."""
-    here = os.path.dirname(os.path.abspath(path))
-    if role != BUILD:
-        headers = closure.read(path, data, looked)
-        return _key_with(own, "headers", here, list(headers.found.items())), list(headers.looked), headers
-    if _kind(path) != "make":
-        return own, [], None
-    from hipport.build import includes, own_copy
-
-    deps = includes.read(path, data, tree_root(path, rel), own_copy)
-    return _key_with(own, "included", here, [(d.path, d.data) for d in deps]), deps, None
-
-
-def _key_with(own: str, kind: str, here: str, deps: list[tuple[str, bytes | None]]) -> str:
-    """The key of a file (`own`) and of the files it depends on: their places (from the
-    file's folder `here`, so a moved checkout keeps its keys) and contents (size -1: unread)."""
-    if not deps:
-        return own
-    tag = b"".join(b"\0%s\0%d:%s" % (os.fsencode(os.path.relpath(p, here)), -1 if d is None else len(d),
-                                      d or b"") for p, d in deps)
-    return cachemod.key(tag, kind, own)
-
-
-def tree_root(path: str, rel: str) -> str:
-    """The folder of the tree a file at `path` (on disk) lies in, `rel` being its path there."""
-    root = path[:len(path) - len(rel)] if rel and path.endswith(rel) else os.path.dirname(path)
-    return root or "."
-
-
-def _kind(path: str) -> str:
-    from hipport import build
-
-    return build.kind(path)
 
 
 def _deps_sig(deps: list[Included]) -> str:
