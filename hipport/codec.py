@@ -23,6 +23,7 @@ from hipport.model import (
     Fix,
     Severity,
     Span,
+    evolve,
 )
 
 # Bump when the shape of any array below changes, or what it means (3: a result names its
@@ -203,9 +204,7 @@ def load_with_findings(text: str | bytes) -> list[FileResult]:
     out = []
     for v in _list(_parse(text)):
         meta, findings = _list(v, 2)
-        r = load_meta_obj(meta)
-        r.findings = [_load_finding(f) for f in _list(findings)]
-        out.append(r)
+        out.append(evolve(load_meta_obj(meta), findings=[_load_finding(f) for f in _list(findings)]))
     return out
 
 

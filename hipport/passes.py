@@ -18,7 +18,17 @@ from hipport import suppress, translate
 from hipport import wave64 as wave64pass
 from hipport.config import Config
 from hipport.edits import apply_edits, keep_comments, resolve
-from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, Severity, Span, evolve
+from hipport.model import (
+    Applicability,
+    Edit,
+    FileResult,
+    FileStatus,
+    Finding,
+    Severity,
+    Span,
+    applied_fixes,
+    evolve,
+)
 from hipport.source import SourceFile, UndecodableError, check_editable
 from hipport.workspace import BUILD
 
@@ -49,9 +59,7 @@ def port(inp: FileInput, config: Config) -> FileResult:
         try:
             return _port_bytes(*args)
         except RecursionError:
-            res = _port_deep(*args)
-            res.seconds = time.perf_counter() - t0
-            return res
+            return evolve(_port_deep(*args), seconds=time.perf_counter() - t0)
     finally:
         if was_enabled:
             gc.enable()
@@ -101,7 +109,6 @@ def _port_deep(display: str, role: str, data: bytes, config: Config,
 def _port_bytes(display: str, role: str, data: bytes, config: Config,
                 included: Sequence[bytes], closure: Closure | None, root: str | None) -> FileResult:
     t0 = time.perf_counter()
-    res = FileResult(path=display, role=role)
     try:
         check_editable(data)
         # A UTF-8 byte-order mark is kept, but the passes see spaces in its place (it would
@@ -146,23 +153,20 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
                                     f"kept {a.rule}, check this site by hand"))
         findings = _drop_superseded(findings, kept)
         findings = [_locate_fix(src, f) for f in findings]
-        res.findings = sorted(findings, key=lambda f: (f.span.start, f.rule))
-        res.families = families
-        res.defines = sorted(defines)
-        res.edits = kept
+        findings = sorted(findings, key=lambda f: (f.span.start, f.rule))
         out = apply_edits(data, kept)
-        res.status = FileStatus.PORTED if out != data else FileStatus.UNCHANGED
-        res.ported = out if out != data else None
+        res = FileResult(path=display, role=role,
+                         status=FileStatus.PORTED if out != data else FileStatus.UNCHANGED,
+                         edits=kept, findings=findings, families=families, defines=sorted(defines),
+                         ported=out if out != data else None, applied=applied_fixes(kept, findings))
     except UndecodableError as e:
-        res.status = FileStatus.SKIPPED
-        res.error = str(e)
-        res.findings = [unreadable(f"left unchanged: {e}")]
+        res = FileResult(path=display, role=role, status=FileStatus.SKIPPED, error=str(e),
+                         findings=[unreadable(f"left unchanged: {e}")])
     except RecursionError:
         raise  # port_bytes tries again with room for deeper nesting
     except Exception as e:  # one bad file must not stop the run
         res = not_analysed(display, role, f"internal error: {type(e).__name__}: {e}")
-    res.seconds = time.perf_counter() - t0
-    return res
+    return evolve(res, seconds=time.perf_counter() - t0)
 
 
 def unreadable(message: str) -> Finding:
