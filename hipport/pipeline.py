@@ -76,6 +76,7 @@ class Job:
     sig: str  # stat signature when the run started
     mode: int  # permission bits, which the output gets too
     out: tuple[str, str] | None = None  # the output as last written: (stat signature, source key)
+    fallback: str | None = None  # WorkFile.fallback
 
 
 @dataclass(slots=True)
@@ -119,6 +120,8 @@ class Worker:
 
     def _run(self, job: Job) -> Outcome:
         role = role_by_name(job.path)
+        if job.fallback and role in (OTHER, BUILD):
+            role = None  # read it: its content may still make it C++
         data: bytes | None = None
         if role == BUILD and not self.config.build_files:
             data = None  # --no-build-files: copied as they are
@@ -128,6 +131,8 @@ class Worker:
             except OSError as e:
                 return _outcome(_unreadable_result(job.display, e), job.rel)
             role = role or role_of(job.path, data[:65536])
+            if job.fallback and role in (OTHER, BUILD):
+                role = job.fallback
         out_rel = output_rel(job.rel, role, self.config.rename_extensions)
         if role not in PORTED_ROLES or data is None:
             r = FileResult(path=job.display, role=role, status=FileStatus.SKIPPED, output_path=out_rel)
@@ -442,7 +447,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         r = replace(r, path=wf.display, output_path=out_rel)
         results[i] = r
     jobs = [Job(i, paths[i], files[i].display, files[i].rel, sigs[i], modes[i],
-                written.get(targets[i]) if targets else None) for i in sorted(todo)]
+                written.get(targets[i]) if targets else None, files[i].fallback) for i in sorted(todo)]
     if progress:
         progress(len(files) - len(jobs), len(files))
     # Workers look a changed file's content up only when the cache has results to find.
@@ -527,7 +532,7 @@ def _port_again(run: RunResult, lost: list[int], files: list[WorkFile], worker: 
     for n in lost:
         i = where[new_files[n].path]
         wf = files[i]
-        o = worker(Job(i, wf.file, wf.display, wf.rel, sigs[i], modes[i]))
+        o = worker(Job(i, wf.file, wf.display, wf.rel, sigs[i], modes[i], fallback=wf.fallback))
         new = evolve(codec.load_meta(o.meta), path=wf.display)
         if o.detail is not None:
             if new.pending:
