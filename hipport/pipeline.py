@@ -1,8 +1,10 @@
-"""Run the passes over every file (process pool, content-hash cache) and return a RunResult.
+"""The engine's machinery (hipport.engine is its door): run the passes over every file
+(process pool, content-hash cache, run snapshots) and return a RunResult.
 
-discover -> read -> parse -> translate + wave64 -> suppressions -> apply edits. Nothing here
-prints or decides what to write: a command that wants outputs hands in a Sink, which the
-worker holding the bytes calls, so file contents never travel between processes. The passes
+discover -> read (hipport.inputs: the file and its dependencies) -> parse -> translate +
+wave64 -> suppressions -> apply edits; `complete` then makes the result a command needs.
+Nothing here prints or decides what to write: a command that wants outputs hands in a Sink,
+which the worker holding the bytes calls, so file contents never travel between processes. The passes
 themselves (hipport.passes) are imported by the workers only: a warm run needs none of them.
 """
 
