@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from hipport.model import (
@@ -109,7 +110,7 @@ def dump_meta(r: FileResult, path: str | None = None) -> str:
     return dumps(meta_obj(r, path))
 
 
-def dump_detail(edits: list[Edit], findings: list[Finding]) -> str:
+def dump_detail(edits: Sequence[Edit], findings: Sequence[Finding]) -> str:
     """The details that only some commands load: edits and findings."""
     return dumps([[_edit(e) for e in edits], [_finding(f) for f in findings]])
 
@@ -175,7 +176,7 @@ def load_meta_obj(v: Any) -> FileResult:
         found, ported, unsupported = _list(counts, 3)
         fams[name] = FamilyCount(_int(found), _int(ported), _int(unsupported))
     return FileResult(path=_str(path), role=_str(role), status=st, output_path=_opt_str(output),
-                      families=fams, defines=[_str(d) for d in _list(defines)],
+                      families=fams, defines=tuple(_str(d) for d in _list(defines)),
                       error=_opt_str(error), seconds=float(seconds), digest=_str(digest),
                       pending=_opt_str(pending))
 

@@ -147,24 +147,30 @@ class FileResult:
     role: str
     status: FileStatus = FileStatus.UNCHANGED
     output_path: str | None = None
-    edits: list[Edit] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    edits: tuple[Edit, ...] = ()  # (a list given is kept as a tuple)
+    findings: tuple[Finding, ...] = ()
     families: dict[str, FamilyCount] = field(default_factory=dict)
     ported: bytes | None = None  # the new bytes when status is PORTED
     original: bytes | None = None  # kept only when a view needs it (diff, report)
-    defines: list[str] = field(default_factory=list)  # names the file defines (for HP002)
+    defines: tuple[str, ...] = ()  # names the file defines (for HP002)
     error: str | None = None
     seconds: float = 0.0
     digest: str = ""  # content key (input bytes, role, config, rules)
     pending: str | None = None  # cached edits/findings the engine has not loaded (hipport.engine)
     applied: tuple[int, ...] = ()  # indexes of the findings whose fix is among the edits made
 
+    def __post_init__(self) -> None:
+        for name in ("edits", "findings", "defines"):
+            v = getattr(self, name)
+            if type(v) is not tuple:
+                object.__setattr__(self, name, tuple(v))
+
     def fix_applied(self, i: int) -> bool:
         """Was the fix of finding `i` applied (every edit of it is among the file's edits)?"""
         return i in self.applied
 
 
-def applied_fixes(edits: list[Edit], findings: list[Finding]) -> tuple[int, ...]:
+def applied_fixes(edits: Sequence[Edit], findings: Sequence[Finding]) -> tuple[int, ...]:
     """The findings whose fix the edits hold, every edit of it: applied (a fix that lost an
     overlap to another rewrite, or one not applied by the configuration, is not)."""
     made = set(edits)

@@ -157,11 +157,12 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
         out = apply_edits(data, kept)
         res = FileResult(path=display, role=role,
                          status=FileStatus.PORTED if out != data else FileStatus.UNCHANGED,
-                         edits=kept, findings=findings, families=families, defines=sorted(defines),
+                         edits=tuple(kept), findings=tuple(findings), families=families,
+                         defines=tuple(sorted(defines)),
                          ported=out if out != data else None, applied=applied_fixes(kept, findings))
     except UndecodableError as e:
         res = FileResult(path=display, role=role, status=FileStatus.SKIPPED, error=str(e),
-                         findings=[unreadable(f"left unchanged: {e}")])
+                         findings=(unreadable(f"left unchanged: {e}"),))
     except RecursionError:
         raise  # port_bytes tries again with room for deeper nesting
     except Exception as e:  # one bad file must not stop the run
@@ -177,7 +178,7 @@ def not_analysed(display: str, role: str, why: str) -> FileResult:
     """A file the passes could not analyse: failed, left unchanged, and a finding that says
     why, so that every view (and the exit status) shows it."""
     return FileResult(path=display, role=role, status=FileStatus.FAILED, error=why,
-                      findings=[unreadable(f"not analysed, left unchanged: {why}")])
+                      findings=(unreadable(f"not analysed, left unchanged: {why}"),))
 
 
 def _locate_fix(src: SourceFile, f: Finding) -> Finding:

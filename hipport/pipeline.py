@@ -280,7 +280,7 @@ def _unreadable_result(display: str, e: OSError) -> FileResult:
 
     msg = f"cannot read: {e if isinstance(e, NotRegular) else (e.strerror or e)}"
     return FileResult(path=display, role="unreadable", status=FileStatus.FAILED, error=msg,
-                      findings=[unreadable(msg)])
+                      findings=(unreadable(msg),))
 
 
 def _collisions(files: list[WorkFile], targets: list[str]) -> list[tuple[int, str]]:

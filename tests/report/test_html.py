@@ -224,8 +224,8 @@ def test_effort_groups_and_orders_what_is_left(tmp_path: Path, run12: RunResult)
     safe = file_result("safe.cu", "x & 31;\ny & 31;\n", findings=[
         ("x & 31", "W004", "lane"), ("y & 31", "W004", "lane")])
     e = Edit(0, 6, "x & 63", "W004")
-    safe.findings[0] = type(safe.findings[0])(**{**{k: getattr(safe.findings[0], k) for k in (
-        "rule", "severity", "span", "message")}, "fix": Fix("t", Applicability.SAFE, (e,))})
+    safe = replace(safe, findings=(replace(safe.findings[0], fix=Fix("t", Applicability.SAFE, (e,))),
+                                   *safe.findings[1:]))
     run12 = replace(run12, _files=(*run12.files, safe))
     out = tmp_path / "rep"
     html.write(run12, out)
@@ -256,8 +256,7 @@ def test_applied_review_fix_is_not_left_for_a_person(tmp_path: Path) -> None:
     f = file_result("k.cu", text, findings=[("__shfl_down(v, 16)", "W008", "width")])
     close = text.index(")")
     e = Edit(close, close, ", 32", "W008", priority=1)
-    f.findings[0] = type(f.findings[0])("W008", f.findings[0].severity, f.findings[0].span, "width",
-                                        fix=Fix("width 32", Applicability.REVIEW, (e,)))
+    f = replace(f, findings=(replace(f.findings[0], fix=Fix("width 32", Applicability.REVIEW, (e,))),))
     f = replace(f, edits=[e], ported=text.replace("16)", "16, 32)").encode(), status=FileStatus.PORTED,
                 applied=applied_fixes([e], f.findings))  # as the engine records it
     out = tmp_path / "rep"
@@ -289,8 +288,9 @@ def test_rule_pages_render_docs_and_sites(tmp_path: Path, run12: RunResult,
     sites = parse(page).by_id("sites").find_all("li")
     assert len(sites) == sum(1 for _, f in run12.findings if f.rule == "W006")
     # A rule the docs do not know still gets a page; the rules index lists counts.
-    run12.files[0].findings.append(type(run12.findings[0][1])(
-        "W999", run12.findings[0][1].severity, run12.findings[0][1].span, "new rule"))
+    first = run12.files[0]
+    new = type(first.findings[0])("W999", first.findings[0].severity, first.findings[0].span, "new rule")
+    run12 = run12.with_files([replace(first, findings=(*first.findings, new)), *run12.files[1:]])
     html.write(run12, out)
     assert (out / "rule_W999.html").is_file()
     rules = parse((out / "rules.html").read_text()).by_id("rule-table").find("tbody").find_all("tr")
