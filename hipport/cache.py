@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from hipport import codec
-from hipport.model import Edit, FileResult, Finding
+from hipport.model import Edit, FileResult, Finding, evolve
 
 try:  # hashlib's own blake2b, without loading OpenSSL: 5 ms of every run, a no-op one too
     from _blake2 import blake2b
@@ -250,8 +250,7 @@ class Cache:
             except codec.Invalid:  # not written by this hipport: a miss, rebuilt
                 self._drop(k)
                 continue
-            r.pending = k
-            out[k] = r
+            out[k] = evolve(r, pending=k)
         return out
 
     def details(self, keys: list[str]) -> dict[str, tuple[list[Edit], list[Finding]]]:

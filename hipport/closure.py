@@ -5,7 +5,7 @@ including file, then in each folder above it (eight folders in all), as a tree's
 root gives it; the first regular file found is the header. The closure follows includes
 three levels below the file's own, each header once, at the level where it is first met.
 
-The pipeline's worker reads the closure of each file it ports: the content key holds every
+hipport.inputs reads the closure of each file before it is ported: the content key holds every
 header's path and bytes, the stat row and the run snapshot every path looked at, found or
 not, with what was there (a header that appears nearer the file changes the result), and the
 passes read headers from it, never from the disk. Nothing here parses C++: an include is a
@@ -39,11 +39,12 @@ class Closure:
     found: dict[str, bytes | None] = field(default_factory=dict)  # header -> bytes, in the
     # order met (None: not read, over MAX_BYTES or unreadable)
     looked: tuple[Included, ...] = ()  # every path looked at, found or not, and what was there
+    dirs: tuple[str, ...] = ()  # include folders, looked in after those beside and above
 
     def resolve(self, including: str, spec: str) -> str | None:
         """The header that `#include spec` in `including` (a path in `found`, or this file)
         names: its first candidate that is a header of the closure."""
-        for cand in candidates(including, spec):
+        for cand in candidates(including, spec, self.dirs):
             if cand in self.found:
                 return cand
         return None
@@ -54,13 +55,14 @@ class Closure:
         return bool(first) and first[0] in self.found
 
 
-def candidates(including: str, spec: str) -> tuple[str, ...]:
-    """Where `#include spec` in the file `including` may be, nearest first."""
-    return _candidates(os.path.dirname(including), spec)
+def candidates(including: str, spec: str, dirs: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Where `#include spec` in the file `including` may be, nearest first: beside it and
+    above it, then in the include folders `dirs`."""
+    return _candidates(os.path.dirname(including), spec, dirs)
 
 
 @lru_cache(maxsize=1 << 16)  # a run's files share their folders and their includes
-def _candidates(folder: str, spec: str) -> tuple[str, ...]:
+def _candidates(folder: str, spec: str, dirs: tuple[str, ...]) -> tuple[str, ...]:
     inc = spec.strip().strip('"<>')
     if not inc or os.path.isabs(inc):
         return ()
@@ -72,7 +74,8 @@ def _candidates(folder: str, spec: str) -> tuple[str, ...]:
         if parent == d:
             break
         d = parent
-    return tuple(out)
+    out += [os.path.normpath(os.path.join(d, inc)) for d in dirs]
+    return tuple(dict.fromkeys(out))
 
 
 def specs(data: bytes) -> list[str]:
@@ -80,9 +83,11 @@ def specs(data: bytes) -> list[str]:
     return [m.group(1).decode(errors="replace") for m in INCLUDE.finditer(data)]
 
 
-def read(path: str, data: bytes, memo: dict[str, Included] | None = None) -> Closure:
-    """The closure of the file at `path` whose bytes are `data`, from the disk. `memo`
-    keeps the paths where no header was, for the next file (one run's files share most)."""
+def read(path: str, data: bytes, memo: dict[str, Included] | None = None,
+         dirs: tuple[str, ...] = ()) -> Closure:
+    """The closure of the file at `path` whose bytes are `data`, from the disk (hipport.inputs
+    calls this: the passes never do). `memo` keeps the paths where no header was, for the
+    next file (one run's files share most); `dirs` are include folders, looked in last."""
     if not path or path.startswith("<"):
         return Closure("")
     top = os.path.normpath(os.path.abspath(path))
@@ -94,7 +99,7 @@ def read(path: str, data: bytes, memo: dict[str, Included] | None = None) -> Clo
         below: list[tuple[str, bytes]] = []
         for including, text in level:
             for spec in specs(text):
-                for cand in candidates(including, spec):
+                for cand in candidates(including, spec, dirs):
                     if cand in found:
                         break
                     if cand in looked:
@@ -110,7 +115,7 @@ def read(path: str, data: bytes, memo: dict[str, Included] | None = None) -> Clo
                             below.append((cand, got.data))
                         break
         level = below
-    return Closure(top, found, tuple(looked.values()))
+    return Closure(top, found, tuple(looked.values()), dirs)
 
 
 def _look(path: str) -> tuple[Included, bool]:
@@ -133,8 +138,9 @@ def _look(path: str) -> tuple[Included, bool]:
 
 
 def of(src: SourceFile) -> Closure:
-    """The closure of `src`: the one the pipeline read with its bytes, else (bytes ported
-    directly, by a test or a tool) read from the disk now, once."""
-    if src.closure is None:
-        src.closure = read(src.path, src.data)
-    return src.closure
+    """The closure of `src`, as its FileInput brought it (hipport.inputs); none for a
+    SourceFile made without one: the passes never look at the disk."""
+    return src.closure if src.closure is not None else _NONE
+
+
+_NONE = Closure("")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from hipport.model import (
@@ -23,6 +24,7 @@ from hipport.model import (
     Fix,
     Severity,
     Span,
+    evolve,
 )
 
 # Bump when the shape of any array below changes, or what it means (3: a result names its
@@ -108,7 +110,7 @@ def dump_meta(r: FileResult, path: str | None = None) -> str:
     return dumps(meta_obj(r, path))
 
 
-def dump_detail(edits: list[Edit], findings: list[Finding]) -> str:
+def dump_detail(edits: Sequence[Edit], findings: Sequence[Finding]) -> str:
     """The details that only some commands load: edits and findings."""
     return dumps([[_edit(e) for e in edits], [_finding(f) for f in findings]])
 
@@ -174,7 +176,7 @@ def load_meta_obj(v: Any) -> FileResult:
         found, ported, unsupported = _list(counts, 3)
         fams[name] = FamilyCount(_int(found), _int(ported), _int(unsupported))
     return FileResult(path=_str(path), role=_str(role), status=st, output_path=_opt_str(output),
-                      families=fams, defines=[_str(d) for d in _list(defines)],
+                      families=fams, defines=tuple(_str(d) for d in _list(defines)),
                       error=_opt_str(error), seconds=float(seconds), digest=_str(digest),
                       pending=_opt_str(pending))
 
@@ -203,9 +205,7 @@ def load_with_findings(text: str | bytes) -> list[FileResult]:
     out = []
     for v in _list(_parse(text)):
         meta, findings = _list(v, 2)
-        r = load_meta_obj(meta)
-        r.findings = [_load_finding(f) for f in _list(findings)]
-        out.append(r)
+        out.append(evolve(load_meta_obj(meta), findings=[_load_finding(f) for f in _list(findings)]))
     return out
 
 

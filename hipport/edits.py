@@ -157,7 +157,7 @@ def _comments(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
-def apply_edits(data: bytes, edits: list[Edit]) -> bytes:
+def apply_edits(data: bytes, edits: Sequence[Edit]) -> bytes:
     """Apply resolved edits (in file order, non-overlapping) to `data`."""
     if not edits:
         return data

@@ -7,6 +7,7 @@ cache can store it; every output format is a view of `RunResult`.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from operator import attrgetter
@@ -137,73 +138,95 @@ class FamilyCount:
 
 
 @fast_pickle
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class FileResult:
+    """One file's result. Frozen: a later stage (loading cached details, a failed write)
+    makes a new one (`evolve`)."""
+
     path: str  # as the user gave it (relative to the input root)
     role: str
     status: FileStatus = FileStatus.UNCHANGED
     output_path: str | None = None
-    edits: list[Edit] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    edits: tuple[Edit, ...] = ()  # (a list given is kept as a tuple)
+    findings: tuple[Finding, ...] = ()
     families: dict[str, FamilyCount] = field(default_factory=dict)
     ported: bytes | None = None  # the new bytes when status is PORTED
     original: bytes | None = None  # kept only when a view needs it (diff, report)
-    defines: list[str] = field(default_factory=list)  # names the file defines (for HP002)
+    defines: tuple[str, ...] = ()  # names the file defines (for HP002)
     error: str | None = None
     seconds: float = 0.0
     digest: str = ""  # content key (input bytes, role, config, rules)
-    pending: str | None = None  # cached edits/findings not loaded yet (see pipeline.hydrate)
+    pending: str | None = None  # cached edits/findings the engine has not loaded (hipport.engine)
+    applied: tuple[int, ...] = ()  # indexes of the findings whose fix is among the edits made
 
-    def count(self, family: str) -> FamilyCount:
-        return self.families.setdefault(family, FamilyCount())
+    def __post_init__(self) -> None:
+        for name in ("edits", "findings", "defines"):
+            v = getattr(self, name)
+            if type(v) is not tuple:
+                object.__setattr__(self, name, tuple(v))
+
+    def fix_applied(self, i: int) -> bool:
+        """Was the fix of finding `i` applied (every edit of it is among the file's edits)?"""
+        return i in self.applied
 
 
-@dataclass(slots=True)
+def applied_fixes(edits: Sequence[Edit], findings: Sequence[Finding]) -> tuple[int, ...]:
+    """The findings whose fix the edits hold, every edit of it: applied (a fix that lost an
+    overlap to another rewrite, or one not applied by the configuration, is not)."""
+    made = set(edits)
+    return tuple(i for i, f in enumerate(findings)
+                 if f.fix is not None and f.fix.edits and all(e in made for e in f.fix.edits))
+
+
+@dataclass(frozen=True, slots=True)
 class RunResult:
-    _files: list[FileResult] | bytes  # bytes: JSON (a snapshot), decoded on first use (see `files`)
+    """A whole run, complete for what the command asked (hipport.engine.Need); frozen: the
+    stages after a run (a diff base, failed writes) return new results."""
+
+    _files: Sequence[FileResult] | bytes  # bytes: JSON (a snapshot), decoded on first use (`files`)
     seconds: float = 0.0
     cached: int = 0
     validation: ValidationResult | None = None  # filled by `validate`
     defined: frozenset[str] = frozenset()  # names the project defines (settles HP002)
     details: dict[str, str] = field(default_factory=dict)  # JSON details not loaded yet
     statuses: dict[str, int] = field(default_factory=dict)  # files per FileStatus value
-    notes: list[str] = field(default_factory=list)  # one line each: a rebuilt cache, a skipped file
+    notes: tuple[str, ...] = ()  # one line each: a rebuilt cache, a skipped file
     salt: str = ""  # what the content keys hold besides content (see pipeline.salt_of)
     settings: dict[str, str] = field(default_factory=dict)  # the options the run used, shown by views
+    read: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)  # identity of each
+    # file whose bytes the result holds, by display path: a write checks it is still that file
+
+    def __post_init__(self) -> None:
+        if isinstance(self._files, list):
+            object.__setattr__(self, "_files", tuple(self._files))
 
     @property
-    def files(self) -> list[FileResult]:
+    def files(self) -> tuple[FileResult, ...]:
         """The per-file results. A run answered from a snapshot decodes them only here, so
         a command that needs just the exit code does not pay for thousands of objects."""
         if isinstance(self._files, bytes):
             from hipport import codec
 
-            self._files = codec.load_files(self._files)
-        return self._files
+            object.__setattr__(self, "_files", tuple(codec.load_files(self._files)))  # a memo
+        return self._files  # type: ignore[return-value]
 
-    def fail(self, r: FileResult, error: str) -> None:
-        """Mark a file failed after the run (a write that could not be made, a file that
-        changed meanwhile): its output is withheld and the counts follow."""
+    def with_files(self, files: Sequence[FileResult], **changes: Any) -> RunResult:
+        """This run with other file results (and other fields), the counts following them."""
+        files = tuple(files)
+        statuses: dict[str, int] = {}
         if self.statuses:
-            self.statuses[r.status.value] -= 1
-            self.statuses[FileStatus.FAILED.value] = self.statuses.get(FileStatus.FAILED.value, 0) + 1
-        r.status, r.error, r.ported = FileStatus.FAILED, error, None
+            for r in files:
+                statuses[r.status.value] = statuses.get(r.status.value, 0) + 1
+        return dataclasses.replace(self, _files=files, statuses=statuses, **changes)
 
     def with_failed(self, errors: dict[str, str]) -> RunResult:
         """This run as the views show it once some files failed after it (--in-place writes
-        that could not be made; display path -> why): those files failed, their output
-        withheld, and the counts follow. The run itself is left as it is."""
+        that could not be made, files changed meanwhile; display path -> why): those files
+        failed, their output withheld, and the counts follow. The run itself is left as it is."""
         if not errors:
             return self
-        files = [evolve(r, status=FileStatus.FAILED, error=errors[r.path], ported=None)
-                 if r.path in errors else r for r in self.files]
-        statuses = dict(self.statuses)
-        if statuses:
-            for r in self.files:
-                if r.path in errors:
-                    statuses[r.status.value] -= 1
-                    statuses[FileStatus.FAILED.value] = statuses.get(FileStatus.FAILED.value, 0) + 1
-        return dataclasses.replace(self, _files=files, statuses=statuses)
+        return self.with_files([evolve(r, status=FileStatus.FAILED, error=errors[r.path], ported=None)
+                                if r.path in errors else r for r in self.files])
 
     def count(self, status: FileStatus) -> int:
         if self.statuses:
@@ -213,6 +236,18 @@ class RunResult:
     @property
     def findings(self) -> list[tuple[FileResult, Finding]]:
         return [(f, x) for f in self.files for x in f.findings]
+
+    def review_fixes(self) -> tuple[int, int]:
+        """(applied, not applied) fixes that need review, as the result records them."""
+        done = held = 0
+        for r in self.files:
+            for i, f in enumerate(r.findings):
+                if f.fix is not None and f.fix.applicability == Applicability.REVIEW:
+                    if r.fix_applied(i):
+                        done += 1
+                    else:
+                        held += 1
+        return done, held
 
     def families(self) -> dict[str, FamilyCount]:
         total: dict[str, FamilyCount] = {}

@@ -18,12 +18,23 @@ from hipport import suppress, translate
 from hipport import wave64 as wave64pass
 from hipport.config import Config
 from hipport.edits import apply_edits, keep_comments, resolve
-from hipport.model import Applicability, Edit, FileResult, FileStatus, Finding, Severity, Span, evolve
+from hipport.model import (
+    Applicability,
+    Edit,
+    FileResult,
+    FileStatus,
+    Finding,
+    Severity,
+    Span,
+    applied_fixes,
+    evolve,
+)
 from hipport.source import SourceFile, UndecodableError, check_editable
 from hipport.workspace import BUILD
 
 if TYPE_CHECKING:
     from hipport.closure import Closure
+    from hipport.inputs import FileInput
 
 BOM = b"\xef\xbb\xbf"
 # Deeply nested code (thousands of nested #if, brackets or operands) takes the walks of the
@@ -34,30 +45,35 @@ DEEP_FRAMES = 100_000
 DEEP_STACK = 512 << 20  # bytes of address space for that thread's stack, used only as it grows
 
 
-def port_bytes(display: str, role: str, data: bytes, config: Config,
-               included: Sequence[bytes] = (), closure: Closure | None = None,
-               root: str | None = None) -> FileResult:
-    """Port one file's bytes. Never raises: failures come back as a FAILED result. What else
-    the result depends on: `included`, what a Makefile includes (hipport.build.includes);
-    `closure`, the headers a source includes (hipport.closure; None: read from the disk
-    beside `display` when the passes first ask). `root`: the tree's folder, which a
-    Makefile's include redirect never leaves."""
+def port(inp: FileInput, config: Config) -> FileResult:
+    """Port one unit of work: the file's bytes with its dependencies' (hipport.inputs), read
+    before; nothing here opens a file. Never raises: failures come back as a FAILED result."""
     # The passes build one file's facts, which all live until the file is done: a cyclic
     # collection meanwhile frees nothing and rescans everything built so far, a cost that grows
     # with the square of the file. Collect after the file instead.
     was_enabled = gc.isenabled()
     gc.disable()
     t0 = time.perf_counter()
+    args = (inp.display, inp.role, inp.data, config, inp.included, inp.closure, inp.root)
     try:
         try:
-            return _port_bytes(display, role, data, config, included, closure, root)
+            return _port_bytes(*args)
         except RecursionError:
-            res = _port_deep(display, role, data, config, included, closure, root)
-            res.seconds = time.perf_counter() - t0
-            return res
+            return evolve(_port_deep(*args), seconds=time.perf_counter() - t0)
     finally:
         if was_enabled:
             gc.enable()
+
+
+def port_bytes(display: str, role: str, data: bytes, config: Config,
+               included: Sequence[bytes] = (), closure: Closure | None = None,
+               root: str | None = None) -> FileResult:
+    """`port` for bytes handed in directly (tests, tools): `included`, what a Makefile
+    includes; `closure`, the headers a source includes (None: looked up beside `display` on
+    the disk now, before the passes run: hipport.inputs.of_bytes)."""
+    from hipport import inputs
+
+    return port(inputs.of_bytes(display, role, data, tuple(included), closure, root), config)
 
 
 def _port_deep(display: str, role: str, data: bytes, config: Config,
@@ -93,7 +109,6 @@ def _port_deep(display: str, role: str, data: bytes, config: Config,
 def _port_bytes(display: str, role: str, data: bytes, config: Config,
                 included: Sequence[bytes], closure: Closure | None, root: str | None) -> FileResult:
     t0 = time.perf_counter()
-    res = FileResult(path=display, role=role)
     try:
         check_editable(data)
         # A UTF-8 byte-order mark is kept, but the passes see spaces in its place (it would
@@ -138,23 +153,21 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
                                     f"kept {a.rule}, check this site by hand"))
         findings = _drop_superseded(findings, kept)
         findings = [_locate_fix(src, f) for f in findings]
-        res.findings = sorted(findings, key=lambda f: (f.span.start, f.rule))
-        res.families = families
-        res.defines = sorted(defines)
-        res.edits = kept
+        findings = sorted(findings, key=lambda f: (f.span.start, f.rule))
         out = apply_edits(data, kept)
-        res.status = FileStatus.PORTED if out != data else FileStatus.UNCHANGED
-        res.ported = out if out != data else None
+        res = FileResult(path=display, role=role,
+                         status=FileStatus.PORTED if out != data else FileStatus.UNCHANGED,
+                         edits=tuple(kept), findings=tuple(findings), families=families,
+                         defines=tuple(sorted(defines)),
+                         ported=out if out != data else None, applied=applied_fixes(kept, findings))
     except UndecodableError as e:
-        res.status = FileStatus.SKIPPED
-        res.error = str(e)
-        res.findings = [unreadable(f"left unchanged: {e}")]
+        res = FileResult(path=display, role=role, status=FileStatus.SKIPPED, error=str(e),
+                         findings=(unreadable(f"left unchanged: {e}"),))
     except RecursionError:
         raise  # port_bytes tries again with room for deeper nesting
     except Exception as e:  # one bad file must not stop the run
         res = not_analysed(display, role, f"internal error: {type(e).__name__}: {e}")
-    res.seconds = time.perf_counter() - t0
-    return res
+    return evolve(res, seconds=time.perf_counter() - t0)
 
 
 def unreadable(message: str) -> Finding:
@@ -165,7 +178,7 @@ def not_analysed(display: str, role: str, why: str) -> FileResult:
     """A file the passes could not analyse: failed, left unchanged, and a finding that says
     why, so that every view (and the exit status) shows it."""
     return FileResult(path=display, role=role, status=FileStatus.FAILED, error=why,
-                      findings=[unreadable(f"not analysed, left unchanged: {why}")])
+                      findings=(unreadable(f"not analysed, left unchanged: {why}"),))
 
 
 def _locate_fix(src: SourceFile, f: Finding) -> Finding:

@@ -1,8 +1,10 @@
-"""Run the passes over every file (process pool, content-hash cache) and return a RunResult.
+"""The engine's machinery (hipport.engine is its door): run the passes over every file
+(process pool, content-hash cache, run snapshots) and return a RunResult.
 
-discover -> read -> parse -> translate + wave64 -> suppressions -> apply edits. Nothing here
-prints or decides what to write: a command that wants outputs hands in a Sink, which the
-worker holding the bytes calls, so file contents never travel between processes. The passes
+discover -> read (hipport.inputs: the file and its dependencies) -> parse -> translate +
+wave64 -> suppressions -> apply edits; `complete` then makes the result a command needs.
+Nothing here prints or decides what to write: a command that wants outputs hands in a Sink,
+which the worker holding the bytes calls, so file contents never travel between processes. The passes
 themselves (hipport.passes) are imported by the workers only: a warm run needs none of them.
 """
 
@@ -18,13 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from hipport import cache as cachemod
-from hipport import closure, codec, included, interrupt
+from hipport import codec, included, inputs, interrupt
 from hipport import config as configmod
 from hipport import rules as rulesmod
 from hipport.buildid import build_id
 from hipport.config import Config
 from hipport.edits import apply_edits
-from hipport.model import FileResult, FileStatus, RunResult
+from hipport.model import FileResult, FileStatus, RunResult, applied_fixes, evolve
 from hipport.workspace import (
     BUILD,
     HOST,
@@ -44,7 +46,6 @@ from hipport.workspace import (
 )
 
 if TYPE_CHECKING:
-    from hipport.closure import Closure
     from hipport.model import Included
 
 Progress = Callable[..., None]  # (done, total[, the file just finished])
@@ -78,6 +79,7 @@ class Job:
     sig: str  # stat signature when the run started
     mode: int  # permission bits, which the output gets too
     out: tuple[str, str] | None = None  # the output as last written: (stat signature, source key)
+    fallback: str | None = None  # WorkFile.fallback
 
 
 @dataclass(slots=True)
@@ -121,6 +123,8 @@ class Worker:
 
     def _run(self, job: Job) -> Outcome:
         role = role_by_name(job.path)
+        if job.fallback and role in (OTHER, BUILD):
+            role = None  # read it: its content may still make it C++
         data: bytes | None = None
         if role == BUILD and not self.config.build_files:
             data = None  # --no-build-files: copied as they are
@@ -130,31 +134,31 @@ class Worker:
             except OSError as e:
                 return _outcome(_unreadable_result(job.display, e), job.rel)
             role = role or role_of(job.path, data[:65536])
+            if job.fallback and role in (OTHER, BUILD):
+                role = job.fallback
         out_rel = output_rel(job.rel, role, self.config.rename_extensions)
         if role not in PORTED_ROLES or data is None:
             r = FileResult(path=job.display, role=role, status=FileStatus.SKIPPED, output_path=out_rel)
             written, err = self._write(job, role, out_rel, job.sig, None, None)
             return _outcome(_write_failed(r, err) if err else r, job.rel, written=written)
-        own = cachemod.key(data, role, self.salt)
-        k, deps, headers = content_key(job.path, job.rel, role, data, own, self._looked)
-        dsig = _deps_sig(deps)
+        inp = inputs.resolve(job.path, job.display, role, data, rel=job.rel, memo=self._looked)
+        own = inp.own_key(self.salt)
+        k = inp.key(self.salt, own)
+        dsig = _deps_sig(list(inp.looked))
         hit, dropped = self._cached(k)
         if hit is not None and (not self._wants(role) or _current(self._target(out_rel), job.out, k)):
-            hit.output_path, hit.digest = out_rel, own
+            hit = evolve(hit, output_path=out_rel, digest=own)
             return Outcome(codec.dump_meta(hit, job.rel), key=k, deps=dsig)  # content unchanged (a touched file)
-        from hipport.passes import port_bytes
+        from hipport.passes import port
 
-        r = port_bytes(job.display, role, data, self.config,
-                       [d.data for d in deps if d.data is not None] if headers is None else (), headers,
-                       tree_root(job.path, job.rel))
-        r.output_path, r.digest = out_rel, own
+        r = evolve(port(inp, self.config), output_path=out_rel, digest=own)
         if r.status == FileStatus.FAILED:
             return _outcome(r, job.rel, key=k, dropped=dropped)
         written, err = self._write(job, role, out_rel, k, data, r.ported)
         if err:
             return _outcome(_write_failed(r, err), job.rel, key=k, dropped=dropped)
         detail = codec.dump_detail(r.edits, r.findings)
-        r.pending = k  # the details travel apart; the parent keeps them by this key
+        r = evolve(r, pending=k)  # the details travel apart; the parent keeps them by this key
         return Outcome(codec.dump_meta(r, job.rel), detail, k, written, dropped, dsig)
 
     def _cached(self, k: str) -> tuple[FileResult | None, int]:
@@ -191,50 +195,6 @@ class Worker:
             return cachemod.stat_sig(self.sink.write(job.path, target, data, ported, job.mode), ""), None
         except OSError as e:
             return None, f"cannot write {e.filename or target}: {e.strerror or e}"
-
-
-def content_key(path: str, rel: str, role: str, data: bytes, own: str,
-                looked: dict[str, Included] | None = None) -> tuple[str, list[Included], Closure | None]:
-    """A file's cache key; the paths besides it that its result depends on, each with what
-    was there (the stat row and the snapshot check them); and for a source, the headers it
-    includes, which its passes read (hipport.closure). What else the result depends on: a
-    Makefile's includes in its tree (the variables they define change its port), a source's
-    include closure (the warp-size constants its headers define), whose contents and places
-    the key holds on top of `own`, the key of the file's own bytes (`FileResult.digest`).
-    `rel` is the path relative to the tree's root; `looked` keeps the places where a run
-    found no header, for the next file (`closure.read`)."""
-    here = os.path.dirname(os.path.abspath(path))
-    if role != BUILD:
-        headers = closure.read(path, data, looked)
-        return _key_with(own, "headers", here, list(headers.found.items())), list(headers.looked), headers
-    if _kind(path) != "make":
-        return own, [], None
-    from hipport.build import includes, own_copy
-
-    deps = includes.read(path, data, tree_root(path, rel), own_copy)
-    return _key_with(own, "included", here, [(d.path, d.data) for d in deps]), deps, None
-
-
-def _key_with(own: str, kind: str, here: str, deps: list[tuple[str, bytes | None]]) -> str:
-    """The key of a file (`own`) and of the files it depends on: their places (from the
-    file's folder `here`, so a moved checkout keeps its keys) and contents (size -1: unread)."""
-    if not deps:
-        return own
-    tag = b"".join(b"\0%s\0%d:%s" % (os.fsencode(os.path.relpath(p, here)), -1 if d is None else len(d),
-                                      d or b"") for p, d in deps)
-    return cachemod.key(tag, kind, own)
-
-
-def tree_root(path: str, rel: str) -> str:
-    """The folder of the tree a file at `path` (on disk) lies in, `rel` being its path there."""
-    root = path[:len(path) - len(rel)] if rel and path.endswith(rel) else os.path.dirname(path)
-    return root or "."
-
-
-def _kind(path: str) -> str:
-    from hipport import build
-
-    return build.kind(path)
 
 
 def _deps_sig(deps: list[Included]) -> str:
@@ -321,7 +281,7 @@ def _unreadable_result(display: str, e: OSError) -> FileResult:
 
     msg = f"cannot read: {e if isinstance(e, NotRegular) else (e.strerror or e)}"
     return FileResult(path=display, role="unreadable", status=FileStatus.FAILED, error=msg,
-                      findings=[unreadable(msg)])
+                      findings=(unreadable(msg),))
 
 
 def _collisions(files: list[WorkFile], targets: list[str]) -> list[tuple[int, str]]:
@@ -337,8 +297,7 @@ def _collisions(files: list[WorkFile], targets: list[str]) -> list[tuple[int, st
 
 
 def _write_failed(r: FileResult, err: str) -> FileResult:
-    r.status, r.error, r.ported = FileStatus.FAILED, err, None
-    return r
+    return evolve(r, status=FileStatus.FAILED, error=err, ported=None)
 
 
 def _not_ported(wf: WorkFile, sink: Sink | None) -> FileResult:
@@ -347,15 +306,15 @@ def _not_ported(wf: WorkFile, sink: Sink | None) -> FileResult:
                    status=FileStatus.SKIPPED)
     if wf.kind == SPECIAL:
         mode = wf.stat.st_mode if wf.stat is not None else 0
-        r.error = f"not a regular file ({kind_name(mode)}); left alone"
-    elif wf.kind != LINK:
-        r.error = "a symbolic link out of the tree (or to nothing); left alone"
-    elif sink is not None and sink.wants(OTHER):  # a full mirror holds links too
-        r.output_path = wf.rel
+        return evolve(r, error=f"not a regular file ({kind_name(mode)}); left alone")
+    if wf.kind != LINK:
+        return evolve(r, error="a symbolic link out of the tree (or to nothing); left alone")
+    if sink is not None and sink.wants(OTHER):  # a full mirror holds links too
+        r = evolve(r, output_path=wf.rel)
         try:
             sink.link(wf.link or "", sink.target(wf.rel))
         except OSError as e:
-            r.status, r.error = FileStatus.FAILED, f"cannot write {e.filename}: {e.strerror or e}"
+            return evolve(r, status=FileStatus.FAILED, error=f"cannot write {e.filename}: {e.strerror or e}")
     return r
 
 
@@ -407,10 +366,11 @@ def salt_of(config: Config) -> str:
 def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         progress: Progress | None = None, keep_original: bool = False,
         sink: Sink | None = None, findings_only: bool = False) -> RunResult:
-    """Port every file; with a `sink`, also write each output. Results come back as metadata
-    with `pending` details (see `hydrate`); `keep_original=True` loads them all with the bytes.
-    `findings_only` (lint) needs no edits or ported bytes: its snapshot keeps the findings,
-    so an untouched tree is answered without the database.
+    """Port every file; with a `sink`, also write each output. hipport.engine.run is the
+    door: this is its machinery. Results come back as metadata with `pending` details (see
+    `complete`); `keep_original=True` loads them all with the bytes. `findings_only` (lint)
+    needs no edits or ported bytes: its snapshot keeps the findings, so an untouched tree is
+    answered without the database.
 
     A file whose stat matches the last run (and whose output is as hipport left it) is not
     even read; any other file goes to a worker, which may still find its content cached."""
@@ -442,14 +402,13 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             except codec.Invalid:  # not written by this hipport: run for real, and rewrite it
                 answered = None
             if answered is not None and len(answered) == len(files):
-                for got, wf in zip(answered, files, strict=True):  # stored by path from the root
-                    got.path = wf.display
+                # Stored by path from the root; shown as the user named them.
+                answered = [evolve(got, path=wf.display) for got, wf in zip(answered, files, strict=True)]
                 done = RunResult(answered, cached=snap.cached, defined=frozenset(snap.defined),
                                  statuses=snap.statuses, salt=salt, settings=settings_of(config))
                 if findings_only:  # the source lines the findings show
-                    hydrate(done, files, None, ported=False, which=lambda r: bool(r.findings))
-                done.seconds = time.perf_counter() - t0
-                return done
+                    done = complete(done, files, None, ported=False, which=lambda r: bool(r.findings))
+                return replace(done, seconds=time.perf_counter() - t0)
     sigs = [cachemod.stat_sig(st, salt) if st is not None else "" for st in stats]
     modes = [st.st_mode & 0o7777 if st is not None else 0o644 for st in stats]
     notes: list[str] = []
@@ -491,7 +450,7 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         r = replace(r, path=wf.display, output_path=out_rel)
         results[i] = r
     jobs = [Job(i, paths[i], files[i].display, files[i].rel, sigs[i], modes[i],
-                written.get(targets[i]) if targets else None) for i in sorted(todo)]
+                written.get(targets[i]) if targets else None, files[i].fallback) for i in sorted(todo)]
     if progress:
         progress(len(files) - len(jobs), len(files))
     # Workers look a changed file's content up only when the cache has results to find.
@@ -503,12 +462,14 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     out_rows: list[tuple[str, str, str]] = []
     dropped = 0
     for j, o in zip(jobs, outcomes, strict=True):
-        r = results[j.index] = codec.load_meta(o.meta)
-        r.path = j.display  # stored by its path from the root; shown as the user named it
+        # Stored by its path from the root; shown as the user named it.
+        r = results[j.index] = evolve(codec.load_meta(o.meta), path=j.display)
         dropped += o.dropped
         if o.detail is not None and not o.key or r.status == FileStatus.FAILED:
             if o.detail is not None:  # a result that is not cached carries its findings
-                r.edits, r.findings = codec.load_detail(o.detail)
+                edits, findings = codec.load_detail(o.detail)
+                results[j.index] = evolve(r, edits=edits, findings=findings,
+                                          applied=applied_fixes(edits, findings))
             continue  # failures are tried again next run: no stat row, no cached result
         stat_rows.append((j.path, j.sig + "\n" + o.deps if o.deps else j.sig, o.key, r.role))
         if o.deps:
@@ -532,11 +493,9 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     statuses: dict[str, int] = {}
     for r in final:
         statuses[r.status.value] = statuses.get(r.status.value, 0) + 1
+    final = [r if r.pending is not None else _settle_unknown(r, defined) for r in final]
     run_result = RunResult(final, cached=cached, defined=defined, details=blobs, statuses=statuses,
                            salt=salt, settings=settings_of(config))
-    for r in final:
-        if r.pending is None:
-            _settle_unknown(r, defined)
     if store is not None and not findings_only and not any(r.status == FileStatus.FAILED for r in final):
         # Failures are retried by the next run, so only a clean run is worth a snapshot.
         wanted = [t if r.output_path is not None and sink is not None and sink.wants(r.role) else None
@@ -547,12 +506,13 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             sum(1 for r in final if r.pending is not None), sorted(defined), statuses,
             body.encode("utf-8", "surrogateescape"), looks.snapshot()))
     if keep_original:
-        lost: list[FileResult] = []
-        hydrate(run_result, files, cache_dir if config.cache else None, original=True, store=store,
-                ported=not findings_only, lost=lost)
+        lost: list[int] = []
+        run_result = complete(run_result, files, cache_dir if config.cache else None, original=True,
+                              store=store, ported=not findings_only, lost=lost)
         if lost:  # cached details that no longer decode (dropped already): port those files again
-            _port_again(run_result, lost, files, Worker(config, salt, None, sink), sigs, modes, store,
-                        findings_only)
+            run_result = _port_again(run_result, lost, files, Worker(config, salt, None, sink), sigs, modes,
+                                     store, findings_only)
+        final = list(run_result.files)
         if findings_only and store is not None and not any(r.status == FileStatus.FAILED for r in final):
             cachemod.save_snapshot(cache_dir, snap_key, cachemod.Snapshot(  # type: ignore[arg-type]
                 paths, ids, [None] * len(final), [None] * len(final), len(final), sorted(defined),
@@ -562,32 +522,34 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         if dropped:
             store._dropped += dropped
         notes.extend(store.close())
-    run_result.notes[:0] = notes
-    run_result.seconds = time.perf_counter() - t0
-    return run_result
+    return replace(run_result, notes=(*notes, *run_result.notes), seconds=time.perf_counter() - t0)
 
 
-def _port_again(run: RunResult, lost: list[FileResult], files: list[WorkFile], worker: Worker,
-                sigs: list[str], modes: list[int], store: cachemod.Cache | None, findings_only: bool) -> None:
+def _port_again(run: RunResult, lost: list[int], files: list[WorkFile], worker: Worker,
+                sigs: list[str], modes: list[int], store: cachemod.Cache | None,
+                findings_only: bool) -> RunResult:
+    """The run with the files at these indexes ported again (their cached details were lost)."""
     where = {wf.display: i for i, wf in enumerate(files)}
-    at = {id(r): n for n, r in enumerate(run.files)}
-    fresh: list[FileResult] = []
-    for r in lost:
-        i = where[r.path]
+    new_files = list(run.files)
+    details = dict(run.details)
+    for n in lost:
+        i = where[new_files[n].path]
         wf = files[i]
-        o = worker(Job(i, wf.file, wf.display, wf.rel, sigs[i], modes[i]))
-        new = codec.load_meta(o.meta)
-        new.path = wf.display
+        o = worker(Job(i, wf.file, wf.display, wf.rel, sigs[i], modes[i], fallback=wf.fallback))
+        new = evolve(codec.load_meta(o.meta), path=wf.display)
         if o.detail is not None:
             if new.pending:
-                run.details[new.pending] = o.detail
+                details[new.pending] = o.detail
             else:
-                new.edits, new.findings = codec.load_detail(o.detail)
+                edits, findings = codec.load_detail(o.detail)
+                new = evolve(new, edits=edits, findings=findings)
         if store is not None and o.key and o.detail is not None and new.status != FileStatus.FAILED:
             store.put_many([(o.key, o.meta, o.detail)])
-        run.files[at[id(r)]] = new
-        fresh.append(new)
-    hydrate(run, files, None, which=lambda r: any(r is f for f in fresh), ported=not findings_only)
+        new_files[n] = new
+    again = set(lost)
+    fresh = {id(new_files[n]) for n in again}
+    return complete(run.with_files(new_files, details=details), files, None,
+                    which=lambda r: id(r) in fresh, ported=not findings_only)
 
 
 def _open_store(cache_dir: Path | None, notes: list[str]) -> cachemod.Cache | None:
@@ -677,40 +639,48 @@ def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress
     return out
 
 
-def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
-            which: Callable[[FileResult], bool] = lambda r: True, original: bool = True,
-            store: cachemod.Cache | None = None, ported: bool = True,
-            lost: list[FileResult] | None = None) -> dict[str, tuple[int, int, int, int]]:
-    """Load what a command needs of the chosen results: cached edits and findings, the
+def complete(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
+             which: Callable[[FileResult], bool] = lambda r: True, original: bool = True,
+             store: cachemod.Cache | None = None, ported: bool = True,
+             lost: list[int] | None = None) -> RunResult:
+    """The run with what a command needs of the chosen results loaded (a new result; the run
+    is left as it is): cached edits and findings, which of their fixes were applied, the
     original bytes, and the ported bytes (re-applying the edits: the one apply function).
 
     Bytes read now are checked against the key of the bytes the edits were made for
     (`FileResult.digest`): a file that changed since the run read it fails (its edits would
-    land on other text). Returns the `identity` of each file read, by display path, for
-    writes that must check it."""
-    chosen = [r for r in run.files if which(r)]
-    pending = [r.pending for r in chosen if r.pending]
+    land on other text). `RunResult.read` gets the identity of each file read, by display
+    path, for writes that must check it. A result whose cached details are gone fails, or,
+    given `lost`, has its index put there for the caller to port again."""
+    chosen = [n for n, r in enumerate(run.files) if which(r)]
+    pending = [run.files[n].pending for n in chosen if run.files[n].pending]
+    notes: list[str] = []
     own = store is None and cache_dir is not None and pending
-    db = _open_store(cache_dir, run.notes) if own else store
+    db = _open_store(cache_dir, notes) if own else store
     details = {k: codec.load_detail(run.details[k]) for k in pending if k in run.details}
     missing = [k for k in pending if k not in details]
     if db is not None and missing:
-        details.update(db.details(missing))
+        details.update(db.details(missing))  # type: ignore[arg-type]
     if own and db is not None:
-        run.notes.extend(db.close())
+        notes.extend(db.close())
     paths = {wf.display: wf for wf in files}
-    read: dict[str, tuple[int, int, int, int]] = {}
-    for r in chosen:
+    read = dict(run.read)
+    failed: dict[str, str] = {}
+    new_files = list(run.files)
+    for n in chosen:
+        r = new_files[n]
         if r.pending:
             got = details.get(r.pending)
             if got is None:  # the cache lost it meanwhile (another run, a damaged row: dropped)
                 if lost is not None:
-                    lost.append(r)  # the caller ports it again
+                    lost.append(n)  # the caller ports it again
                 else:
-                    run.fail(r, "its cached results were lost during the run; run again")
+                    failed[r.path] = "its cached results were lost during the run; run again"
                 continue
-            r.edits, r.findings, r.pending = list(got[0]), list(got[1]), None
-            _settle_unknown(r, run.defined)
+            r = _settle_unknown(evolve(r, edits=list(got[0]), findings=list(got[1]), pending=None),
+                                run.defined)
+        if r.findings and not r.applied:
+            r = evolve(r, applied=applied_fixes(r.edits, r.findings))
         needs_bytes = original or (r.edits and r.ported is None)
         wf = paths.get(r.path)
         if needs_bytes and r.original is None and wf is not None and wf.kind == REGULAR \
@@ -718,20 +688,25 @@ def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
             try:
                 data, st = read_regular(wf.file)
             except OSError:
+                new_files[n] = r
                 continue
             if r.digest and r.role in PORTED_ROLES and cachemod.key(data, r.role, run.salt) != r.digest:
-                run.fail(r, "changed on disk while hipport ran; left as it is, run again")
+                new_files[n] = r
+                failed[r.path] = "changed on disk while hipport ran; left as it is, run again"
                 continue
-            r.original = data
+            r = evolve(r, original=data)
             read[r.path] = identity(st)
         if ported and r.ported is None and r.edits and r.original is not None:
             out = apply_edits(r.original, r.edits)
-            r.ported = out if out != r.original else None
-    return read
+            r = evolve(r, ported=out if out != r.original else None)
+        new_files[n] = r
+    done = run.with_files(new_files, notes=(*run.notes, *notes), read=read)
+    return done.with_failed(failed)
 
 
-def _settle_unknown(r: FileResult, defined: frozenset[str]) -> None:
+def _settle_unknown(r: FileResult, defined: frozenset[str]) -> FileResult:
     """Drop 'unknown CUDA name' findings for names some file of the project defines itself."""
     if defined and any(f.rule == "HP002" for f in r.findings):
-        r.findings = [f for f in r.findings
-                      if not (f.rule == "HP002" and f.subject in defined)]
+        kept = [f for f in r.findings if not (f.rule == "HP002" and f.subject in defined)]
+        return evolve(r, findings=kept, applied=applied_fixes(r.edits, kept) if r.applied else ())
+    return r

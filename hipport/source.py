@@ -59,8 +59,8 @@ class SourceFile:
     # The offset where each line starts: 4 bytes a line (a list holds a Python int each, 36).
     _line_starts: array[int] = field(default_factory=lambda: array("I"), repr=False)
     _tree: tree_sitter.Tree | None = field(default=None, repr=False)
-    # The headers it includes, as the pipeline read them with its bytes (hipport.closure);
-    # None: read from the disk when first asked (`closure.of`).
+    # The headers it includes, as its FileInput brought them (hipport.inputs); None: none
+    # (the passes never look at the disk).
     closure: Closure | None = field(default=None, repr=False, compare=False)
     # node_at's last answer and every node above it, root first: the next lookup starts from
     # the nearest of them that holds its bytes.

@@ -67,6 +67,10 @@ class WorkFile:
     stat: os.stat_result | None = None  # taken when discovered (before the file is read)
     kind: str = REGULAR
     link: str | None = None  # LINK: the link text to give a mirror
+    # The role a file is ported as when its name and content give it none that is C++ (other
+    # files, build files): `hipport hipify` ports every file it is given as CUDA.
+    fallback: str | None = None
+
     @property
     def path(self) -> Path:
         return Path(self.file)

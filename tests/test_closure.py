@@ -89,3 +89,23 @@ def test_a_quoted_include_beside_the_file_is_the_projects_own(tmp_path: Path) ->
         ported = port_bytes(display, "cuda-source", code, Config(),
                             closure=closure.read(str(top), code)).ported or code
         assert b'#include "cuda.h"' in ported, display
+
+
+def test_include_folders_are_looked_in_after_the_tree_and_feed_the_passes(tmp_path: Path) -> None:
+    from hipport import inputs
+    from hipport.passes import port
+
+    top = _write(tmp_path / "src" / "k.cu", USES)
+    inc = tmp_path / "inc"
+    _write(inc / "warp.h", b"#define WARP_SZ 64\n")
+    plain = inputs.resolve(str(top), "src/k.cu", "cuda-source", USES, rel="src/k.cu")
+    assert plain.deps == () and str(inc / "warp.h") not in {d.path for d in plain.looked}
+    given = inputs.resolve(str(top), "src/k.cu", "cuda-source", USES, rel="src/k.cu",
+                           include_dirs=(str(inc),))
+    assert given.deps == ((str(inc / "warp.h"), b"#define WARP_SZ 64\n"),)
+    assert given.key("salt") != plain.key("salt")  # the key holds the header
+    assert "W004" in {f.rule for f in port(plain, Config()).findings}  # WARP_SZ unknown: 32 assumed
+    assert "W004" not in {f.rule for f in port(given, Config()).findings}  # 64 from the header
+    _write(tmp_path / "src" / "warp.h", b"#define WARP_SZ 32\n")  # beside the file: found first
+    near = inputs.resolve(str(top), "src/k.cu", "cuda-source", USES, rel="src/k.cu", include_dirs=(str(inc),))
+    assert [p for p, _ in near.deps] == [str(tmp_path / "src" / "warp.h")]

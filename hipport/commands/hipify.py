@@ -13,12 +13,8 @@ and an output that would replace an input.
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import sys
-import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +22,8 @@ from typing import Any
 from hipport import __version__
 from hipport import config as configmod
 from hipport.errors import HipportError
-from hipport.model import FileResult, FileStatus, Severity
+from hipport.model import FileStatus
+from hipport.workspace import CUDA_SOURCE, WorkFile
 
 # Options that take a value (`-o=FILE`, `-o FILE`), by name without dashes.
 VALUED = {"o", "o-dir", "o-stats", "rocm", "cuda-path", "clang-resource-directory", "p",
@@ -236,88 +233,6 @@ def _flag(o: HipifyOptions, name: str, ignored: dict[str, str]) -> None:
         ignored[name] = IGNORED[name]
 
 
-@dataclass
-class Stats:
-    converted: Counter[str] = field(default_factory=Counter)  # "cuda => hip"
-    unconverted: Counter[str] = field(default_factory=Counter)
-    by_api: Counter[str] = field(default_factory=Counter)
-    replaced_bytes: int = 0
-    total_bytes: int = 0
-    changed_lines: int = 0
-    total_lines: int = 0
-    warnings: int = 0
-    seconds: float = 0.0
-
-    def add(self, other: Stats) -> None:
-        for a in ("converted", "unconverted", "by_api"):
-            getattr(self, a).update(getattr(other, a))
-        for a in ("replaced_bytes", "total_bytes", "changed_lines", "total_lines", "warnings", "seconds"):
-            setattr(self, a, getattr(self, a) + getattr(other, a))
-
-    def rows(self) -> list[tuple[str, str]]:
-        # References ported, by API family as hipport counts them (headers and names it keeps,
-        # such as threadIdx, included: HIPIFY counts those too); `converted` lists the renames.
-        conv, unconv = sum(self.by_api.values()), sum(self.unconverted.values())
-        pct = lambda a, b: f"{100.0 * a / b:.1f}" if b else "0.0"  # noqa: E731
-        return [("CONVERTED refs count", str(conv)), ("UNCONVERTED refs count", str(unconv)),
-                ("CONVERSION %", pct(conv, conv + unconv) if conv + unconv else "100.0"),
-                ("REPLACED bytes", str(self.replaced_bytes)), ("TOTAL bytes", str(self.total_bytes)),
-                ("CHANGED lines of code", str(self.changed_lines)),
-                ("TOTAL lines of code", str(self.total_lines)),
-                ("CODE CHANGED (in bytes) %", pct(self.replaced_bytes, self.total_bytes)),
-                ("CODE CHANGED (in lines) %", pct(self.changed_lines, self.total_lines)),
-                ("WARNINGS", str(self.warnings)),
-                ("TIME ELAPSED s", f"{self.seconds:.2f}")]
-
-
-def stats_of(res: FileResult, data: bytes, titles: dict[str, str], seconds: float) -> Stats:
-    s = Stats(total_bytes=len(data), total_lines=data.count(b"\n") + (not data.endswith(b"\n") and bool(data)),
-              seconds=seconds)
-    lines: set[int] = set()
-    for e in res.edits:
-        if e.rule == "HP-rename" and e.end > e.start:
-            old = data[e.start:e.end].decode("utf-8", "replace")
-            s.converted[f"{old} => {e.replacement}" if e.replacement else old] += 1
-        if e.end > e.start or e.replacement:
-            s.replaced_bytes += max(e.end - e.start, len(e.replacement.encode("utf-8", "surrogateescape")))
-            first = data.count(b"\n", 0, e.start)
-            lines.update(range(first, first + data.count(b"\n", e.start, e.end) + 1))
-    s.changed_lines = len(lines)
-    for fam, c in res.families.items():
-        if c.ported:
-            s.by_api[titles.get(fam, fam)] += c.ported
-    for f in res.findings:
-        if f.rule in ("HP001", "HP002", "HP008"):
-            s.unconverted[f.subject or f.message.split(" ", 1)[0]] += 1  # HP008 names a header
-        if f.severity in (Severity.WARNING, Severity.ERROR):
-            s.warnings += 1
-    return s
-
-
-def render_stats(name: str, s: Stats) -> str:
-    out = [f"[HIPIFY] info: {name} statistics:"]
-    out += [f"  {k}: {v}" for k, v in s.rows()]
-    for title, counter in (("CONVERTED refs by API", s.by_api), ("CONVERTED refs by names", s.converted),
-                           ("UNCONVERTED refs by names", s.unconverted)):
-        if counter:
-            out.append(f"[HIPIFY] info: {title}:")
-            out += [f"  {k}: {v}" for k, v in sorted(counter.items())]
-    return "\n".join(out) + "\n"
-
-
-def render_csv(name: str, s: Stats) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, delimiter=";", lineterminator="\n")
-    w.writerow([name, "Value"])
-    w.writerows(s.rows())
-    for title, counter in (("CONVERTED refs by API", s.by_api), ("CONVERTED refs by names", s.converted),
-                           ("UNCONVERTED refs by names", s.unconverted)):
-        if counter:
-            w.writerow([title, "Count"])
-            w.writerows(sorted(counter.items()))
-    return buf.getvalue()
-
-
 def run(argv: list[str]) -> int:
     o = parse(argv)
     if o.show == "help":
@@ -328,33 +243,26 @@ def run(argv: list[str]) -> int:
         return 0
     for note in o.notes:
         print(f"hipport: note: {note}", file=sys.stderr)
-    from hipport.passes import port_bytes
+    from hipport import engine
+    from hipport.report.hipify_stats import Stats, render_csv, render_stats, stats_of
     from hipport.rules import for_config
-    from hipport.workspace import CUDA_SOURCE, PORTED_ROLES, role_of
 
     # HIPIFY keeps a quoted include quoted: so does its front door (`port` writes <...>).
     overrides = {"include_quotes": "keep", **o.overrides}
     config_file = overrides.pop("_config", None)
     config = configmod.build(o.inputs[0], overrides, config_file)
     titles = for_config(config).families
+    # Every input, in order and as named (twice if named twice), ported as CUDA whatever its
+    # name says; HIPIFY keeps no cache, nor does this door.
+    result = engine.run([_work_file(p) for p in o.inputs], config, engine.EVERYTHING)
     total = Stats()
     failed = 0
-    for path in o.inputs:
-        t0 = time.perf_counter()
-        try:
-            data = path.read_bytes()
-        except OSError as e:
-            print(f"hipport: error: {path}: cannot read: {e.strerror or e}", file=sys.stderr)
-            failed += 1
-            continue
-        role = role_of(path, data[:65536])
-        if role not in PORTED_ROLES or role == "build":
-            role = CUDA_SOURCE  # named on the command line: ported whatever its name says
-        res = port_bytes(str(path), role, data, config)
+    for path, res in zip(o.inputs, result.files, strict=True):
         if res.error:
             print(f"hipport: error: {path}: {res.error}", file=sys.stderr)
             failed += 1
             continue
+        data = res.original or b""
         out = res.ported if res.status == FileStatus.PORTED and res.ported is not None else data
         if not o.quiet_warnings:
             for f in res.findings:
@@ -366,7 +274,7 @@ def run(argv: list[str]) -> int:
             print(f"hipport: error: {path}: cannot write: {e.strerror or e}", file=sys.stderr)
             failed += 1
             continue
-        s = stats_of(res, data, titles, time.perf_counter() - t0)
+        s = stats_of(res, data, titles, res.seconds)
         total.add(s)
         if o.stats:
             sys.stderr.write(render_stats(f"file '{path}'", s))
@@ -379,6 +287,16 @@ def run(argv: list[str]) -> int:
         if o.stats_csv and not _write_stats(o.stats_file or Path("sum_stat.csv"), render_csv("TOTAL", total)):
             failed += 1
     return 1 if failed else 0
+
+
+def _work_file(p: Path) -> WorkFile:
+    """An input as named: its bytes read by the engine (a missing or unreadable one fails
+    there, and the others still go ahead)."""
+    try:
+        st: os.stat_result | None = os.stat(p)
+    except OSError:
+        st = None
+    return WorkFile(os.path.realpath(p), p.name, str(p), p.parent, st, fallback=CUDA_SOURCE)
 
 
 def _write_stats(target: Path, text: str) -> bool:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hipport import engine
 from hipport.config import Config
 from hipport.gitdiff import changed_lines
 from hipport.model import RunResult, Severity
-from hipport.pipeline import run as run_pipeline
 from hipport.ui import UI
 from hipport.workspace import discover
 
@@ -27,17 +27,10 @@ def lint(paths: list[Path], config: Config, ui: UI, fmt: str, diff_base: str | N
     files = discover(paths, config.include, config.exclude,
                      force_exclude=config.force_exclude)
     with ui.progress("linting") as progress:
-        result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress,
-                              keep_original=True, findings_only=True)
+        result = engine.run(files, config, engine.FINDINGS, cache_dir=cache_dir, progress=progress)
     if diff_base:
-        changed = changed_lines(diff_base, Path.cwd())
-        by_display = {wf.display: str(wf.path.resolve()) for wf in files}
-        for r in result.files:
-            path = by_display.get(r.path, "")
-            if path in changed and changed[path] is None:
-                continue  # a new file: every line is new
-            keep = changed.get(path) or set()
-            r.findings = [f for f in r.findings if f.span.line in keep]
+        result = engine.narrow(result, changed_lines(diff_base, Path.cwd()),
+                               {wf.display: str(wf.path.resolve()) for wf in files})
     ui.report(result, fmt, findings=True)
     if fmt == "github":
         _step_summary(result, ui)

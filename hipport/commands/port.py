@@ -8,12 +8,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from hipport import lock, patch
+from hipport import engine, lock, patch
 from hipport.config import Config
 from hipport.errors import HipportError
 from hipport.model import FileStatus, RunResult
-from hipport.pipeline import hydrate
-from hipport.pipeline import run as run_pipeline
 from hipport.ui import UI
 from hipport.workspace import (
     PORTED_ROLES,
@@ -111,9 +109,9 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
 
 def _port(o: PortOptions, mode: str, files: list[WorkFile], config: Config, cache_dir: Path | None,
           sink: Mirror | None, ui: UI) -> int:
+    need = _need(mode, views=o.output == "-" or _views(o, ui))
     with ui.progress("porting") as progress:
-        result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress, sink=sink)
-    read = _complete(result, files, cache_dir, mode, views=o.output == "-" or _views(o, ui))
+        result = engine.run(files, config, need, cache_dir=cache_dir, progress=progress, sink=sink)
     rc = 0
     if mode == "--output" and o.output == "-":
         r = result.files[0]
@@ -122,7 +120,7 @@ def _port(o: PortOptions, mode: str, files: list[WorkFile], config: Config, cach
         ui.report(result, o.fmt, to_stderr=True)
         return 1 if r.status == FileStatus.FAILED else 0
     if mode == "--in-place":  # the views show the files left as they were as failed
-        result = result.with_failed({u.path: u.error for u in write_in_place(result, files, read)})
+        result = result.with_failed({u.path: u.error for u in write_in_place(result, files)})
     elif mode == "--diff":
         sys.stdout.buffer.write(patch.render(result, files))
         sys.stdout.flush()
@@ -153,22 +151,19 @@ def _views(o: PortOptions, ui: UI) -> bool:
     return not (ui.quiet and o.fmt == "text") or o.report_dir is not None
 
 
-def _complete(result: RunResult, files: list[WorkFile], cache_dir: Path | None, mode: str, *,
-              views: bool) -> dict[str, tuple[int, int, int, int]]:
-    """Load, once and before anything is written or shown, what this mode and the views
-    read: the run leaves cached details `pending` and holds no file's bytes, so a quiet
-    `-o DIR` or `--check` over a large tree never holds them all. Views need every file;
-    --in-place and --diff only the ported ones (--in-place reads their original only to
-    re-apply the edits). Returns the identity of each file read, which --in-place checks
-    just before each rename."""
+def _need(mode: str, *, views: bool) -> engine.Need:
+    """What this mode and the views read of the result, loaded once before anything is
+    written or shown: a quiet `-o DIR` or `--check` over a large tree never holds every
+    file's bytes. Views need every file; --in-place and --diff only the ported ones
+    (--in-place reads their original only to re-apply the edits; the result keeps the
+    identity of each file read, which it checks just before each rename)."""
     if views:
-        return hydrate(result, files, cache_dir)
-    changed = lambda r: r.status == FileStatus.PORTED  # noqa: E731
+        return engine.EVERYTHING
     if mode == "--in-place":
-        return hydrate(result, files, cache_dir, which=changed, original=False)
+        return engine.Need(engine.CHANGED, original=False)
     if mode == "--diff":
-        return hydrate(result, files, cache_dir, which=changed)
-    return {}
+        return engine.Need(engine.CHANGED)
+    return engine.NOTHING
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,13 +174,13 @@ class Unwritten:
     error: str
 
 
-def write_in_place(result: RunResult, files: list[WorkFile],
-                   read: dict[str, tuple[int, int, int, int]]) -> tuple[Unwritten, ...]:
+def write_in_place(result: RunResult, files: list[WorkFile]) -> tuple[Unwritten, ...]:
     """Replace each ported file, checking just before the rename that it is still the file
     whose bytes were ported; a failure is that file's, and the others still go ahead.
     Returns the failures, in run order; the run is only read (`RunResult.with_failed`
     makes what the views show)."""
     by_display = {wf.display: wf for wf in files}
+    read = result.read
     failed: list[Unwritten] = []
     for r in result.files:
         if r.ported is None or r.status != FileStatus.PORTED or r.path not in read:

@@ -14,9 +14,8 @@ from hipport.model import FileStatus
 
 def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Path | None, quiet: bool) -> int:
     """Run the passes over `paths` and write the report into `out_dir`; returns the exit code."""
-    from hipport import lock
+    from hipport import engine, lock
     from hipport.errors import HipportError
-    from hipport.pipeline import run as run_pipeline
     from hipport.report import html
     from hipport.ui import UI
     from hipport.workspace import discover
@@ -27,8 +26,7 @@ def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Pat
                      force_exclude=config.force_exclude)
     with lock.hold([out], ui.err):
         with ui.progress("reporting") as progress:
-            result = run_pipeline(files, config, cache_dir=cache_dir, progress=progress,
-                                  keep_original=True)
+            result = engine.run(files, config, engine.EVERYTHING, cache_dir=cache_dir, progress=progress)
         try:
             stats = html.write_report(result, out_dir)
         except html.NotReportFolder as e:  # made meanwhile by someone else

@@ -4,6 +4,7 @@ computes with the CUDA original; the text or JSON table, and the report when ask
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from hipport.config import Config
@@ -33,8 +34,7 @@ def _write_report(result: Validation, out: Path, ui: UI) -> None:
     from hipport.report import html
 
     html.check_folder(out, [])
-    run = result.run if result.run is not None else RunResult([])
-    run.validation = result.doc
+    run = replace(result.run if result.run is not None else RunResult(()), validation=result.doc)
     try:
         index = html.write(run, out)
     except html.NotReportFolder as e:

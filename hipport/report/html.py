@@ -37,7 +37,6 @@ from hipport.buildid import build_id
 from hipport.linemap import LineMap
 from hipport.model import (
     Applicability,
-    Edit,
     FileResult,
     FileStatus,
     Finding,
@@ -369,14 +368,9 @@ def _align_lines(orig: bytes, ported: bytes) -> Alignment:
     return Alignment(changes, hunks, lambda s: mapping.get(s.line, s.line))
 
 
-def _fix_applied(f: Finding, applied: set[Edit]) -> bool:
-    return f.fix is not None and bool(f.fix.edits) and all(e in applied for e in f.fix.edits)
-
-
 def prepare_findings(r: FileResult, al: Alignment) -> list[FindingView]:
     docs = all_rules()
-    applied = set(r.edits)
-    out = [FindingView(i, f, al.ported_line_of_orig(f.span), docs.get(f.rule), _fix_applied(f, applied))
+    out = [FindingView(i, f, al.ported_line_of_orig(f.span), docs.get(f.rule), r.fix_applied(i))
            for i, f in enumerate(r.findings)]
     out.sort(key=lambda v: (v.line, v.finding.span.column, v.index))
     return out
@@ -395,15 +389,13 @@ def prepare_effort(pages: list[FileData], anchors: dict[str, dict[int, int]]) ->
     docs = all_rules()
     for fd in pages:
         r = fd.result
-        applied = set(r.edits)
         for i, f in enumerate(r.findings):
             if f.rule in PERSON_RULES:
                 name = f.subject or f.rule
                 key = (f.rule, name)
                 title = name
             elif f.rule.startswith("W"):
-                if f.fix is not None and (f.fix.applicability == Applicability.SAFE or
-                                          _fix_applied(f, applied)):
+                if f.fix is not None and (f.fix.applicability == Applicability.SAFE or r.fix_applied(i)):
                     continue  # fixed automatically
                 key = (f.rule, "")
                 doc = docs.get(f.rule)

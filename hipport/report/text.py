@@ -79,12 +79,14 @@ def render(run: RunResult, opts: ViewOptions) -> str:
     con = Console(file=buf, force_terminal=opts.color, no_color=not opts.color, width=100,
                   highlight=False, soft_wrap=True)
     s = summary(run)
-    held = sum(1 for _, f in run.findings if f.fix and f.fix.applicability.value == "review")
+    done, held = run.review_fixes()  # as the result records them: a view infers nothing
     con.print(summary_table(run, s))
     con.print(f"{s['files_scanned']} files scanned, {s['files_changed']} changed, "
               f"{s['files_failed']} failed, {s['cached']} from cache, {s['seconds']:.2f}s")
     if s["findings_by_rule"]:
         con.print("findings: " + ", ".join(f"{k} {v}" for k, v in s["findings_by_rule"].items()))
+    if done:
+        con.print(f"{done} review fixes applied (--apply-review-fixes): check them by hand")
     if held:
         con.print(f"{held} review fixes not applied (use --apply-review-fixes)")
     return buf.getvalue()

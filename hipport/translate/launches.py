@@ -52,7 +52,7 @@ def _closed_up(ctx: Context, data: bytes, found: list[tuple[int, int, int, int]]
     for o0, o1, c0, c1 in found:
         buf[o0:o1] = b"<<<".ljust(o1 - o0)
         buf[c0:c1] = b">>>".ljust(c1 - c0)
-    return SourceFile(ctx.src.path, bytes(buf))
+    return SourceFile(ctx.src.path, bytes(buf), closure=ctx.src.closure)
 
 
 def _launch_at(src: SourceFile, at: int) -> Node | None:

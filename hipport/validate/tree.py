@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hipport import engine
 from hipport.config import Config
 from hipport.linemap import LineMap, Location
 from hipport.model import FileResult, FileStatus, RunResult
-from hipport.pipeline import run as run_pipeline
 from hipport.workspace import CUDA_SOURCE, CXX_EXT, HOST, PORTED_ROLES, WorkFile, role_of
 
 TU_EXT = {".cu", ".hip", ".c", ".cc", ".cpp", ".cxx", ".c++"}
@@ -76,7 +76,7 @@ class PortedTree:
              label: str = "", transform: Callable[[Path, bytes], bytes] | None = None,
              progress: Callable[[int, int], None] | None = None) -> PortedTree:
         """Port `files` with `config` and write the mirror under `out`."""
-        result = run_pipeline(files, config, cache_dir=cache_dir, keep_original=True, progress=progress)
+        result = engine.run(files, config, engine.EVERYTHING, cache_dir=cache_dir, progress=progress)
         base = common_base(files)
         out.mkdir(parents=True, exist_ok=True)
         entries: list[Entry] = []

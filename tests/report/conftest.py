@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hipport.edits import apply_edits
-from hipport.model import Edit, FileResult, FileStatus, Finding, Fix, RunResult, Severity
+from hipport.model import Edit, FileResult, FileStatus, Finding, Fix, RunResult, Severity, applied_fixes
 from hipport.source import SourceFile
 from tests.report.synth import make_run
 
@@ -52,7 +52,8 @@ def file_result(path: str, text: str, edits: list[tuple[str, str, str]] = (),  #
     return FileResult(path=path, role="cuda-source",
                       status=FileStatus.PORTED if ported != data else FileStatus.UNCHANGED,
                       output_path=path, edits=es, findings=fs,
-                      ported=ported if ported != data else None, original=data)
+                      ported=ported if ported != data else None, original=data,
+                      applied=applied_fixes(es, fs))
 
 
 class Chromium:

@@ -20,6 +20,7 @@ from hipport.model import (
     Fix,
     RunResult,
     Severity,
+    applied_fixes,
 )
 from hipport.source import SourceFile
 
@@ -116,7 +117,7 @@ def make_file(path: str, *, blocks: int = 6, seed: int = 0, probe: bool = False,
     findings.sort(key=lambda f: (f.span.start, f.rule))
     return FileResult(path=path, role="cuda-source", status=FileStatus.PORTED, output_path=path,
                       edits=edits, findings=findings, families=fam, ported=ported, original=data,
-                      digest=str(hash(data)))
+                      digest=str(hash(data)), applied=applied_fixes(edits, findings))
 
 
 def make_run(n: int, *, blocks: int = 6, folders: int = 8, probe_at: int | None = 0) -> RunResult:

@@ -22,9 +22,8 @@ pytestmark = pytest.mark.browser
 def report(tmp_path: Path) -> tuple[RunResult, Path]:
     run = make_run(12)
     # Vary the sizes so that sorting by reference count has something to do.
-    for i in range(12):
-        r = run.files[i]
-        run.files[i] = make_file(r.path, blocks=1 + (i * 5) % 12, seed=i, probe=(i == 0))
+    run = run.with_files([make_file(r.path, blocks=1 + (i * 5) % 12, seed=i, probe=(i == 0)) if i < 12 else r
+                          for i, r in enumerate(run.files)])
     out = tmp_path / "report"
     html.write(run, out)
     return run, out
@@ -213,7 +212,7 @@ def test_file_page_filters_findings_by_severity_and_rule(tmp_path: Path, chromiu
     r = file_result("src/k.cu", text, findings=[("lane & 31", "W004", "lane"), ("__shfl", "W016", "width"),
                                                  ("cudaFoo", "HP002", "unknown"), ("__ballot", "W002", "mask")])
     sev = [Severity.INFO, Severity.WARNING, Severity.WARNING, Severity.ERROR]
-    r.findings = [replace(f, severity=s) for f, s in zip(r.findings, sev, strict=True)]
+    r = replace(r, findings=[replace(f, severity=s) for f, s in zip(r.findings, sev, strict=True)])
     out = tmp_path / "rep"
     html.write(RunResult([r]), out)
     uri = (out / html.page_name(r.path)).as_uri()

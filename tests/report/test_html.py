@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from hipport.model import Applicability, Edit, FileStatus, Fix, RunResult
+from hipport.model import Applicability, Edit, FileStatus, Fix, RunResult, applied_fixes
 from hipport.report import html
 from hipport.ruledocs import RuleDoc, all_rules
 from tests.report.conftest import file_result
@@ -105,8 +106,8 @@ def test_probe_is_escaped_everywhere(tmp_path: Path, run12: RunResult) -> None:
                            "cudaFoo(1);\n",
                     edits=[("cudaFoo", "hipFoo</script>", "rename")],
                     findings=[("cudaFoo", "HP002", "cudaFoo <img src=x onerror=alert(1)> {{ y }}")])
-    run12.files.append(f)
-    run12.validation = {"status": "<script>bad()</script>", "runs": [{"name": "</td><script>"}]}
+    run12 = replace(run12, _files=(*run12.files, f),
+                    validation={"status": "<script>bad()</script>", "runs": [{"name": "</td><script>"}]})
     out = tmp_path / "rep"
     html.write(run12, out)
     for p in out.glob("*.html"):
@@ -211,7 +212,7 @@ def test_alignment_when_lines_are_added_and_removed(tmp_path: Path) -> None:
 
 def test_edits_that_disagree_with_the_bytes_fall_back_to_a_line_diff(tmp_path: Path) -> None:
     f = file_result("z.cu", "one\ntwo\nthree\n", findings=[("three", "HP001", "m")])
-    f.ported, f.status = b"one\nTWO\nextra\nthree\n", FileStatus.PORTED  # edits not recorded
+    f = replace(f, ported=b"one\nTWO\nextra\nthree\n", status=FileStatus.PORTED)  # edits not recorded
     out = tmp_path / "rep"
     html.write(RunResult([f]), out)
     doc = parse(_page_of(out, "z.cu").read_text())
@@ -223,9 +224,9 @@ def test_effort_groups_and_orders_what_is_left(tmp_path: Path, run12: RunResult)
     safe = file_result("safe.cu", "x & 31;\ny & 31;\n", findings=[
         ("x & 31", "W004", "lane"), ("y & 31", "W004", "lane")])
     e = Edit(0, 6, "x & 63", "W004")
-    safe.findings[0] = type(safe.findings[0])(**{**{k: getattr(safe.findings[0], k) for k in (
-        "rule", "severity", "span", "message")}, "fix": Fix("t", Applicability.SAFE, (e,))})
-    run12.files.append(safe)
+    safe = replace(safe, findings=(replace(safe.findings[0], fix=Fix("t", Applicability.SAFE, (e,))),
+                                   *safe.findings[1:]))
+    run12 = replace(run12, _files=(*run12.files, safe))
     out = tmp_path / "rep"
     html.write(run12, out)
     doc = parse((out / "effort.html").read_text())
@@ -255,10 +256,9 @@ def test_applied_review_fix_is_not_left_for_a_person(tmp_path: Path) -> None:
     f = file_result("k.cu", text, findings=[("__shfl_down(v, 16)", "W008", "width")])
     close = text.index(")")
     e = Edit(close, close, ", 32", "W008", priority=1)
-    f.findings[0] = type(f.findings[0])("W008", f.findings[0].severity, f.findings[0].span, "width",
-                                        fix=Fix("width 32", Applicability.REVIEW, (e,)))
-    f.edits = [e]
-    f.ported, f.status = text.replace("16)", "16, 32)").encode(), FileStatus.PORTED
+    f = replace(f, findings=(replace(f.findings[0], fix=Fix("width 32", Applicability.REVIEW, (e,))),))
+    f = replace(f, edits=[e], ported=text.replace("16)", "16, 32)").encode(), status=FileStatus.PORTED,
+                applied=applied_fixes([e], f.findings))  # as the engine records it
     out = tmp_path / "rep"
     html.write(RunResult([f]), out)
     assert not parse((out / "effort.html").read_text()).by_id("effort-table").find("tbody").find_all("tr")
@@ -288,8 +288,9 @@ def test_rule_pages_render_docs_and_sites(tmp_path: Path, run12: RunResult,
     sites = parse(page).by_id("sites").find_all("li")
     assert len(sites) == sum(1 for _, f in run12.findings if f.rule == "W006")
     # A rule the docs do not know still gets a page; the rules index lists counts.
-    run12.files[0].findings.append(type(run12.findings[0][1])(
-        "W999", run12.findings[0][1].severity, run12.findings[0][1].span, "new rule"))
+    first = run12.files[0]
+    new = type(first.findings[0])("W999", first.findings[0].severity, first.findings[0].span, "new rule")
+    run12 = run12.with_files([replace(first, findings=(*first.findings, new)), *run12.files[1:]])
     html.write(run12, out)
     assert (out / "rule_W999.html").is_file()
     rules = parse((out / "rules.html").read_text()).by_id("rule-table").find("tbody").find_all("tr")
@@ -337,10 +338,10 @@ def test_validation_section(tmp_path: Path, run12: RunResult) -> None:
     out = tmp_path / "rep"
     html.write(run12, out)
     assert parse((out / "index.html").read_text()).by_id("validation") is None
-    run12.validation = {"gpu": "MI300X", "summary": {"pass": 3, "fail": 1},
+    run12 = replace(run12, validation={"gpu": "MI300X", "summary": {"pass": 3, "fail": 1},
                         "programs": [{"name": "argmax", "result": "PASS"},
                                      {"name": "ballot", "result": "fail", "detail": "lane 40"},
-                                     {"name": "scan", "result": "unverified"}]}
+                                     {"name": "scan", "result": "unverified"}]})
     html.write(run12, out)
     v = parse((out / "index.html").read_text()).by_id("validation")
     badges = [b.text for b in v.find_all("span", cls="badge")]
@@ -351,10 +352,10 @@ def test_validation_section(tmp_path: Path, run12: RunResult) -> None:
 def test_validation_section_names_the_toolchains_and_shows_warnings(tmp_path: Path, run12: RunResult) -> None:
     """validate's `toolchains` (records) is a table and its `warnings` (text) a list."""
     out = tmp_path / "rep"
-    run12.validation = {"failed": False,
+    run12 = replace(run12, validation={"failed": False,
                         "toolchains": [{"name": "hip-6.4", "hip_version": "6.4.43484", "root": "/opt/hipport/hip-6.4"}],
                         "warnings": ["hip-5.2 is HIP 5.2, older than the floor (--rocm 6.4) <b>"],
-                        "errors": [{"file": "a.cu", "line": 3, "where": "hip-6.4 gfx90a"}]}
+                        "errors": [{"file": "a.cu", "line": 3, "where": "hip-6.4 gfx90a"}]})
     html.write(run12, out)
     v = parse((out / "index.html").read_text()).by_id("validation")
     assert "hip-6.4" in v.text and "/opt/hipport/hip-6.4" in v.text and "hip-6.4 gfx90a" in v.text
@@ -373,7 +374,9 @@ def test_incremental_rerender(tmp_path: Path, run12: RunResult) -> None:
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == mtimes
     # Change one file: only its page is rendered.
     from tests.report.synth import make_file
-    run12.files[4] = make_file(run12.files[4].path, blocks=2, seed=7)
+    files = list(run12.files)
+    files[4] = make_file(files[4].path, blocks=2, seed=7)
+    run12 = replace(run12, _files=tuple(files))
     third = html.write_report(run12, out)
     assert third.written == [html.page_name(run12.files[4].path)]
     status = json.loads((out / "status.json").read_text())
@@ -384,7 +387,8 @@ def test_incremental_rerender(tmp_path: Path, run12: RunResult) -> None:
     victim.unlink()
     assert html.write_report(run12, out).written == [victim.name]
     # Drop a file: its page goes; its neighbours' prev/next links change, so they re-render.
-    gone = run12.files.pop(8)
+    gone = files.pop(8)
+    run12 = replace(run12, _files=tuple(files))
     fourth = html.write_report(run12, out)
     assert fourth.removed == [html.page_name(gone.path)]
     assert not (out / html.page_name(gone.path)).exists()

@@ -175,7 +175,8 @@ def test_files_of_equal_content_keep_their_own_results_when_cached(tmp_path: Pat
         r = run(files, Config(), cache_dir=tmp_path / "cache", keep_original=True)
         assert sorted(x.path for x in r.files) == sorted(wf.display for wf in files), attempt
         assert all(x.ported is not None and b"hip/hip_runtime.h" in x.ported for x in r.files), attempt
-        assert len({id(x) for x in r.files}) == 3 and len({id(x.findings) for x in r.files}) == 3
+        assert len({id(x) for x in r.files}) == 3  # each its own (frozen: findings are a tuple)
+        assert all(type(x.findings) is tuple for x in r.files), attempt
     out = tmp_path / "out"
     assert hipport("port", tmp_path / "src", "-o", out, "--cache-dir", tmp_path / "cache").returncode in (0, 1)
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.cu")) == ["a/k.cu", "b/k.cu", "c/k.cu"]

@@ -61,17 +61,16 @@ def test_a_held_lock_makes_a_second_run_exit_2(tmp_path: Path) -> None:
 
 
 def test_a_file_edited_after_it_was_read_is_not_overwritten(tmp_path: Path) -> None:
+    from hipport import engine
     from hipport.commands.port import write_in_place
-    from hipport.pipeline import hydrate, run
     from hipport.workspace import discover
 
     tree = _tree(tmp_path / "tree", 2)
     files = discover([tree])
-    result = run(files, Config(jobs=1), cache_dir=None)
-    read = hydrate(result, files, None, which=lambda r: r.status == FileStatus.PORTED, original=False)
+    result = engine.run(files, Config(jobs=1), engine.Need(engine.CHANGED, original=False))
     edited = files[0].path
     edited.write_bytes(b"// saved by an editor meanwhile\n")
-    unwritten = write_in_place(result, files, read)
+    unwritten = write_in_place(result, files)
     assert edited.read_bytes() == b"// saved by an editor meanwhile\n"
     assert [u.path for u in unwritten] == [files[0].display] and "changed on disk" in unwritten[0].error
     assert b"hip" in files[1].path.read_bytes()  # the other file still went ahead

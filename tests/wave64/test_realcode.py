@@ -188,11 +188,13 @@ def test_a_tree_that_maps_the_sync_builtins_itself_is_left_alone(tmp_path: Path)
     (tmp_path / "common.cuh").write_text("#pragma once\n#if defined(USE_HIP)\n#include \"vendors/hip.h\"\n#endif\n")
     code = ('#include <hip/hip_runtime.h>\n#include "common.cuh"\n__device__ float sum(float v) {\n'
             "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o, 32);\n  return v;\n}\n")
+    from hipport import closure
     from hipport.source import SourceFile
     from hipport.wave64 import run
     path = tmp_path / "k.cu"
     path.write_text(code)
-    got = {f.rule for f in run(SourceFile(str(path), code.encode()), config())}
+    headers = closure.read(str(path), code.encode())  # as hipport.inputs reads them for the passes
+    got = {f.rule for f in run(SourceFile(str(path), code.encode(), closure=headers), config())}
     assert "W001" not in got
     assert "W001" in {f.rule for f in findings(code)}, "without the header the builtin is missing on ROCm 5.2"
 
