@@ -16,6 +16,7 @@ import typer
 from hipport import __version__
 from hipport import config as configmod
 from hipport.errors import HipportError
+from hipport.report import VIEWS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="rich",
                   help="Port CUDA C++ code bases to HIP for AMD Instinct GPUs, wave64-correct.")
@@ -30,11 +31,8 @@ class Fmt(str, Enum):
     json = "json"
 
 
-class LintFmt(str, Enum):
-    text = "text"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
+LintFmt = Enum("LintFmt", {v: v for v in VIEWS}, type=str)  # type: ignore[misc]  # every view of a run
+LINT_TEXT = LintFmt("text")
 
 
 class ValidateFmt(str, Enum):
@@ -229,7 +227,7 @@ def port(
 def lint(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders (default: the current folder).",
                                                        show_default=False)] = None,
-    fmt: Annotated[LintFmt, typer.Option("--format", help="text, json, sarif (SARIF 2.1.0) or github (workflow annotations).")] = LintFmt.text,
+    fmt: Annotated[LintFmt, typer.Option("--format", help="text, json, sarif (SARIF 2.1.0) or github (workflow annotations).")] = LINT_TEXT,
     fail_on: Annotated[FailOn | None, typer.Option("--fail-on", help="Exit 1 when a finding reaches this severity.")] = None,
     diff_base: Annotated[str | None, typer.Option("--diff-base", help="Only report lines changed since this git revision.")] = None,
     wave_strategy: StrategyOpt = None,

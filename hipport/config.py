@@ -252,9 +252,9 @@ def did_you_mean(token: str) -> str:
 @cache
 def rule_names() -> dict[str, str]:
     """kebab-case name -> id, for every rule hipport reports."""
-    from hipport.ruledocs import all_rules
+    from hipport.registry import names
 
-    return {doc.name: rid for rid, doc in all_rules().items()}
+    return names()
 
 
 def build(start: Path | None, overrides: dict[str, Any], config_file: Path | None = None) -> Config:

@@ -24,6 +24,7 @@ from hipport import rules as rulesmod
 from hipport.config import Config
 from hipport.edits import apply_edits
 from hipport.model import FileResult, FileStatus, RunResult
+from hipport.registry import HP
 from hipport.workspace import (
     BUILD,
     HOST,
@@ -731,6 +732,6 @@ def hydrate(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
 
 def _settle_unknown(r: FileResult, defined: frozenset[str]) -> None:
     """Drop 'unknown CUDA name' findings for names some file of the project defines itself."""
-    if defined and any(f.rule == "HP002" for f in r.findings):
+    if defined and any(f.rule == HP.UNKNOWN_CUDA_NAME for f in r.findings):
         r.findings = [f for f in r.findings
-                      if not (f.rule == "HP002" and f.subject in defined)]
+                      if not (f.rule == HP.UNKNOWN_CUDA_NAME and f.subject in defined)]

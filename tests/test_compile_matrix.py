@@ -36,12 +36,12 @@ from typing import Any
 
 import pytest
 
+from hipport import registry
 from hipport.passes import port_bytes
 from hipport.source import SourceFile
 from hipport.validate import toolchains
 from hipport.validate.driver import Toolchain
 from hipport.validate.site import Site
-from hipport.wave64 import registry
 from hipport.wave64 import run as wave64_run
 from hipport.workspace import PORTED_ROLES, role_of
 from tests.conftest import ROOT
@@ -68,16 +68,14 @@ COLUMNS = (Column("5.2@hip-5.2", "5.2", "host", pytest.mark.hipcc),
            Column("6.4@hip-6.4", "6.4", HIP64, pytest.mark.rocm64))
 BY_ID = {c.id: c for c in COLUMNS}
 
-# wave64 rules that report and never fix: not fix kinds (checked: they fix nothing anywhere).
-REPORT_ONLY = {
-    "W015": "half-warp (16-lane) code is reported for review; its fix depends on the algorithm",
-    "W018": "spin-waits need independent progress inside a wave: reported, never rewritten",
-}
+# wave64 rules that report and never fix (the registry's `report_only`; checked: they fix nothing anywhere).
+REPORT_ONLY = {r.id: r.report_only for r in registry.rules().values() if r.wave64 and not r.fixes}
 # (fix kind, column) cells with no fixture that can be, with why (checked: still true).
 NO_FIXTURE = {
     ("W021", "6.4@hip-6.4"): "HIP wraps __shfl source lanes itself from ROCm 5.7: W021 fixes below a 5.7 floor only",
     ("HP-args-order", "5.2@hip-5.2"): "only MIOpen calls have arguments reordered (--dnn miopen-hipify), and "
                                       "Debian 12 packages no MIOpen headers",
+    **{("HP900", c.id): "deleting an unused suppression comment changes nothing the compiler sees" for c in COLUMNS},
 }
 # Cells that fail today because of what HIP 6 changed (issue 29; fixed in hipport/translate,
 # hipport/wave64 and rules/): (fixture, column) -> the reason. Strict: a fix makes it fail until
@@ -106,13 +104,8 @@ XFAIL: dict[tuple[str, str], str] = {
 
 
 def fix_kinds() -> list[str]:
-    """Every kind of fix hipport emits, by name: the wave64 registry's rules that fix, then the
-    kinds of the translate pass's edits (Edit.rule) that its golden fixtures show. A rule
-    registry listing fix kinds (a later issue) becomes this function's one line."""
-    wave64 = [r for r in registry.RULES if r not in REPORT_ONLY]
-    translate = sorted({k for c in [*TRANSLATE_CASES, *(lc.case for lc in LIBRARY_CASES)]
-                        for k in _ported(c, c.config.rocm)[1] if not k.startswith("W")})
-    return wave64 + translate
+    """Every kind of fix hipport emits, from the rule registry."""
+    return list(registry.fix_kinds())
 
 
 # --- fixtures: what is ported and compiled -------------------------------------------------------
@@ -292,7 +285,15 @@ def test_report_only_rules_fix_nothing() -> None:
         kinds = _kinds_in(col)
         for rule in REPORT_ONLY:
             assert rule not in kinds, f"{rule} fixes {kinds[rule][:3]}: it is a fix kind, not report-only"
-    assert set(REPORT_ONLY) <= set(registry.RULES)
+    assert all(REPORT_ONLY.values()), "a report-only rule says why in rules/registry.toml"
+
+
+def test_every_fix_the_fixtures_hold_is_a_registered_kind() -> None:
+    """The registry's list of fix kinds is complete: no fixture holds an edit of another kind."""
+    kinds = set(fix_kinds())
+    for col in COLUMNS:
+        unknown = set(_kinds_in(col)) - kinds
+        assert not unknown, f"edit kinds missing from rules/registry.toml: {sorted(unknown)}"
 
 
 def test_every_fixture_left_out_says_why() -> None:

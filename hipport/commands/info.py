@@ -5,21 +5,21 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+from hipport import registry
 from hipport.config import KEYS, Config, version_tuple
 from hipport.errors import HipportError
-from hipport.ruledocs import all_rules, find
 from hipport.rules import load
 
 
 def explain(rule: str) -> str:
-    doc = find(rule)
+    doc = registry.find(rule)
     if doc is None:
         raise HipportError(f"unknown rule {rule!r}; `hipport rules list` shows them all")
     return doc.text
 
 
 def rules_list() -> str:
-    return "".join(f"{r.id}  {r.name:32} {r.summary}\n" for r in all_rules().values())
+    return "".join(f"{r.id}  {r.name:32} {r.summary}\n" for r in registry.rules().values())
 
 
 def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:

@@ -17,6 +17,7 @@ import re
 
 from hipport.config import version_tuple
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.translate.context import Context
 from hipport.translate.includes import _include_lines, _is_include_directive, _line_end
 
@@ -91,8 +92,8 @@ def _reduce_header(ctx: Context) -> None:
         block = REDUCE_BLOCK.replace("\n", nl)
         if at == len(data) and not data.endswith(b"\n"):
             block = nl + block
-        ctx.edit(at, at, block, "HP-include")
-        ctx.report("HP011", Severity.INFO, m.start(2), m.end(2),
+        ctx.edit(at, at, block, FixKind.INCLUDE)
+        ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, m.start(2), m.end(2),
                    "HIP has no cooperative_groups/reduce.h: hipport writes a shuffle reduction "
                    "for cg::reduce and its operators here (exact at any tile width up to 64)",
                    "cooperative_groups")
@@ -117,12 +118,12 @@ def _meta_groups(ctx: Context) -> None:
         op = ctx.src.data[obj.end_byte:node.start_byte].strip()
         group = ctx.src.text(obj) if op == b"." else f"*({ctx.src.text(obj)})"
         name = m.group(0).decode()
-        ctx.edit(call.start_byte, call.end_byte, META[name].format(g=group), "HP-rename")
+        ctx.edit(call.start_byte, call.end_byte, META[name].format(g=group), FixKind.RENAME)
         rewritten.append((call.start_byte, call.end_byte))
-        ctx.report("HP011", Severity.INFO, node.start_byte, node.end_byte,
+        ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, node.start_byte, node.end_byte,
                    f"{name}() is not in HIP 5.2: computed from the thread block, which is right "
                    f"for a tile of the thread block; check it if this tile's parent is a tile",
                    "cooperative_groups")
     if rewritten:  # the "needs ROCm 6.2" notes are moot where the call is rewritten
-        ctx.findings = [f for f in ctx.findings if not (f.rule == "HP003" and any(
+        ctx.findings = [f for f in ctx.findings if not (f.rule == HP.NEEDS_NEWER_ROCM and any(
             s <= f.span.start < e for s, e in rewritten))]

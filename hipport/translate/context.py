@@ -9,6 +9,7 @@ from functools import cache
 from hipport import hipaware
 from hipport.config import Config, version_tuple
 from hipport.model import Edit, FamilyCount, Finding, Severity
+from hipport.registry import HP
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node, SourceFile
 
@@ -71,7 +72,7 @@ class Context:
             c.unsupported += 1
             alt = f"; consider {m.alt}" if m.alt else ""
             note = f" ({m.note})" if m.note else ""
-            self.report("HP001", Severity.WARNING, start, end,
+            self.report(HP.UNSUPPORTED_API, Severity.WARNING, start, end,
                         f"{m.cuda} has no HIP equivalent{alt}{note}", m.family, m.cuda)
             return
         c.ported += 1
@@ -79,13 +80,13 @@ class Context:
             self.report(m.report, Severity.INFO, start, end,
                         f"{m.cuda} -> {m.hip}: {m.note or 'check this site by hand'}", m.family, m.cuda)
         if newer(m.since, self.config.rocm):
-            self.report("HP003", Severity.WARNING, start, end,
+            self.report(HP.NEEDS_NEWER_ROCM, Severity.WARNING, start, end,
                         f"{m.hip} needs ROCm {m.since}; the ROCm floor is {self.config.rocm} "
                         f"(raise it with --rocm {m.since})", m.family, m.cuda)
         if m.status == "deprecated":
             note = f": {m.note}" if m.note else ""
-            self.report("HP004", Severity.INFO, start, end,
+            self.report(HP.DEPRECATED_API, Severity.INFO, start, end,
                         f"{m.cuda} is deprecated; ported to {m.hip}{note}", m.family, m.cuda)
         elif m.status == "experimental":
-            self.report("HP007", Severity.INFO, start, end,
+            self.report(HP.EXPERIMENTAL_API, Severity.INFO, start, end,
                         f"{m.hip} is experimental in HIP; check its behaviour", m.family, m.cuda)

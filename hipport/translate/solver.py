@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import cache
 
 from hipport.model import Severity
+from hipport.registry import HP
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
 from hipport.translate.args import call_arguments
@@ -71,7 +72,7 @@ def _check_arguments(ctx: Context, name_node: Node, callee: Mapping) -> None:
         m = ctx.solver_vars.get(var)
         if m is None:
             continue
-        ctx.report("HP003", Severity.WARNING, arg.start_byte, arg.end_byte,
+        ctx.report(HP.NEEDS_NEWER_ROCM, Severity.WARNING, arg.start_byte, arg.end_byte,
                    f"`{var}` is a {m.hip} passed to {callee.hip}: hipSOLVER before ROCm "
                    f"{ALIASED_SINCE} takes {m.hipsolver}; cast it (static_cast<{m.hipsolver}>({var})) "
                    f"or raise the ROCm floor with --rocm {ALIASED_SINCE}", callee.family)

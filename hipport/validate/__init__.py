@@ -36,6 +36,7 @@ from hipport.model import (
     ValidationSummary,
     ValidationToolchain,
 )
+from hipport.registry import HP
 from hipport.validate import compile as compilemod
 from hipport.validate import errors_map, project, runs, toolchains, unitclass
 from hipport.validate import flags as flagsmod
@@ -109,8 +110,8 @@ def _explainer(trees: list[PortedTree], config: Config) -> Callable[[Diagnostic,
     except Exception:  # tables missing or broken: explain from findings only
         lookup = None
     try:
-        from hipport import ruledocs
-        known = set(ruledocs.all_rules())
+        from hipport import registry
+        known = set(registry.rules())
     except Exception:
         known = set()
     known_w = {k for k in known if k.startswith("W")}
@@ -423,7 +424,7 @@ def document(opts: Options, plans: Sequence[tuple[str, toolchains.ArchPlan]], un
         not_run=not_run,
         not_ported=len(not_ported),
     )
-    port_errors = [ValidationProblem(r.path, None, "port", "HP010", r.error or "failed", "hipport port")
+    port_errors = [ValidationProblem(r.path, None, "port", HP.UNREADABLE_FILE, r.error or "failed", "hipport port")
                    for r in not_ported]
     return ValidationResult(
         version=SCHEMA_VERSION,

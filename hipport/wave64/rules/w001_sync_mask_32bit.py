@@ -11,17 +11,15 @@ Votes in 32-lane code are W017's.
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, Emitter
 from hipport.wave64.facts import MASK, Facts, WarpCall
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
-RULE = "W001"
-NAME = "sync-mask-32bit"
-SUMMARY = "32-bit mask in a *_sync warp call, or a *_sync call the ROCm floor lacks"
-SEVERITY = Severity.ERROR
+RULE = W.SYNC_MASK_32BIT
 # The page `hipport explain W001` and rules/wave64/W001.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

@@ -13,7 +13,8 @@ thread_rank, which no plain wave operation does.
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, WAVE, Emitter
@@ -21,10 +22,7 @@ from hipport.wave64.facts import Facts, Func, WarpCall
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short, template_uses
 
-RULE = "W009"
-NAME = "coop-groups-tile-32"
-SUMMARY = "cooperative-groups tile of 32 used as the warp; tile members HIP lacks"
-SEVERITY = Severity.WARNING
+RULE = W.COOP_GROUPS_TILE_32
 # The page `hipport explain W009` and rules/wave64/W009.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(
