@@ -366,9 +366,10 @@ def main(argv: list[str] | None = None) -> int:
                          "declarations), to judge units past an absent package's include")
     args = ap.parse_args(argv)
     tcs = chosen(ap, args.toolchain or [])
+    from hipport.floor import floor
     from hipport.validate import floor_warnings
 
-    for w in floor_warnings(tcs, args.rocm or "5.2"):
+    for w in floor_warnings(tcs, floor(args.rocm or "5.2")):
         print(f"warning: {w}", file=sys.stderr)
     for p in args.paths:
         if not p.is_dir():

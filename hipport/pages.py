@@ -12,8 +12,8 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
+from hipport.paths import rules_dir
 from hipport.registry import rules
-from hipport.rules import rules_dir
 
 # hp.toml's section keys -> the page's headings, in page order ("references" is optional).
 SECTIONS = {"what": "What it does", "why": "Why is this bad?", "example": "Example", "safety": "Fix safety",

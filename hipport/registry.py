@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Final
 
 from hipport.model import Applicability, Severity
-from hipport.rules import rules_dir
+from hipport.paths import rules_dir
 
 
 class HP:

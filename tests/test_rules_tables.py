@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hipport.config import version_tuple
 from hipport.errors import HipportError
-from hipport.rules import load, load_table, rules_dir
+from hipport.floor import version
+from hipport.paths import rules_dir
+from hipport.rules import load, load_table
 from tests.conftest import ROOT
 
 HIP_INCLUDE = Path("/usr/include/hip")
@@ -104,7 +105,7 @@ def test_supported_hip_names_are_declared_in_the_installed_headers() -> None:
     rs = load()
     missing = sorted(f"{m.family}:{m.cuda}->{m.hip}" for m in rs.names.values()
                      if m.family in CORE and m.status != "unsupported" and m.hip
-                     and version_tuple(m.since) <= (5, 2) and not _declared(m.hip, text))
+                     and version(m.since) <= (5, 2) and not _declared(m.hip, text))
     assert missing == []
 
 
@@ -112,7 +113,7 @@ def test_headers_map_to_installed_hip_headers() -> None:
     rs = load()
     for h in rs.headers.values():
         if h.family == "headers" and h.hip and HIP_INCLUDE.is_dir() \
-                and version_tuple(h.since) <= (5, 2):  # newer ones are reported below their floor
+                and version(h.since) <= (5, 2):  # newer ones are reported below their floor
             assert (HIP_INCLUDE.parent / h.hip).is_file(), f"{h.cuda} -> {h.hip} is not installed"
 
 

@@ -6,8 +6,9 @@ import json
 from dataclasses import asdict
 
 from hipport import registry
-from hipport.config import KEYS, Config, version_tuple
+from hipport.config import KEYS, Config
 from hipport.errors import HipportError
+from hipport.floor import version
 from hipport.rules import load
 
 
@@ -54,7 +55,7 @@ def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
                  f"  kind:    {m.kind}", f"  status:  {m.status}", f"  since:   ROCm {m.since}"]
         if m.floors:
             steps = [f"ROCm {v}: {h}" for v, h in m.floors]
-            if version_tuple(m.floors[0][0]) > version_tuple(m.since):
+            if version(m.floors[0][0]) > version(m.since):
                 steps.insert(0, f"ROCm {m.since}: {m.hip}")
             lines.append(f"  by floor: {'; '.join(steps)} (the spelling follows --rocm)")
         if m.hipsolver:

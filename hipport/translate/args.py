@@ -16,7 +16,7 @@ from hipport.model import Severity
 from hipport.registry import HP, FixKind
 from hipport.rules import Mapping
 from hipport.source import Node, SourceFile, walk
-from hipport.translate.context import Context, newer
+from hipport.translate.context import Context
 from hipport.translate.helpers import declared_in_scope
 
 
@@ -298,7 +298,7 @@ TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
 def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = None,
           base: int = 0) -> None:
     found = call_arguments(name_node)
-    if found is None or not m.args or newer(m.since, ctx.config.rocm):
+    if found is None or not m.args or ctx.floor.lacks(m.since):
         return  # below its floor the call is reported (HP003): the rewrite is the newer form's
     call = Call(ctx, src or ctx.src, base, *found)
     for spec in m.args.split(","):

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 
-from hipport.config import version_tuple
 from hipport.model import Severity
 from hipport.registry import HP, FixKind
 from hipport.translate.context import Context
@@ -24,7 +23,6 @@ from hipport.translate.includes import _include_lines, _is_include_directive, _l
 REDUCE_HEADER = "cooperative_groups/reduce.h"
 META = {"meta_group_rank": "(cooperative_groups::this_thread_block().thread_rank() / ({g}).size())",
         "meta_group_size": "((cooperative_groups::this_thread_block().size() + ({g}).size() - 1) / ({g}).size())"}
-META_SINCE = (6, 2)
 _META = re.compile(rb"\bmeta_group_(?:rank|size)\b")
 
 # Written once per translation unit (the guard), after HIP's cooperative-groups header.
@@ -78,7 +76,7 @@ def run(ctx: Context) -> None:
     data = ctx.src.data
     if REDUCE_HEADER.encode() in data:
         _reduce_header(ctx)
-    if b"meta_group_" in data and version_tuple(ctx.config.rocm) < META_SINCE:
+    if b"meta_group_" in data and not ctx.floor.has("cg-meta-group"):
         _meta_groups(ctx)
 
 

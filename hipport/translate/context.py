@@ -4,20 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 
 from hipport import hipaware
-from hipport.config import Config, version_tuple
+from hipport.config import Config
+from hipport.floor import RocmFloor
 from hipport.model import Edit, FamilyCount, Finding, Severity
 from hipport.registry import HP
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node, SourceFile
-
-
-@cache
-def newer(since: str, rocm: str) -> bool:
-    """Is version `since` later than the ROCm floor? Asked once per reference, so memoised."""
-    return version_tuple(since) > version_tuple(rocm)
 
 
 @dataclass
@@ -47,6 +41,10 @@ class Context:
     # The variables each function declares (translate/args.py), by function node id: read in
     # one walk per function, not one per call that asks.
     declared: dict[int, dict[str, list[tuple[Node, Node]]]] = field(default_factory=dict)
+
+    @property
+    def floor(self) -> RocmFloor:
+        return self.config.floor
 
     def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
         if self.hip and self.hip.covers(start, end):
@@ -79,9 +77,9 @@ class Context:
         if m.report:
             self.report(m.report, Severity.INFO, start, end,
                         f"{m.cuda} -> {m.hip}: {m.note or 'check this site by hand'}", m.family, m.cuda)
-        if newer(m.since, self.config.rocm):
+        if self.floor.lacks(m.since):
             self.report(HP.NEEDS_NEWER_ROCM, Severity.WARNING, start, end,
-                        f"{m.hip} needs ROCm {m.since}; the ROCm floor is {self.config.rocm} "
+                        f"{m.hip} needs ROCm {m.since}; the ROCm floor is {self.floor} "
                         f"(raise it with --rocm {m.since})", m.family, m.cuda)
         if m.status == "deprecated":
             note = f": {m.note}" if m.note else ""

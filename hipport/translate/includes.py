@@ -11,7 +11,7 @@ from hipport import closure
 from hipport.model import FamilyCount, Severity
 from hipport.registry import HP, FixKind
 from hipport.source import Node, SourceFile
-from hipport.translate.context import Context, newer
+from hipport.translate.context import Context
 
 # Searched from the `#` (a fast literal search) rather than from `^`; `_include_lines` checks
 # that only blanks precede it on its line.
@@ -51,10 +51,10 @@ def run(ctx: Context) -> None:
         fam = ctx.families.setdefault(h.family, FamilyCount())
         fam.found += 1
         target = (h.flat or h.hip) if flat else h.hip
-        if h.status != "unsupported" and target and newer(h.since, ctx.config.rocm):
+        if h.status != "unsupported" and target and ctx.floor.lacks(h.since):
             fam.unsupported += 1
             ctx.report(HP.UNMAPPED_HEADER, Severity.WARNING, start, end,
-                       f"<{path}> has no HIP counterpart at ROCm {ctx.config.rocm}: <{target}> "
+                       f"<{path}> has no HIP counterpart at ROCm {ctx.floor}: <{target}> "
                        f"needs ROCm {h.since} (raise it with --rocm {h.since})", h.family)
             continue
         if h.status == "unsupported" or not target:
@@ -77,7 +77,7 @@ def run(ctx: Context) -> None:
                 # a library header belongs in angle brackets (`keep`: as written, as HIPIFY does)
                 ctx.edit(m.start(1), m.start(1) + 1, "<", FixKind.INCLUDE)
                 ctx.edit(end, end + 1, ">", FixKind.INCLUDE)
-            if h.moved and h.floors and newer(h.floors[0][0], ctx.config.rocm):
+            if h.moved and h.floors and ctx.floor.lacks(h.floors[0][0]):
                 _moved(ctx, end, h.floors[-1][1])
     device = any(word in data for word in _DEVICE_CODE)
     nl = ctx.src.newline

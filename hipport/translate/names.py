@@ -15,7 +15,7 @@ from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
 from hipport.translate import args as argrewrite
 from hipport.translate import overrides, solver, versions
-from hipport.translate.context import Context, newer
+from hipport.translate.context import Context
 from hipport.translate.lexer import code_ranges
 from hipport.translate.macros import macro_fragment
 from hipport.translate.scan import NameScanner
@@ -262,7 +262,7 @@ def _member(ctx: Context, node: Node, name: str) -> None:
     `cudaDeviceProp` members) are counted and renamed.
     """
     m = ctx.rules.names.get(name)
-    if m is not None and m.kind == "field" and m.value is not None and newer(m.since, ctx.config.rocm):
+    if m is not None and m.kind == "field" and m.value is not None and ctx.floor.lacks(m.since):
         if _field_value(ctx, node, m):
             return
     if m is not None and m.kind == "field":  # a struct member HIP lacks or names differently
@@ -272,7 +272,7 @@ def _member(ctx: Context, node: Node, name: str) -> None:
         return
     if m is None or m.family not in ctx.rules.namespace_families or m.kind == "macro":
         return
-    if m.status == "unsupported" or newer(m.since, ctx.config.rocm):
+    if m.status == "unsupported" or ctx.floor.lacks(m.since):
         ctx.count(m, node.start_byte, node.end_byte)
 
 
@@ -300,7 +300,7 @@ def _field_value(ctx: Context, node: Node, m: Mapping) -> bool:
     c.ported += 1
     ctx.edit(expr.start_byte, expr.end_byte, m.value or "", FixKind.RENAME)
     ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, expr.start_byte, expr.end_byte,
-               f"hipDeviceProp_t has {m.cuda} from ROCm {m.since}; at the {ctx.config.rocm} floor its "
+               f"hipDeviceProp_t has {m.cuda} from ROCm {m.since}; at the {ctx.floor} floor its "
                f"read is written as {m.value}, what every AMD GPU reports ({m.note})", m.family, m.cuda)
     return True
 

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from hipport import rules as rulesmod
-from hipport.config import Config, version_tuple
+from hipport.config import Config
 from hipport.errors import HipportError
+from hipport.floor import RocmFloor, version
 from hipport.model import (
     FileStatus,
     RunResult,
@@ -128,7 +129,7 @@ def _explainer(trees: list[PortedTree], config: Config) -> Callable[[Diagnostic,
                         break
             if res is not None:
                 findings = tuple(f for f in res.findings if f.span.line <= d.line <= f.span.end_line)
-        d.rule = errors_map.explain(d, Explainer(findings, lookup, config.rocm), known_w or None)
+        d.rule = errors_map.explain(d, Explainer(findings, lookup, config.floor), known_w or None)
 
     return explain
 
@@ -259,7 +260,7 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
         doc = replace(doc, notes=tuple(ValidationNote(d.file, d.line, d.message) for d in checker.dropped),
                       toolchains=tuple(ValidationToolchain(t.name, t.hip_version, t.clang_version, t.root or None,
                                                            tuple(lib.name for lib in t.headers)) for t in used),
-                      warnings=tuple(floor_warnings(used, config.rocm)))
+                      warnings=tuple(floor_warnings(used, config.floor)))
         return Validation(doc, unit_results, program_results, product.run)
 
 
@@ -286,18 +287,18 @@ def arch_plan(tc: Toolchain | None, requested: Sequence[str] | None) -> toolchai
     return toolchains.plan_archs(requested, probe=lambda a: toolchains.probe_arch(a, tc))
 
 
-def floor_warnings(used: Sequence[Toolchain], floor: str) -> list[str]:
+def floor_warnings(used: Sequence[Toolchain], floor: RocmFloor) -> list[str]:
     """A toolchain older than the floor (`--rocm`) cannot show that the port builds there: a
     port for ROCm 6.4 that HIP 5.2 compiles may use what 6.4 changed. Each such toolchain is a
     warning, naming one at or above the floor when there is one."""
-    want = version_tuple(floor)[:2]
+    want = floor.version[:2]
     out = []
     for tc in used:
-        have = version_tuple(tc.hip_version)[:2]
+        have = version(tc.hip_version)[:2]
         if not have or have >= want:
             continue
         better = [t.name for t in toolchains.listing().toolchains
-                  if t.ok and version_tuple(t.hip_version)[:2] >= want]
+                  if t.ok and version(t.hip_version)[:2] >= want]
         hint = f"; {', '.join(better)} {'is' if len(better) == 1 else 'are'} at or above it " \
                f"(--toolchain {better[0]})" if better else ""
         out.append(f"{tc.name} is HIP {'.'.join(map(str, have))}, older than the floor (--rocm {floor}): "

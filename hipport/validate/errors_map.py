@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hipport.floor import RocmFloor
+from hipport.floor import floor as floor_of
 from hipport.registry import HP, W
 
 MISSING = "missing-header-or-library"
@@ -201,7 +203,7 @@ class Explainer:
 
     findings: tuple[Any, ...] = ()  # hipport.model.Finding on the error's original line
     lookup: Callable[[str], Any] | None = None  # name -> rules.Mapping | None
-    rocm: str = "5.2"
+    floor: RocmFloor = field(default_factory=lambda: floor_of("5.2"))
 
 
 def classify(d: Diagnostic) -> str:
@@ -260,7 +262,7 @@ def explain(d: Diagnostic, ex: Explainer, known_rules: Iterable[str] | None = No
         if m is not None:
             if m.status == "unsupported":
                 return HP.UNSUPPORTED_API
-            if _newer(m.since, ex.rocm):
+            if ex.floor.lacks(m.since):
                 return HP.NEEDS_NEWER_ROCM
         return HP.UNSUPPORTED_API if m is not None else HP.UNKNOWN_CUDA_NAME
     if d.category == WARP:
@@ -281,12 +283,6 @@ def _mentioning(findings: list[Any], name: str | None) -> Any:
             if f.subject == name or f.subject is None and name in f.message:
                 return f
     return findings[0]
-
-
-def _newer(since: str, floor: str) -> bool:
-    def t(v: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in v.split(".") if p.isdigit())
-    return t(since) > t(floor)
 
 
 def merge_archs(per_arch: dict[str, list[Diagnostic]]) -> list[Diagnostic]:

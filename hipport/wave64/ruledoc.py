@@ -104,6 +104,6 @@ def render(rule_id: str) -> str:
 
 
 def pages_dir() -> Path:
-    from hipport.rules import rules_dir
+    from hipport.paths import rules_dir
 
     return rules_dir() / "wave64"

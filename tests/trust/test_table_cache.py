@@ -188,7 +188,7 @@ def test_a_relative_cache_home_writes_nothing_where_the_run_starts(tmp_path: Pat
 
 def test_the_user_cache_takes_an_absolute_xdg_cache_home_only(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from hipport.cache import user_cache
+    from hipport.paths import user_cache
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     for relative in ("relcache", "./relcache", "~/x", ""):

@@ -108,7 +108,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         mask_text = short(facts.src.text(wc.mask), 30)
         if missing:
             msg = (f"`{wc.name}` is not declared before HIP 7.0 (6.2-6.4 need HIP_ENABLE_WARP_SYNC_BUILTINS);"
-                   f" the ROCm {facts.config.rocm} floor lacks it")
+                   f" the ROCm {facts.config.floor} floor lacks it")
             if bits == 32:
                 msg += f", and its 32-bit mask `{mask_text}` fails HIP's 64-bit mask static_assert"
             mechanical = True
@@ -156,7 +156,7 @@ def _wrappers(facts: Facts, em: Emitter) -> list[Finding]:
             title = "use a 64-bit mask"
         else:
             msg = (f"`{w.callee}` in macro `{w.name}` is not declared before HIP 7.0; the ROCm"
-                   f" {facts.config.rocm} floor lacks it")
+                   f" {facts.config.floor} floor lacks it")
             if w.callee == "__ballot_sync" and not full:
                 out.append(finding(facts, RULE, w.node, msg + " (partial mask: rewrite it by hand)", fn,
                                    model=model))

@@ -162,7 +162,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         since = ("is not available by default before HIP 7.0" if wc.name not in ("meta_group_rank", "meta_group_size")
                  else "is missing from the HIP 5.x headers")
         msg = (f"`{short(facts.src.text(wc.node), 40)}`: thread_block_tile::{wc.name} {since};"
-               f" the ROCm {facts.config.rocm} floor lacks it")
+               f" the ROCm {facts.config.floor} floor lacks it")
         edits, title, mechanical = _member_edits(facts, em, wc, strategy, size)
         if not edits:
             msg += " (rewrite it by hand)"
@@ -175,6 +175,6 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                "the group's result packs its members by thread_rank(), a wave operation's by lane")
         msg = (f"`{short(facts.src.text(wc.node), 40)}`: coalesced_group::{wc.name} is not in HIP 5.x, "
                f"and HIP 6.2-6.4 declare it only with HIP_ENABLE_WARP_SYNC_BUILTINS defined before "
-               f"the HIP headers; the ROCm {facts.config.rocm} floor lacks it (rewrite it by hand: {how})")
+               f"the HIP headers; the ROCm {facts.config.floor} floor lacks it (rewrite it by hand: {how})")
         out.append(finding(facts, RULE, wc.node, msg, wc.fn))
     return out

@@ -50,7 +50,7 @@ SINCE = {"activemask": "6.2", "match": "6.2", "syncwarp": "7.0", "reduce": "7.0"
 
 def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
-    floor = facts.config.rocm
+    floor = facts.config.floor
     for wc in facts.calls:
         if wc.family not in ("activemask", "syncwarp", "match", "reduce") or em.removed(wc.node):
             continue

@@ -61,7 +61,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         if not reach:
             continue
         msg = (f"`{short(facts.src.text(wc.node), 40)}`: the source lane can reach {width}; HIP before 5.7 does"
-               f" not wrap it to the width (the ROCm {facts.config.rocm} floor)")
+               f" not wrap it to the width (the ROCm {facts.config.floor} floor)")
         if unpinned:  # the native rewrite drops the width (W016): the shuffle spans the wave
             out.append(finding(facts, RULE, wc.node, msg + "; kept: natively the width-32 pin is dropped", fn,
                                kept=True))
