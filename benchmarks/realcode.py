@@ -48,9 +48,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from hipport.linemap import LineMap  # noqa: E402
 from hipport.validate import toolchains  # noqa: E402
 from hipport.validate.driver import Toolchain  # noqa: E402
-from hipport.validate.linemap import LineMap  # noqa: E402
 from hipport.validate.site import Site  # noqa: E402
 from hipport.validate.unitclass import package_of  # noqa: E402
 

@@ -25,7 +25,7 @@ import os
 import posixpath
 import re
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from hipport import __version__, registry
-from hipport.linemap import LineMap
+from hipport.linediff import opcodes
+from hipport.linemap import LineMap, line_starts
 from hipport.model import (
     Applicability,
     Edit,
@@ -44,7 +45,6 @@ from hipport.model import (
     Span,
     ValidationResult,
 )
-from hipport.patch import opcodes
 from hipport.registry import HP
 from hipport.report.highlight import Highlighter
 from hipport.report.printable import visible
@@ -304,16 +304,6 @@ def prepare_files(run: RunResult) -> tuple[list[IndexRow], list[FileData]]:
     return rows, pages
 
 
-def _starts(data: bytes) -> list[int]:
-    out = [0]
-    find = data.find
-    i = find(b"\n")
-    while i >= 0:
-        out.append(i + 1)
-        i = find(b"\n", i + 1)
-    return out
-
-
 def align(r: FileResult) -> Alignment:
     """Line up original and ported bytes through the applied edits (a line diff if they disagree)."""
     orig = r.original or b""
@@ -355,7 +345,7 @@ def _align_lines(orig: bytes, ported: bytes) -> Alignment:
     hunks: list[Hunk] = []
     mapping: dict[int, int] = {}
     changes: list[Change] = []
-    pstarts = _starts(ported)
+    pstarts = line_starts(ported)
     for tag, i1, i2, j1, j2 in opcodes(a, b):  # patience diff: near-linear, unlike difflib
         for k in range(i1, i2):
             mapping[k + 1] = j1 + 1 + (k - i1 if tag == "equal" else min(k - i1, max(0, j2 - j1 - 1)))
@@ -671,15 +661,15 @@ def _side_by_side(orig: bytes, data: bytes, hunks: list[Hunk]) -> str:
     fewer)."""
     t = templates()["sbs_row"]
     ho, hp = Highlighter(orig), Highlighter(data)
-    ostarts, pstarts = _starts(orig), _starts(data)
+    ostarts, pstarts = line_starts(orig), line_starts(data)
 
-    def count(starts: list[int], blob: bytes) -> int:
+    def count(starts: Sequence[int], blob: bytes) -> int:
         n = len(starts) - (1 if blob.endswith(b"\n") or not blob else 0)
         return max(n, 1 if blob else 0)
 
     no, np_ = count(ostarts, orig), count(pstarts, data)
 
-    def code(h: Highlighter, starts: list[int], blob: bytes, n: int | None) -> str:
+    def code(h: Highlighter, starts: Sequence[int], blob: bytes, n: int | None) -> str:
         if n is None:
             return ""
         s = starts[n - 1]
@@ -761,8 +751,8 @@ def render_file(fd: FileData) -> tuple[str, dict[int, int]]:
     changed_lines: set[int] = set()
     for h in al.hunks:
         changed_lines.update(range(h.c, h.d + 1))
-    ostarts = _starts(orig)
-    pstarts = _starts(data)
+    ostarts = line_starts(orig)
+    pstarts = line_starts(data)
     nlines = len(pstarts) - (1 if data.endswith(b"\n") or not data else 0)
     nlines = max(nlines, 1 if data else 0)
 
