@@ -58,6 +58,13 @@ def stat_sig(st: os.stat_result, salt: str) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{salt}"
 
 
+def default_folder(paths: Sequence[Path]) -> Path:
+    """The first input's tree's folder in the user cache (never inside the tree: a
+    repository must not be able to ship one); `--cache-dir` puts it elsewhere."""
+    first = paths[0] if paths else Path(".")
+    return tree_folder(first if first.is_dir() else first.parent)
+
+
 def tree_folder(root: Path) -> Path:
     """The default cache folder of an input tree: in the user cache, named by its real path
     (as ruff and mypy keep theirs per project), so two checkouts never share results."""

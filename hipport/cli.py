@@ -259,8 +259,8 @@ def lint(
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
                       fail_on=fail_on, jobs=jobs, cache=False if no_cache else None,
                       build_files=False if no_build_files else None)
-        from hipport.commands.port import default_cache_dir
-        cd = (cache_dir or default_cache_dir(tuple(paths))) if cfg.cache else None
+        from hipport.cache import default_folder
+        cd = (cache_dir or default_folder(tuple(paths))) if cfg.cache else None
         return do_lint(paths, cfg, UI(quiet=quiet, fail_on=cfg.fail_on), fmt.value, diff_base, cd)
 
     _run(go)
@@ -395,8 +395,8 @@ def report(
                       ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
                       jobs=jobs, cache=False if no_cache else None,
                       build_files=False if no_build_files else None)
-        from hipport.commands.port import default_cache_dir
-        cd = (cache_dir or default_cache_dir(tuple(paths))) if cfg.cache else None
+        from hipport.cache import default_folder
+        cd = (cache_dir or default_folder(tuple(paths))) if cfg.cache else None
         from hipport.commands.report import make_report
 
         return make_report(paths, output, cfg, cd, quiet)

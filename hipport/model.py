@@ -18,7 +18,7 @@ _VALUES: dict[type, tuple[attrgetter[Any], dict[str, int]]] = {}
 def fast_pickle(cls: type) -> type:
     """Pickle a slotted dataclass as (cls, field values): several times faster to load than
     dataclasses' generic __setstate__, for what crosses to and from the process pool. (The
-    caches on disk are JSON, never pickles: hipport.codec, hipport.rulecache.) Also
+    caches on disk are JSON, never pickles: hipport.codec, hipport.rules.tablecache.) Also
     registers the class with `evolve`."""
     names = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
     values = attrgetter(*names)  # all fields at once, in C
@@ -160,7 +160,7 @@ class FileResult:
 
 @dataclass(slots=True)
 class RunResult:
-    _files: list[FileResult] | bytes  # bytes: JSON (a snapshot), decoded on first use (see `files`)
+    _files: list[FileResult]
     seconds: float = 0.0
     cached: int = 0
     validation: ValidationResult | None = None  # filled by `validate`
@@ -173,12 +173,7 @@ class RunResult:
 
     @property
     def files(self) -> list[FileResult]:
-        """The per-file results. A run answered from a snapshot decodes them only here, so
-        a command that needs just the exit code does not pay for thousands of objects."""
-        if isinstance(self._files, bytes):
-            from hipport import codec
-
-            self._files = codec.load_files(self._files)
+        """The per-file results."""
         return self._files
 
     def fail(self, r: FileResult, error: str) -> None:

@@ -125,8 +125,8 @@ def test_rocblas_replaces_hipblas_names_only_when_asked() -> None:
 
 
 def test_compiled_tables_are_cached_per_version_of_the_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hipport import rulecache
     from hipport import rules as rulesmod
+    from hipport.rules import tablecache as rulecache
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "r"
@@ -155,8 +155,8 @@ def test_compiled_tables_are_cached_per_version_of_the_tables(tmp_path: Path, mo
                                             ("rocblas,rocblas_types,rocsparse,rocrand,rocsolver,miopen_hipify", "7.0")])
 def test_the_table_cache_gives_back_the_tables_it_was_given(blas: str, rocm: str | None) -> None:
     """Every table, in its order, and what follows from them: the file is the tables."""
-    from hipport import rulecache
     from hipport import rules as rulesmod
+    from hipport.rules import tablecache as rulecache
 
     built = rulesmod._load(blas, None, rocm)
     back = rulecache.load(rulecache.dump(built, "label"), "label")

@@ -148,11 +148,11 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
         raise HipportError("no files found to validate", opts.paths[0])
     cache_dir = opts.cache_dir
     if cache_dir is None and config.cache and opts.paths:
-        from hipport.commands.port import default_cache_dir
-        cache_dir = default_cache_dir(tuple(opts.paths))
+        from hipport.cache import default_folder
+        cache_dir = default_folder(tuple(opts.paths))
     if cache_dir is None and config.cache and opts.ported is not None:
-        from hipport.commands.port import default_cache_dir
-        cache_dir = default_cache_dir((opts.ported,))
+        from hipport.cache import default_folder
+        cache_dir = default_folder((opts.ported,))
     if not config.cache:
         cache_dir = None
 

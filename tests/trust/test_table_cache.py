@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from hipport import __version__, rulecache
+from hipport import __version__
 from hipport import rules as rulesmod
 from hipport.config import Config
+from hipport.rules import tablecache as rulecache
 from tests.conftest import hipport
 from tests.trust.conftest import cuda_tree
 from tests.trust.test_cache_trust import _Payload

@@ -29,7 +29,7 @@ ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand
                 "rocsolver": "cusolver", "miopen_hipify": "cudnn", "rocblas_types": "complex"}
 
 
-@fast_pickle  # for the pool; the user cache stores these as JSON (hipport.rulecache)
+@fast_pickle  # for the pool; the user cache stores these as JSON (hipport.rules.tablecache)
 @dataclass(frozen=True, slots=True)
 class Mapping:
     cuda: str
@@ -294,9 +294,9 @@ def load(blas: str = "hipblas", root: str | None = None, rocm: str | None = None
     """All tables, with alternative families (rocBLAS, rocSPARSE, ...; `blas` names those
     selected, comma-separated) swapped in, and spellings for ROCm floor `rocm` (default: the
     lowest floor, the spellings the entries' `hip` gives)."""
-    from hipport import rulecache  # (it stores the classes of this module)
+    from hipport.rules import tablecache  # (it stores the classes of this package)
 
-    return rulecache.cached(f"rules-{blas}-{rocm or 'base'}", lambda: _load(blas, root, rocm), root)
+    return tablecache.cached(f"rules-{blas}-{rocm or 'base'}", lambda: _load(blas, root, rocm), root)
 
 
 def _load(blas: str, root: str | None, rocm: str | None = None) -> RuleSet:
