@@ -23,10 +23,12 @@ expected failure with the reason (XFAIL, strict: it flips when fixed). Compile c
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -40,6 +42,7 @@ from hipport import registry
 from hipport.passes import port_bytes
 from hipport.source import SourceFile
 from hipport.validate import toolchains
+from hipport.validate.compilecache import Answer, CompileCache, read_depfile
 from hipport.validate.driver import Toolchain
 from hipport.validate.site import Site
 from hipport.wave64 import run as wave64_run
@@ -202,7 +205,7 @@ def _toolchain(col: Column) -> Toolchain:
     return found
 
 
-def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str) -> tuple[int, str]:
+def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str, cache: CompileCache | None) -> tuple[int, str]:
     here = work / fx.id.replace("/", "__")
     here.mkdir(parents=True)
     for extra in fx.folder.iterdir():  # headers the output includes, beside it or in folders
@@ -215,21 +218,44 @@ def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str) -> tuple[int, s
     stubs = ["-I", str(WAVE64_STUBS)] if fx.case is None and not tc.root else []
     args = ["-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-Wno-unused-result", *stubs,
             "-c", str(out), "-o", "/dev/null"]
+    key = cache.key(f"{tc.name}:{tc.clang}", tc.version, "gfx90a", args, out) if cache is not None else ""
+    hit = cache.get(key) if cache is not None else None
+    if hit is not None:  # every file the compile read (the output, its headers, HIP's) is unchanged
+        return hit.rc, hit.output
     site = Site(tc)
     site.tmp = str(here)  # a compile cut short leaves its temporary files in the work folder
-    p = subprocess.run(site.command(args), capture_output=True, text=True, errors="replace",
-                       env=site.env, stdin=subprocess.DEVNULL, timeout=600)
-    return p.returncode, "\n".join(x for x in p.stderr.splitlines() if "error" in x)[:4000]
+    depfile = here / "deps.d"
+    t0 = time.perf_counter()
+    p = subprocess.run(site.command([*args, "-MD", "-MF", str(depfile)]), capture_output=True, text=True,
+                       errors="replace", env=site.env, stdin=subprocess.DEVNULL, timeout=600)
+    errors = "\n".join(x for x in p.stderr.splitlines() if "error" in x)[:4000]
+    if cache is not None and p.returncode == 0 and depfile.is_file():
+        deps = [site.host_path(d) for d in read_depfile(depfile.read_text(errors="replace"), here)]
+        if deps:
+            cache.put(key, Answer(p.returncode, errors, time.perf_counter() - t0, True), deps)
+    return p.returncode, errors
+
+
+def _cache(request: pytest.FixtureRequest, tc: Toolchain, work: Path) -> CompileCache | None:
+    """Compiles kept by content in pytest's cache folder (.pytest_cache): a cell is answered
+    from it only while every file its compile read still hashes the same (hipport validate's
+    own compile cache). None where pytest keeps no cache (-p no:cacheprovider)."""
+    store = getattr(request.config, "cache", None)
+    if store is None or os.environ.get("HIPPORT_TEST_NO_COMPILE_CACHE"):
+        return None
+    return CompileCache(store.mkdir("hipport-compile-matrix"), work, tc.inside(str(work)) if tc.root else "")
 
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """Per column, the compiles of the cells this session runs, started at once on a thread
-    pool when the column's first cell asks."""
+    pool when the column's first cell asks. A fixture whose output is the same at two floors
+    is compiled once per toolchain (most are: the floor changes a few names)."""
     chosen = {(item.callspec.params["column"].id, item.callspec.params["fixture"].id)
               for item in request.session.items
               if item.originalname == "test_fixture_compiles" and hasattr(item, "callspec")}
     started: dict[str, Any] = {}
+    same: dict[tuple[str, str, str], Future[tuple[int, str]]] = {}  # (toolchain, fixture, output hash)
     pools: list[ThreadPoolExecutor] = []
     folders: list[Path] = []
 
@@ -238,10 +264,18 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
             tc = _toolchain(col)
             work = Path(tempfile.mkdtemp(prefix="hipport-matrix-", dir=tc.scratch or tmp_path_factory.mktemp("matrix")))
             folders.append(work)
+            cache = _cache(request, tc, work)
             pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
             pools.append(pool)
-            started[col.id] = {fx.id: pool.submit(_compile, tc, work, fx, col.floor)
-                               for fx in FIXTURE_LIST if (col.id, fx.id) in chosen}
+            jobs = {}
+            for fx in FIXTURE_LIST:
+                if (col.id, fx.id) not in chosen:
+                    continue
+                key = (tc.name, fx.id, hashlib.sha256(fx.port(col.floor)[0]).hexdigest())
+                if key not in same:
+                    same[key] = pool.submit(_compile, tc, work, fx, col.floor, cache)
+                jobs[fx.id] = same[key]
+            started[col.id] = jobs
         return started[col.id]
 
     yield {"start": start}
