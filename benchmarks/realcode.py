@@ -48,9 +48,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from hipport.linemap import LineMap  # noqa: E402
 from hipport.validate import toolchains  # noqa: E402
 from hipport.validate.driver import Toolchain  # noqa: E402
-from hipport.validate.linemap import LineMap  # noqa: E402
 from hipport.validate.site import Site  # noqa: E402
 from hipport.validate.unitclass import package_of  # noqa: E402
 
@@ -366,9 +366,10 @@ def main(argv: list[str] | None = None) -> int:
                          "declarations), to judge units past an absent package's include")
     args = ap.parse_args(argv)
     tcs = chosen(ap, args.toolchain or [])
+    from hipport.floor import floor
     from hipport.validate import floor_warnings
 
-    for w in floor_warnings(tcs, args.rocm or "5.2"):
+    for w in floor_warnings(tcs, floor(args.rocm or "5.2")):
         print(f"warning: {w}", file=sys.stderr)
     for p in args.paths:
         if not p.is_dir():

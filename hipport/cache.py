@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 from hipport import codec
 from hipport.model import Edit, FileResult, Finding, evolve
+from hipport.paths import user_cache
 
 try:  # hashlib's own blake2b, without loading OpenSSL: 5 ms of every run, a no-op one too
     from _blake2 import blake2b
@@ -57,12 +58,11 @@ def stat_sig(st: os.stat_result, salt: str) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{salt}"
 
 
-def user_cache() -> Path:
-    """hipport's folder in the user's cache: $XDG_CACHE_HOME when it is an absolute path, as
-    the XDG Base Directory spec says (a relative one is ignored: it would put the cache
-    wherever the run happens to start, inside the tree it reads), else ~/.cache."""
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "hipport"
+def default_folder(paths: Sequence[Path]) -> Path:
+    """The first input's tree's folder in the user cache (never inside the tree: a
+    repository must not be able to ship one); `--cache-dir` puts it elsewhere."""
+    first = paths[0] if paths else Path(".")
+    return tree_folder(first if first.is_dir() else first.parent)
 
 
 def tree_folder(root: Path) -> Path:

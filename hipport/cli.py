@@ -16,6 +16,32 @@ import typer
 from hipport import __version__
 from hipport import config as configmod
 from hipport.errors import HipportError
+from hipport.options import (
+    BUILD,
+    FILES,
+    LIBRARIES,
+    LINT_TEXT,
+    PASSES,
+    RUN,
+    SELECTION,
+    ConfigOpt,
+    DataTypesOpt,
+    FailOn,
+    Fmt,
+    Launch,
+    LayoutOpt,
+    LintFmt,
+    OffloadArch,
+    Paths,
+    Quiet,
+    QuotesOpt,
+    StrategyOpt,
+    ValidateFmt,
+    build_config,
+    cache_dir_of,
+    overrides,
+    shared,
+)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="rich",
                   help="Port CUDA C++ code bases to HIP for AMD Instinct GPUs, wave64-correct.")
@@ -23,63 +49,6 @@ rules_app = typer.Typer(no_args_is_help=True, help="Look up API mappings and lis
 app.add_typer(rules_app, name="rules")
 cache_app = typer.Typer(no_args_is_help=True, help="Show or clear hipport's result cache.")
 app.add_typer(cache_app, name="cache")
-
-
-class Fmt(str, Enum):
-    text = "text"
-    json = "json"
-
-
-class LintFmt(str, Enum):
-    text = "text"
-    json = "json"
-    sarif = "sarif"
-    github = "github"
-
-
-class ValidateFmt(str, Enum):
-    text = "text"
-    json = "json"
-    sarif = "sarif"
-
-
-class Strategy(str, Enum):
-    auto = "auto"
-    logical32 = "logical32"
-    native = "native"
-
-
-class Launch(str, Enum):
-    chevron = "chevron"
-    ggl = "ggl"
-
-
-class Blas(str, Enum):
-    hipblas = "hipblas"
-    rocblas = "rocblas"
-
-
-Sparse = Enum("Sparse", {v: v for v in configmod.LIBRARY_TARGETS["sparse"]}, type=str)  # type: ignore[misc]
-Rand = Enum("Rand", {v: v for v in configmod.LIBRARY_TARGETS["rand"]}, type=str)  # type: ignore[misc]
-Solver = Enum("Solver", {v: v for v in configmod.LIBRARY_TARGETS["solver"]}, type=str)  # type: ignore[misc]
-Fft = Enum("Fft", {v: v for v in configmod.LIBRARY_TARGETS["fft"]}, type=str)  # type: ignore[misc]
-Dnn = Enum("Dnn", {v: v for v in configmod.LIBRARY_TARGETS["dnn"]}, type=str)  # type: ignore[misc]
-
-
-Quotes = Enum("Quotes", {v: v for v in configmod.INCLUDE_QUOTES}, type=str)  # type: ignore[misc]
-DataTypes = Enum("DataTypes", {v: v for v in configmod.DATA_TYPES}, type=str)  # type: ignore[misc]
-
-
-class Layout(str, Enum):
-    current = "current"
-    flat = "flat"
-
-
-class FailOn(str, Enum):
-    error = "error"
-    warning = "warning"
-    info = "info"
-    never = "never"
 
 
 def _version(value: bool) -> None:
@@ -92,49 +61,6 @@ def _version(value: bool) -> None:
 def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                                 help="Print the version and exit.")] = False) -> None:
     """hipport: a syntax-aware CUDA -> HIP translator with a wave64 correctness pass."""
-
-
-Paths = Annotated[list[Path], typer.Argument(help="Files or folders (a whole repository works).",
-                                             show_default=False)]
-Include = Annotated[list[str] | None, typer.Option("--include", help="Only files matching this glob (repeatable).")]
-Exclude = Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching this glob (repeatable).")]
-ForceExclude = Annotated[bool, typer.Option("--force-exclude", help="Apply --exclude and config excludes to files named on the command line too (for pre-commit).")]
-StrategyOpt = Annotated[Strategy | None, typer.Option("--wave-strategy", help="How wave64 rewrites kernels: auto picks per kernel.")]
-Rocm = Annotated[str | None, typer.Option("--rocm", help="Oldest ROCm the output must compile on (default 5.2).")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Use this .hipport.toml / pyproject.toml.")]
-Select = Annotated[list[str] | None, typer.Option("--select", help="Only these rule ids or prefixes.")]
-Ignore = Annotated[list[str] | None, typer.Option("--ignore", help="Skip these rule ids or prefixes.")]
-Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Worker processes (default: all cores; never more than the cores this run may use).")]
-NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the result cache.")]
-CacheDir = Annotated[Path | None, typer.Option("--cache-dir", help="Cache folder (default: one per input tree in the user cache, never in the tree).")]
-BlasOpt = Annotated[Blas | None, typer.Option("--blas", help="Port cuBLAS to hipBLAS or rocBLAS.")]
-SparseOpt = Annotated[Sparse | None, typer.Option("--sparse", help="Port cuSPARSE to hipSPARSE or rocSPARSE.")]
-RandOpt = Annotated[Rand | None, typer.Option("--rand", help="Port cuRAND to hipRAND or rocRAND.")]
-SolverOpt = Annotated[Solver | None, typer.Option("--solver", help="Port cuSOLVER to hipSOLVER or rocSOLVER.")]
-FftOpt = Annotated[Fft | None, typer.Option("--fft", help="Port cuFFT to hipFFT (the only target so far).")]
-DnnOpt = Annotated[Dnn | None, typer.Option("--dnn", help="cuDNN to MIOpen: miopen renames what is the same; miopen-hipify also what HIPIFY renames, with notes.")]
-RocOpt = Annotated[bool, typer.Option("--roc", help="Port every library to its roc* library (rocBLAS, rocSPARSE, rocRAND, rocSOLVER) unless chosen by its own option.")]
-QuotesOpt = Annotated[Quotes | None, typer.Option("--include-quotes", help='angle: a quoted CUDA library include becomes <...>; keep: stays "..." (as HIPIFY writes it).')]
-DataTypesOpt = Annotated[DataTypes | None, typer.Option("--data-types", help="hip: cuComplex, __half, __nv_bfloat16 become HIP's types; rocblas: rocBLAS's in rocBLAS/rocSOLVER files (as HIPIFY's --roc).")]
-LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>.")]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
-NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMakeLists.txt, *.cmake and Makefiles as they are (default: port them).")]
-OffloadArch = Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target the ported build files compile for (repeatable; default gfx90a).")]
-
-
-def _config(paths: list[Path], config_file: Path | None, **overrides: Any) -> configmod.Config:
-    clean = {k: (v.value if isinstance(v, Enum) else v) for k, v in overrides.items()}
-    for k in ("include", "exclude", "select", "ignore", "offload_arch"):
-        if clean.get(k) is not None:
-            clean[k] = tuple(clean[k])
-    start = paths[0] if paths else Path.cwd()
-    return configmod.build(start, clean, config_file)
-
-
-def _libs(sparse: Any, rand: Any, solver: Any, fft: Any, dnn: Any, roc: bool) -> dict[str, Any]:
-    """The library choices as `_config` overrides (None: not given)."""
-    return {"sparse": sparse, "rand": rand, "solver": solver, "fft": fft, "dnn": dnn,
-            "roc": True if roc else None}
 
 
 def _say(text: str, nl: bool = True) -> int:
@@ -168,6 +94,7 @@ def _run(fn: Any) -> None:
 
 
 @app.command()
+@shared(PASSES, LIBRARIES, SELECTION, BUILD, RUN)
 def port(
     paths: Paths,
     output: Annotated[str | None, typer.Option("--output", "-o", help="Write a ported mirror of the input here ('-' = stdout for one file).")] = None,
@@ -177,30 +104,16 @@ def port(
     only_ported: Annotated[bool, typer.Option("--only-ported", help="With -o, do not copy files that are not ported.")] = False,
     rename_extensions: Annotated[bool, typer.Option("--rename-extensions", help="Rename .cu to .hip and update includes.")] = False,
     launch_syntax: Annotated[Launch | None, typer.Option("--launch-syntax", help="Keep <<<...>>> (chevron) or emit hipLaunchKernelGGL (ggl).")] = None,
-    wave_strategy: StrategyOpt = None,
-    rocm: Rocm = None,
     apply_review_fixes: Annotated[bool, typer.Option("--apply-review-fixes", help="Also apply wave64 fixes that need review.")] = False,
     no_wave64: Annotated[bool, typer.Option("--no-wave64", help="Rename APIs only; skip the wave64 pass.")] = False,
-    no_build_files: NoBuildFiles = False,
     offload_arch: OffloadArch = None,
-    blas: BlasOpt = None,
-    sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, fft: FftOpt = None,
-    dnn: DnnOpt = None, roc: RocOpt = False,
     include_layout: LayoutOpt = None,
     include_quotes: QuotesOpt = None,
     data_types: DataTypesOpt = None,
-    include: Include = None,
-    exclude: Exclude = None,
-    force_exclude: ForceExclude = False,
-    select: Select = None,
-    ignore: Ignore = None,
     fmt: Annotated[Fmt, typer.Option("--format", help="Summary format.")] = Fmt.text,
     report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML porting report here.")] = None,
-    jobs: Jobs = None,
-    no_cache: NoCache = False,
-    cache_dir: CacheDir = None,
-    config_file: ConfigOpt = None,
     quiet: Quiet = False,
+    *, given: dict[str, Any],
 ) -> None:
     """Port CUDA files, folders or a whole repository to HIP."""
     from hipport.commands.port import PortOptions
@@ -208,46 +121,28 @@ def port(
     from hipport.ui import UI
 
     def go() -> int:
-        cfg = _config(paths, config_file, include=include, exclude=exclude,
-                      force_exclude=force_exclude or None, select=select,
-                      ignore=ignore, wave_strategy=wave_strategy, rocm=rocm,
-                      launch_syntax=launch_syntax, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
+        cfg = build_config(paths, given["config_file"], **overrides(given), launch_syntax=launch_syntax,
                       include_layout=include_layout, include_quotes=include_quotes,
                       data_types=data_types, rename_extensions=rename_extensions or None,
                       apply_review_fixes=apply_review_fixes or None,
-                      wave64=False if no_wave64 else None, jobs=jobs,
-                      build_files=False if no_build_files else None, offload_arch=offload_arch,
-                      cache=False if no_cache else None)
+                      wave64=False if no_wave64 else None, offload_arch=offload_arch)
         opts = PortOptions(tuple(paths), output, in_place, diff, check, only_ported, fmt.value,
-                           cache_dir, report)
+                           given["cache_dir"], report)
         return do_port(opts, cfg, UI(quiet=quiet))
 
     _run(go)
 
 
 @app.command()
+@shared(PASSES, LIBRARIES, SELECTION, BUILD, RUN)
 def lint(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders (default: the current folder).",
                                                        show_default=False)] = None,
-    fmt: Annotated[LintFmt, typer.Option("--format", help="text, json, sarif (SARIF 2.1.0) or github (workflow annotations).")] = LintFmt.text,
+    fmt: Annotated[LintFmt, typer.Option("--format", help="text, json, sarif (SARIF 2.1.0) or github (workflow annotations).")] = LINT_TEXT,
     fail_on: Annotated[FailOn | None, typer.Option("--fail-on", help="Exit 1 when a finding reaches this severity.")] = None,
     diff_base: Annotated[str | None, typer.Option("--diff-base", help="Only report lines changed since this git revision.")] = None,
-    wave_strategy: StrategyOpt = None,
-    rocm: Rocm = None,
-    blas: BlasOpt = None,
-    sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, fft: FftOpt = None,
-    dnn: DnnOpt = None, roc: RocOpt = False,
-    include: Include = None,
-    exclude: Exclude = None,
-    force_exclude: ForceExclude = False,
-    select: Select = None,
-    ignore: Ignore = None,
-    no_build_files: NoBuildFiles = False,
-    jobs: Jobs = None,
-    no_cache: NoCache = False,
-    cache_dir: CacheDir = None,
-    config_file: ConfigOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Findings only: no summary, no progress.")] = False,
+    *, given: dict[str, Any],
 ) -> None:
     """Report wave64 hazards and CUDA APIs left unported; write nothing."""
     from hipport.commands.lint import lint as do_lint
@@ -256,14 +151,9 @@ def lint(
     paths = paths or [Path(".")]
 
     def go() -> int:
-        cfg = _config(paths, config_file, include=include, exclude=exclude,
-                      force_exclude=force_exclude or None, select=select,
-                      ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
-                      fail_on=fail_on, jobs=jobs, cache=False if no_cache else None,
-                      build_files=False if no_build_files else None)
-        from hipport.commands.port import default_cache_dir
-        cd = (cache_dir or default_cache_dir(tuple(paths))) if cfg.cache else None
-        return do_lint(paths, cfg, UI(quiet=quiet, fail_on=cfg.fail_on), fmt.value, diff_base, cd)
+        cfg = build_config(paths, given["config_file"], **overrides(given), fail_on=fail_on)
+        return do_lint(paths, cfg, UI(quiet=quiet, fail_on=cfg.fail_on), fmt.value, diff_base,
+                       cache_dir_of(given, paths, cfg))
 
     _run(go)
 
@@ -292,20 +182,19 @@ def explain(rule: Annotated[str, typer.Argument(help="A rule id (W006, HP001) or
 
 
 @rules_app.command("lookup")
+@shared({k: LIBRARIES[k] for k in ("blas", "sparse", "rand", "solver", "roc")})
 def rules_lookup(
     name: Annotated[str, typer.Argument(help="A CUDA (or HIP) name, header or namespace.")],
     fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.text,
-    blas: BlasOpt = None,
-    sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, roc: RocOpt = False,
+    *, given: dict[str, Any],
 ) -> None:
     """Show how hipport ports NAME: HIP name, status, family, ROCm version, notes."""
     from hipport.commands.info import lookup
     from hipport.rules import libraries_key
 
     def go() -> int:
-        cfg = configmod.build(None, {k: (v.value if isinstance(v, Enum) else v) for k, v in
-                                     {"blas": blas, **_libs(sparse, rand, solver, None, None, roc)}.items()})
-        text, code = lookup(name, libraries_key(cfg), fmt.value)
+        chosen = {k: (v.value if isinstance(v, Enum) else v) for k, v in overrides(given).items()}
+        text, code = lookup(name, libraries_key(configmod.build(None, chosen)), fmt.value)
         typer.echo(text, nl=False)
         return code
 
@@ -341,7 +230,7 @@ def cache_clear_cmd(path: CachePath = Path("."), everything: CacheAll = False) -
 
 
 @app.command("config")
-def show_config(
+def showbuild_config(
     path: Annotated[Path, typer.Argument(help="Where to look for configuration.")] = Path("."),
     fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.text,
     config_file: ConfigOpt = None,
@@ -349,7 +238,7 @@ def show_config(
     """Print the effective configuration and where each value came from."""
     from hipport.commands.info import show_config as do_show
 
-    _run(lambda: _say(do_show(_config([path], config_file), fmt.value), nl=False))
+    _run(lambda: _say(do_show(build_config([path], config_file), fmt.value), nl=False))
 
 
 @app.command("toolchains")
@@ -369,39 +258,20 @@ DEFAULT_REPORT_DIR = Path("hipport-report")
 
 
 @app.command("report")
+@shared(PASSES, LIBRARIES, SELECTION, BUILD, RUN)
 def report(
     paths: Paths,
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder for the HTML report (created; kept up to date incrementally).")] = DEFAULT_REPORT_DIR,
-    wave_strategy: StrategyOpt = None,
-    rocm: Rocm = None,
-    blas: BlasOpt = None,
-    sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, fft: FftOpt = None,
-    dnn: DnnOpt = None, roc: RocOpt = False,
-    include: Include = None,
-    exclude: Exclude = None,
-    force_exclude: ForceExclude = False,
-    select: Select = None,
-    ignore: Ignore = None,
-    no_build_files: NoBuildFiles = False,
-    jobs: Jobs = None,
-    no_cache: NoCache = False,
-    cache_dir: CacheDir = None,
-    config_file: ConfigOpt = None,
     quiet: Quiet = False,
+    *, given: dict[str, Any],
 ) -> None:
     """Write a static HTML porting report (index, a page per file and per rule, effort); write nothing else."""
 
     def go() -> int:
-        cfg = _config(paths, config_file, include=include, exclude=exclude,
-                      force_exclude=force_exclude or None, select=select,
-                      ignore=ignore, wave_strategy=wave_strategy, rocm=rocm, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
-                      jobs=jobs, cache=False if no_cache else None,
-                      build_files=False if no_build_files else None)
-        from hipport.commands.port import default_cache_dir
-        cd = (cache_dir or default_cache_dir(tuple(paths))) if cfg.cache else None
         from hipport.commands.report import make_report
 
-        return make_report(paths, output, cfg, cd, quiet)
+        cfg = build_config(paths, given["config_file"], **overrides(given))
+        return make_report(paths, output, cfg, cache_dir_of(given, paths, cfg), quiet)
 
     _run(go)
 
@@ -418,6 +288,7 @@ Define = Annotated[list[str] | None, typer.Option("--define", "-D", help="Define
 
 
 @app.command()
+@shared(PASSES, LIBRARIES, FILES, RUN)
 def validate(
     paths: OptPaths = None,
     ported: Annotated[Path | None, typer.Option("--ported", help="Validate this already ported tree (PATHs, if given, are its CUDA originals).")] = None,
@@ -438,19 +309,9 @@ def validate(
     fmt: Annotated[ValidateFmt, typer.Option("--format", help="text (a table), json, or sarif (SARIF 2.1.0: failures, notes for tree values left out, and occupancy notes for kernels that idle half a wave).")] = ValidateFmt.text,
     report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML porting report, with the validation results, here.")] = None,
     launch_syntax: Annotated[Launch | None, typer.Option("--launch-syntax", help="Launch syntax of the port that is compiled.")] = None,
-    wave_strategy: StrategyOpt = None,
-    rocm: Rocm = None,
     apply_review_fixes: Annotated[bool, typer.Option("--apply-review-fixes", help="Also apply wave64 fixes that need review.")] = False,
-    blas: BlasOpt = None,
-    sparse: SparseOpt = None, rand: RandOpt = None, solver: SolverOpt = None, fft: FftOpt = None,
-    dnn: DnnOpt = None, roc: RocOpt = False,
-    include: Include = None,
-    exclude: Exclude = None,
-    jobs: Jobs = None,
-    no_cache: NoCache = False,
-    cache_dir: CacheDir = None,
-    config_file: ConfigOpt = None,
     quiet: Quiet = False,
+    *, given: dict[str, Any],
 ) -> None:
     """Compile the port for AMD GPUs (HIP's clang with hipcc's options; never hipcc or a shell); with --run, check it computes what the CUDA code did."""
     from hipport.ui import UI
@@ -458,10 +319,10 @@ def validate(
 
     def go() -> int:
         plist = list(paths or [])
-        cfg = _config(plist or ([ported] if ported else []), config_file, include=include, exclude=exclude,
-                      wave_strategy=wave_strategy, rocm=rocm, launch_syntax=launch_syntax, blas=blas, **_libs(sparse, rand, solver, fft, dnn, roc),
-                      apply_review_fixes=apply_review_fixes or None, offload_arch=offload_arch,
-                      jobs=jobs, cache=False if no_cache else None)
+        jobs, cache_dir, config_file = given["jobs"], given["cache_dir"], given["config_file"]
+        cfg = build_config(plist or ([ported] if ported else []), config_file, **overrides(given),
+                      launch_syntax=launch_syntax, apply_review_fixes=apply_review_fixes or None,
+                      offload_arch=offload_arch)
         ui = UI(quiet=quiet)
         opts = Options(paths=tuple(plist), ported=ported, archs=tuple(offload_arch) if offload_arch else None,
                        toolchains=tuple(toolchain or ()),
@@ -500,7 +361,7 @@ def emulate(
     from hipport.validate.emulate import emulate as do_emulate
 
     def go() -> int:
-        cfg = _config([file], config_file, wave_strategy=wave_strategy,
+        cfg = build_config([file], config_file, wave_strategy=wave_strategy,
                       apply_review_fixes=apply_review_fixes or None)
         o = EmulateOptions(file, list(args or []), int(wave.value), not no_wave64, tuple(include_dir or ()),
                            tuple(define or ()), check, timeout, keep, quiet)

@@ -10,9 +10,12 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hipport.errors import HipportError
+
+if TYPE_CHECKING:
+    from hipport.floor import RocmFloor
 
 WAVE_STRATEGIES = ("auto", "logical32", "native")
 LAUNCH_SYNTAXES = ("chevron", "ggl")
@@ -66,8 +69,12 @@ class Config:
     def origin(self, key: str) -> str:
         return dict(self.sources).get(key, "default")
 
-    def rocm_at_least(self, version: str) -> bool:
-        return version_tuple(self.rocm) >= version_tuple(version)
+    @property
+    def floor(self) -> RocmFloor:
+        """The ROCm floor `rocm` names (checked when the configuration is built)."""
+        from hipport.floor import floor
+
+        return floor(self.rocm)
 
     def fingerprint(self) -> str:
         """What the per-file results depend on (the cache key part that is not content)."""
@@ -91,11 +98,6 @@ def workers(jobs: int) -> int:
     more than the cores, whatever a tree's config asks (`jobs = 50` started 50 workers)."""
     n = cores()
     return min(jobs, n) if jobs > 0 else n
-
-
-@cache
-def version_tuple(v: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in v.split(".") if p.isdigit())
 
 
 KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name != "sources"}
@@ -157,7 +159,6 @@ def load_file(path: Path) -> dict[str, tuple[Any, int | None]]:
     return out
 
 
-_VERSION = re.compile(r"\d+\.\d+(\.\d+)?")
 _ARCH = re.compile(r"gfx[0-9a-f]{3,5}(:(xnack|sramecc)[+-])*")
 _SEVERITIES = ("error", "warning", "info")
 _LISTS = ("include", "exclude", "select", "ignore", "offload_arch")
@@ -212,8 +213,11 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
         if isinstance(value, float):
             raise HipportError(f'rocm must be a quoted version such as "{value}" (TOML reads an '
                                f"unquoted {value} as a number, and 6.10 as 6.1)", *where)
-        if not isinstance(value, str) or not _VERSION.fullmatch(value) or version_tuple(value) < (5, 0):
-            raise bad("a ROCm version of 5.0 or later, such as 5.2 or 6.2")
+        from hipport.floor import check
+
+        why = check(value)
+        if why is not None:
+            raise bad(why)
         return value
     if name in CHOICES and value not in CHOICES[name]:
         raise bad(f"one of {', '.join(CHOICES[name])}")
@@ -252,9 +256,9 @@ def did_you_mean(token: str) -> str:
 @cache
 def rule_names() -> dict[str, str]:
     """kebab-case name -> id, for every rule hipport reports."""
-    from hipport.ruledocs import all_rules
+    from hipport.registry import names
 
-    return {doc.name: rid for rid, doc in all_rules().items()}
+    return names()
 
 
 def build(start: Path | None, overrides: dict[str, Any], config_file: Path | None = None) -> Config:

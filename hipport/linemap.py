@@ -13,9 +13,11 @@ for the edits.
 from __future__ import annotations
 
 import bisect
-import difflib
+from array import array
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from hipport.linediff import opcodes, split_lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +35,15 @@ class _Segment(NamedTuple):  # a tuple: one per edit and gap, built for every re
     edited: bool
 
 
-def _line_starts(data: bytes) -> list[int]:
-    starts = [0]
-    i = data.find(b"\n")
+def line_starts(data: bytes) -> array[int]:
+    """The offset where each line of `data` starts (lines end at b"\\n"): hipport's one line
+    index, 4 bytes a line (a list holds a Python int each, 36)."""
+    starts = array("I" if len(data) < 1 << 32 else "Q", [0])
+    find = data.find
+    i = find(b"\n")
     while i != -1:
         starts.append(i + 1)
-        i = data.find(b"\n", i + 1)
+        i = find(b"\n", i + 1)
     return starts
 
 
@@ -47,7 +52,7 @@ class LineMap:
 
     def __init__(self, original: bytes, edits: list | tuple = ()) -> None:
         self.original = original
-        self._o_lines = _line_starts(original)
+        self._o_lines = line_starts(original)
         segs: list[_Segment] = []
         out: list[bytes] = []
         self.skipped = False  # an edit overlapped an earlier one (apply_edits would refuse them)
@@ -81,19 +86,18 @@ class LineMap:
         self.ported = b"".join(out)
         self._segs = segs
         self._seg_starts = [s.p_start for s in segs]
-        self._p_lines = _line_starts(self.ported)
+        self._p_lines = line_starts(self.ported)
 
     @classmethod
     def from_texts(cls, original: bytes, ported: bytes) -> LineMap:
         """A line-granular map from a diff of the two texts (no edit list known)."""
-        a = original.splitlines(keepends=True)
-        b = ported.splitlines(keepends=True)
+        a = split_lines(original)
+        b = split_lines(ported)
         starts = [0]
         for line in a:
             starts.append(starts[-1] + len(line))
         edits = []
-        sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        for tag, i1, i2, j1, j2 in opcodes(a, b):
             if tag == "equal":
                 continue
             rep = b"".join(b[j1:j2]).decode("utf-8", "surrogateescape")

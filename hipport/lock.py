@@ -49,7 +49,8 @@ def _wait_limit() -> float:
 
 
 def lock_path(folder: Path) -> Path:
-    from hipport.cache import blake2b, make_private, user_cache
+    from hipport.cache import blake2b, make_private
+    from hipport.paths import user_cache
 
     real = os.path.realpath(folder)
     d = user_cache() / "locks"

@@ -19,7 +19,7 @@ _VALUES: dict[type, tuple[attrgetter[Any], dict[str, int]]] = {}
 def fast_pickle(cls: type) -> type:
     """Pickle a slotted dataclass as (cls, field values): several times faster to load than
     dataclasses' generic __setstate__, for what crosses to and from the process pool. (The
-    caches on disk are JSON, never pickles: hipport.codec, hipport.rulecache.) Also
+    caches on disk are JSON, never pickles: hipport.codec, hipport.rules.tablecache.) Also
     registers the class with `evolve`."""
     names = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
     values = attrgetter(*names)  # all fields at once, in C
@@ -183,7 +183,7 @@ class RunResult:
     """A whole run, complete for what the command asked (hipport.engine.Need); frozen: the
     stages after a run (a diff base, failed writes) return new results."""
 
-    _files: Sequence[FileResult] | bytes  # bytes: JSON (a snapshot), decoded on first use (`files`)
+    _files: Sequence[FileResult]
     seconds: float = 0.0
     cached: int = 0
     validation: ValidationResult | None = None  # filled by `validate`
@@ -202,13 +202,8 @@ class RunResult:
 
     @property
     def files(self) -> tuple[FileResult, ...]:
-        """The per-file results. A run answered from a snapshot decodes them only here, so
-        a command that needs just the exit code does not pay for thousands of objects."""
-        if isinstance(self._files, bytes):
-            from hipport import codec
-
-            object.__setattr__(self, "_files", tuple(codec.load_files(self._files)))  # a memo
-        return self._files  # type: ignore[return-value]
+        """The per-file results."""
+        return tuple(self._files)  # a tuple already (__post_init__): returned as it is
 
     def with_files(self, files: Sequence[FileResult], **changes: Any) -> RunResult:
         """This run with other file results (and other fields), the counts following them."""

@@ -29,6 +29,7 @@ from hipport.model import (
     applied_fixes,
     evolve,
 )
+from hipport.registry import HP, FixKind, W
 from hipport.source import SourceFile, UndecodableError, check_editable
 from hipport.workspace import BUILD
 
@@ -148,7 +149,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
             edits = [evolve(e, start=bom, end=max(e.end, bom)) if e.start < bom else e for e in edits]
         kept, conflicts = resolve(edits)
         for a, b in conflicts:
-            findings.append(Finding("HP006", Severity.WARNING, src.span(b.start, b.end),
+            findings.append(Finding(HP.OVERLAPPING_REWRITES, Severity.WARNING, src.span(b.start, b.end),
                                     f"two rewrites overlap here ({a.rule} and {b.rule}); "
                                     f"kept {a.rule}, check this site by hand"))
         findings = _drop_superseded(findings, kept)
@@ -171,7 +172,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
 
 
 def unreadable(message: str) -> Finding:
-    return Finding("HP010", Severity.ERROR, Span(0, 0, 1, 1, 1, 1), message)
+    return Finding(HP.UNREADABLE_FILE, Severity.ERROR, Span(0, 0, 1, 1, 1, 1), message)
 
 
 def not_analysed(display: str, role: str, why: str) -> FileResult:
@@ -199,17 +200,17 @@ def _drop_superseded(findings: list[Finding], kept: list[Edit]) -> list[Finding]
         i = bisect.bisect_right(wave, (start, 1 << 62)) - 1
         return i >= 0 and end <= wave[i][1]
 
-    return [f for f in findings if not (f.rule == "HP003" and inside(f.span.start, f.span.end))]
+    return [f for f in findings if not (f.rule == HP.NEEDS_NEWER_ROCM and inside(f.span.start, f.span.end))]
 
 
 def _drop_ported_ptx(findings: list[Finding], edits: list[Edit]) -> list[Finding]:
     """translate/ptx.py reports every PTX statement and writes a few as builtins; W012 ports
     (or reports) the warp ones. One word per statement: a W012 report where ptx.py wrote the
     statement goes, as does ptx.py's report where W012 has one."""
-    written = _Spans([(e.start, e.end) for e in edits if e.rule == "HP-ptx"])
-    findings = [f for f in findings if not (f.rule == "W012" and f.fix is None
+    written = _Spans([(e.start, e.end) for e in edits if e.rule == FixKind.PTX])
+    findings = [f for f in findings if not (f.rule == W.INLINE_PTX_WARP and f.fix is None
                                             and written.contains(f.span.start, f.span.end))]
-    w012 = _Spans([(f.span.start, f.span.end) for f in findings if f.rule == "W012"])
+    w012 = _Spans([(f.span.start, f.span.end) for f in findings if f.rule == W.INLINE_PTX_WARP])
     if not w012.starts:
         return findings
     return [f for f in findings if not (f.family == "ptx" and f.severity != Severity.INFO

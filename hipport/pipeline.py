@@ -27,6 +27,7 @@ from hipport.buildid import build_id
 from hipport.config import Config
 from hipport.edits import apply_edits
 from hipport.model import FileResult, FileStatus, RunResult, applied_fixes, evolve
+from hipport.registry import HP
 from hipport.workspace import (
     BUILD,
     HOST,
@@ -706,7 +707,7 @@ def complete(run: RunResult, files: list[WorkFile], cache_dir: Path | None, *,
 
 def _settle_unknown(r: FileResult, defined: frozenset[str]) -> FileResult:
     """Drop 'unknown CUDA name' findings for names some file of the project defines itself."""
-    if defined and any(f.rule == "HP002" for f in r.findings):
-        kept = [f for f in r.findings if not (f.rule == "HP002" and f.subject in defined)]
+    if defined and any(f.rule == HP.UNKNOWN_CUDA_NAME for f in r.findings):
+        kept = [f for f in r.findings if not (f.rule == HP.UNKNOWN_CUDA_NAME and f.subject in defined)]
         return evolve(r, findings=kept, applied=applied_fixes(r.edits, kept) if r.applied else ())
     return r

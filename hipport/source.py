@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import tree_sitter
 import tree_sitter_cuda
 
+from hipport.linemap import line_starts
 from hipport.model import Span
 
 if TYPE_CHECKING:
@@ -69,13 +70,7 @@ class SourceFile:
     _up: int = field(default=0, repr=False)  # where on _path the last parent() lookup ended
 
     def __post_init__(self) -> None:
-        starts = array("I" if len(self.data) < 1 << 32 else "Q", [0])
-        find = self.data.find
-        i = find(b"\n")
-        while i != -1:
-            starts.append(i + 1)
-            i = find(b"\n", i + 1)
-        self._line_starts = starts
+        self._line_starts = line_starts(self.data)
 
     @property
     def has_bom(self) -> bool:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
 
 from hipport.model import Applicability, Edit, Finding, Fix, Severity, Span
+from hipport.registry import HP, names
 from hipport.source import SourceFile
 
-UNUSED = "HP900"
-UNKNOWN = "HP901"
+UNUSED = HP.UNUSED_SUPPRESSION
+UNKNOWN = HP.UNKNOWN_SUPPRESSION_RULE
 _DIRECTIVE = re.compile(r"hipport:\s*ignore\b(?:\s*\[([^\]]*)\])?")
 _ONLY_DIRECTIVE = re.compile(r"^(//|/\*)\s*hipport:\s*ignore\b(\s*\[[^\]]*\])?\s*(\*/)?$")
 
@@ -39,23 +39,9 @@ class Suppression:
     used: set[str] = field(default_factory=set)  # keys that silenced something ("*" for all)
 
 
-@cache
-def _names() -> dict[str, str]:
-    """kebab-case name -> rule id, for every rule hipport knows."""
-    out: dict[str, str] = {}
-    try:
-        from hipport.ruledocs import API_RULES
-        out.update({name: rid for rid, (name, _) in API_RULES.items()})
-    except ImportError:  # pragma: no cover - the core without ruledocs
-        pass
-    from hipport.wave64.registry import BY_NAME
-    out.update({name: r.id for name, r in BY_NAME.items()})
-    return out
-
-
 def _key(token: str) -> str:
     t = token.strip()
-    return _names().get(t.lower(), t.upper())
+    return names().get(t.lower(), t.upper())
 
 
 def parse(src: SourceFile) -> list[Suppression]:
@@ -84,7 +70,7 @@ def parse(src: SourceFile) -> list[Suppression]:
         unknown: tuple[str, ...] = ()
         if d.group(1) is not None:
             raw = tuple(k.strip() for k in d.group(1).split(",") if k.strip())
-            known = set(_names().values())
+            known = set(names().values())
             unknown = tuple(k for k in raw if _key(k) not in known)
             raw = tuple(k for k in raw if k not in unknown)
             keys = tuple(_key(k) for k in raw)

@@ -21,7 +21,15 @@ HIPCC = shutil.which("hipcc")
 
 @pytest.fixture(scope="session")
 def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("xdg-cache")
+    """One user cache for the whole run: with pytest-xdist every worker's temporary folder lies
+    in the run's one, so the workers share the tables and emulator builds hipport keeps there
+    (its caches are made for concurrent runs)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    folder = base / "xdg-cache"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 @pytest.fixture(autouse=True)

@@ -23,10 +23,12 @@ expected failure with the reason (XFAIL, strict: it flips when fixed). Compile c
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -36,12 +38,13 @@ from typing import Any
 
 import pytest
 
+from hipport import registry
 from hipport.passes import port_bytes
 from hipport.source import SourceFile
 from hipport.validate import toolchains
+from hipport.validate.compilecache import Answer, CompileCache, read_depfile
 from hipport.validate.driver import Toolchain
 from hipport.validate.site import Site
-from hipport.wave64 import registry
 from hipport.wave64 import run as wave64_run
 from hipport.workspace import PORTED_ROLES, role_of
 from tests.conftest import ROOT
@@ -68,16 +71,14 @@ COLUMNS = (Column("5.2@hip-5.2", "5.2", "host", pytest.mark.hipcc),
            Column("6.4@hip-6.4", "6.4", HIP64, pytest.mark.rocm64))
 BY_ID = {c.id: c for c in COLUMNS}
 
-# wave64 rules that report and never fix: not fix kinds (checked: they fix nothing anywhere).
-REPORT_ONLY = {
-    "W015": "half-warp (16-lane) code is reported for review; its fix depends on the algorithm",
-    "W018": "spin-waits need independent progress inside a wave: reported, never rewritten",
-}
+# wave64 rules that report and never fix (the registry's `report_only`; checked: they fix nothing anywhere).
+REPORT_ONLY = {r.id: r.report_only for r in registry.rules().values() if r.wave64 and not r.fixes}
 # (fix kind, column) cells with no fixture that can be, with why (checked: still true).
 NO_FIXTURE = {
     ("W021", "6.4@hip-6.4"): "HIP wraps __shfl source lanes itself from ROCm 5.7: W021 fixes below a 5.7 floor only",
     ("HP-args-order", "5.2@hip-5.2"): "only MIOpen calls have arguments reordered (--dnn miopen-hipify), and "
                                       "Debian 12 packages no MIOpen headers",
+    **{("HP900", c.id): "deleting an unused suppression comment changes nothing the compiler sees" for c in COLUMNS},
 }
 # Cells that fail today because of what HIP 6 changed (issue 29; fixed in hipport/translate,
 # hipport/wave64 and rules/): (fixture, column) -> the reason. Strict: a fix makes it fail until
@@ -87,13 +88,8 @@ XFAIL: dict[tuple[str, str], str] = {
 
 
 def fix_kinds() -> list[str]:
-    """Every kind of fix hipport emits, by name: the wave64 registry's rules that fix, then the
-    kinds of the translate pass's edits (Edit.rule) that its golden fixtures show. A rule
-    registry listing fix kinds (a later issue) becomes this function's one line."""
-    wave64 = [r for r in registry.RULES if r not in REPORT_ONLY]
-    translate = sorted({k for c in [*TRANSLATE_CASES, *(lc.case for lc in LIBRARY_CASES)]
-                        for k in _ported(c, c.config.rocm)[1] if not k.startswith("W")})
-    return wave64 + translate
+    """Every kind of fix hipport emits, from the rule registry."""
+    return list(registry.fix_kinds())
 
 
 # --- fixtures: what is ported and compiled -------------------------------------------------------
@@ -190,7 +186,7 @@ def _toolchain(col: Column) -> Toolchain:
     return found
 
 
-def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str) -> tuple[int, str]:
+def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str, cache: CompileCache | None) -> tuple[int, str]:
     here = work / fx.id.replace("/", "__")
     here.mkdir(parents=True)
     for extra in fx.folder.iterdir():  # headers the output includes, beside it or in folders
@@ -203,21 +199,44 @@ def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str) -> tuple[int, s
     stubs = ["-I", str(WAVE64_STUBS)] if fx.case is None and not tc.root else []
     args = ["-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-Wno-unused-result", *stubs,
             "-c", str(out), "-o", "/dev/null"]
+    key = cache.key(f"{tc.name}:{tc.clang}", tc.version, "gfx90a", args, out) if cache is not None else ""
+    hit = cache.get(key) if cache is not None else None
+    if hit is not None:  # every file the compile read (the output, its headers, HIP's) is unchanged
+        return hit.rc, hit.output
     site = Site(tc)
     site.tmp = str(here)  # a compile cut short leaves its temporary files in the work folder
-    p = subprocess.run(site.command(args), capture_output=True, text=True, errors="replace",
-                       env=site.env, stdin=subprocess.DEVNULL, timeout=600)
-    return p.returncode, "\n".join(x for x in p.stderr.splitlines() if "error" in x)[:4000]
+    depfile = here / "deps.d"
+    t0 = time.perf_counter()
+    p = subprocess.run(site.command([*args, "-MD", "-MF", str(depfile)]), capture_output=True, text=True,
+                       errors="replace", env=site.env, stdin=subprocess.DEVNULL, timeout=600)
+    errors = "\n".join(x for x in p.stderr.splitlines() if "error" in x)[:4000]
+    if cache is not None and p.returncode == 0 and depfile.is_file():
+        deps = [site.host_path(d) for d in read_depfile(depfile.read_text(errors="replace"), here)]
+        if deps:
+            cache.put(key, Answer(p.returncode, errors, time.perf_counter() - t0, True), deps)
+    return p.returncode, errors
+
+
+def _cache(request: pytest.FixtureRequest, tc: Toolchain, work: Path) -> CompileCache | None:
+    """Compiles kept by content in pytest's cache folder (.pytest_cache): a cell is answered
+    from it only while every file its compile read still hashes the same (hipport validate's
+    own compile cache). None where pytest keeps no cache (-p no:cacheprovider)."""
+    store = getattr(request.config, "cache", None)
+    if store is None or os.environ.get("HIPPORT_TEST_NO_COMPILE_CACHE"):
+        return None
+    return CompileCache(store.mkdir("hipport-compile-matrix"), work, tc.inside(str(work)) if tc.root else "")
 
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """Per column, the compiles of the cells this session runs, started at once on a thread
-    pool when the column's first cell asks."""
+    pool when the column's first cell asks. A fixture whose output is the same at two floors
+    is compiled once per toolchain (most are: the floor changes a few names)."""
     chosen = {(item.callspec.params["column"].id, item.callspec.params["fixture"].id)
               for item in request.session.items
               if item.originalname == "test_fixture_compiles" and hasattr(item, "callspec")}
     started: dict[str, Any] = {}
+    same: dict[tuple[str, str, str], Future[tuple[int, str]]] = {}  # (toolchain, fixture, output hash)
     pools: list[ThreadPoolExecutor] = []
     folders: list[Path] = []
 
@@ -226,10 +245,18 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
             tc = _toolchain(col)
             work = Path(tempfile.mkdtemp(prefix="hipport-matrix-", dir=tc.scratch or tmp_path_factory.mktemp("matrix")))
             folders.append(work)
+            cache = _cache(request, tc, work)
             pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
             pools.append(pool)
-            started[col.id] = {fx.id: pool.submit(_compile, tc, work, fx, col.floor)
-                               for fx in FIXTURE_LIST if (col.id, fx.id) in chosen}
+            jobs = {}
+            for fx in FIXTURE_LIST:
+                if (col.id, fx.id) not in chosen:
+                    continue
+                key = (tc.name, fx.id, hashlib.sha256(fx.port(col.floor)[0]).hexdigest())
+                if key not in same:
+                    same[key] = pool.submit(_compile, tc, work, fx, col.floor, cache)
+                jobs[fx.id] = same[key]
+            started[col.id] = jobs
         return started[col.id]
 
     yield {"start": start}
@@ -273,7 +300,15 @@ def test_report_only_rules_fix_nothing() -> None:
         kinds = _kinds_in(col)
         for rule in REPORT_ONLY:
             assert rule not in kinds, f"{rule} fixes {kinds[rule][:3]}: it is a fix kind, not report-only"
-    assert set(REPORT_ONLY) <= set(registry.RULES)
+    assert all(REPORT_ONLY.values()), "a report-only rule says why in rules/registry.toml"
+
+
+def test_every_fix_the_fixtures_hold_is_a_registered_kind() -> None:
+    """The registry's list of fix kinds is complete: no fixture holds an edit of another kind."""
+    kinds = set(fix_kinds())
+    for col in COLUMNS:
+        unknown = set(_kinds_in(col)) - kinds
+        assert not unknown, f"edit kinds missing from rules/registry.toml: {sorted(unknown)}"
 
 
 def test_every_fixture_left_out_says_why() -> None:

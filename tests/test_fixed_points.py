@@ -645,7 +645,7 @@ def compile_batch(sources: dict[str, bytes], tmp: Path, rocm7: bool) -> subproce
 
 
 def floor7(opts: dict[str, object]) -> bool:
-    return Config(**opts).rocm_at_least("7.0")  # type: ignore[arg-type]
+    return Config(**opts).floor.at_least("7.0")  # type: ignore[arg-type]
 
 
 @pytest.mark.hipcc

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from hipport import rules as rulesmod
-from hipport.config import version_tuple
+from hipport.floor import version
 from hipport.model import FileResult
 from hipport.passes import port_bytes
 from hipport.workspace import role_of
@@ -235,7 +235,7 @@ def test_supported_names_are_in_installed_headers(family: str) -> None:
     # A qualified spelling (rocrand_device::sobol32_engine<false>) counts by its identifiers.
     wanted = sorted({w for m in names
                      if m.status in ("supported", "deprecated") and m.hip
-                     and version_tuple(m.since) <= version_tuple("5.2")
+                     and version(m.since) <= version("5.2")
                      for w in re.findall(r"[A-Za-z_]\w*", m.hip) if w not in ("false", "true")})
     assert wanted, f"{path.name} has no supported names dated 5.2"
     elsewhere = DECLARED_ELSEWHERE[family]

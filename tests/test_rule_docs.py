@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from hipport.ruledocs import all_rules
+from hipport import registry
 from tests.conftest import hipport
 
 REQUIRED = ("## What it does", "## Why is this bad?", "## Example", "## Fix safety")
 
 
-@pytest.mark.parametrize("rule", sorted(all_rules()))
+@pytest.mark.parametrize("rule", sorted(registry.rules()))
 def test_rule_has_a_doc_with_required_headings(rule: str) -> None:
-    doc = all_rules()[rule]
+    doc = registry.rules()[rule]
     assert doc.path is not None, f"{rule} has no page under rules/"
     text = doc.text
     assert text.startswith(f"# {rule}: {doc.name}\n")
@@ -26,3 +26,12 @@ def test_explain_prints_the_page_by_id_or_name() -> None:
     assert hipport("explain", "unsupported-api").stdout == r.stdout
     bad = hipport("explain", "W999")
     assert bad.returncode == 2 and b"unknown rule" in bad.stderr
+
+
+def test_hp_pages_are_rendered_from_their_data() -> None:
+    """rules/docs/HPNNN.md are what rules/docs/hp.toml gives (`python -m hipport.pages`)."""
+    from hipport import pages
+
+    assert pages.stale() == []
+    on_disk = sorted(p.stem for p in pages.pages_dir().glob("HP*.md"))
+    assert on_disk == pages.hp_ids(), "a page with no row in rules/registry.toml, or a row with no page"

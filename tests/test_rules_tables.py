@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hipport.config import version_tuple
 from hipport.errors import HipportError
-from hipport.rules import load, load_table, rules_dir
+from hipport.floor import version
+from hipport.paths import rules_dir
+from hipport.rules import load, load_table
 from tests.conftest import ROOT
 
 HIP_INCLUDE = Path("/usr/include/hip")
@@ -104,7 +105,7 @@ def test_supported_hip_names_are_declared_in_the_installed_headers() -> None:
     rs = load()
     missing = sorted(f"{m.family}:{m.cuda}->{m.hip}" for m in rs.names.values()
                      if m.family in CORE and m.status != "unsupported" and m.hip
-                     and version_tuple(m.since) <= (5, 2) and not _declared(m.hip, text))
+                     and version(m.since) <= (5, 2) and not _declared(m.hip, text))
     assert missing == []
 
 
@@ -163,7 +164,7 @@ def test_headers_map_to_installed_hip_headers() -> None:
     rs = load()
     for h in rs.headers.values():
         if h.family == "headers" and h.hip and HIP_INCLUDE.is_dir() \
-                and version_tuple(h.since) <= (5, 2):  # newer ones are reported below their floor
+                and version(h.since) <= (5, 2):  # newer ones are reported below their floor
             assert (HIP_INCLUDE.parent / h.hip).is_file(), f"{h.cuda} -> {h.hip} is not installed"
 
 
@@ -175,8 +176,8 @@ def test_rocblas_replaces_hipblas_names_only_when_asked() -> None:
 
 
 def test_compiled_tables_are_cached_per_version_of_the_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hipport import rulecache
     from hipport import rules as rulesmod
+    from hipport.rules import tablecache as rulecache
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "r"
@@ -205,8 +206,8 @@ def test_compiled_tables_are_cached_per_version_of_the_tables(tmp_path: Path, mo
                                             ("rocblas,rocblas_types,rocsparse,rocrand,rocsolver,miopen_hipify", "7.0")])
 def test_the_table_cache_gives_back_the_tables_it_was_given(blas: str, rocm: str | None) -> None:
     """Every table, in its order, and what follows from them: the file is the tables."""
-    from hipport import rulecache
     from hipport import rules as rulesmod
+    from hipport.rules import tablecache as rulecache
 
     built = rulesmod._load(blas, None, rocm)
     back = rulecache.load(rulecache.dump(built, "label"), "label")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from hipport.build import flags
 from hipport.build.flags import Change, Note, Word
 from hipport.build.tables import Tables
+from hipport.registry import HP
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BRACKET_OPEN = re.compile(r"\[(=*)\[")
@@ -223,7 +224,7 @@ class _Porter:
                 f'string(APPEND CMAKE_CXX_FLAGS_INIT " {arch}")']
 
     def _hp011(self, a: Arg) -> None:
-        self.note("HP015", "info", a.start, a.end,
+        self.note(HP.BUILD_FILE_HIP, "info", a.start, a.end,
                   "CUDA became HIP compiled by hipcc as the C++ compiler: Debian's CMake cannot "
                   "enable the HIP language (it needs a ROCm root with lib/cmake/hip-lang). On a "
                   "full ROCm install you may prefer project(... HIP) with CMAKE_HIP_ARCHITECTURES "
@@ -253,7 +254,7 @@ class _Porter:
     def cmd_check_language(self, c: Command) -> None:
         if any(a.value == "CUDA" for a in c.args):
             self.touched.append((c.start, c.close))
-            self.note("HP013", "warning", c.start, c.close,
+            self.note(HP.BUILD_NOT_PORTED, "warning", c.start, c.close,
                       "check_language(CUDA) looks for nvcc: left as it is; the port compiles "
                       "CUDA sources with the C++ compiler (hipcc), so this check is not needed")
 
@@ -266,7 +267,7 @@ class _Porter:
         self.drop_args(c, [i for i, a in enumerate(c.args[1:], 1) if a.value not in keep])
         self.packages_done.add("hip")
         if first.value == "CUDA":
-            self.note("HP012", "info", c.start, c.close,
+            self.note(HP.NVCC_OPTION, "info", c.start, c.close,
                       "find_package(CUDA) became find_package(hip); FindCUDA's CUDA_NVCC_FLAGS "
                       "and cuda_* macros are not read by hipcc")
 
@@ -342,7 +343,7 @@ class _Porter:
                         self.change(c.args[k + 1].start, c.args[k + 1].end, ";".join(self.archs))
                 else:
                     drop += [k, k + 1]
-                    self.note("HP012", "info", c.args[k].start, c.args[k + 1].end,
+                    self.note(HP.NVCC_OPTION, "info", c.args[k].start, c.args[k + 1].end,
                               f"{name} dropped: hipcc has no counterpart")
         if not drop:
             return
@@ -392,7 +393,7 @@ class _Porter:
                 self.drop_args(c, [c.args.index(a) for a in values[1:]
                                    if a.value not in ("CACHE", "PARENT_SCOPE", "STRING", "FORCE")
                                    and a.kind != "quoted"])
-                self.note("HP012", "info", c.args[0].start, c.args[0].end,
+                self.note(HP.NVCC_OPTION, "info", c.args[0].start, c.args[0].end,
                           f"{var} became CMAKE_HIP_ARCHITECTURES {';'.join(self.archs)}: hipcc "
                           "compiles for the AMD targets in CMAKE_CXX_FLAGS (--offload-arch, set "
                           "before project()); the HIP language of a full ROCm install reads this")
@@ -409,7 +410,7 @@ class _Porter:
         vals = [a.value for a in c.args]
         if len(vals) >= 2 and vals[1] == "CUDA_NVCC_FLAGS":
             self.touched.append((c.start, c.close))
-            self.note("HP013", "warning", c.start, c.close,
+            self.note(HP.BUILD_NOT_PORTED, "warning", c.start, c.close,
                       "CUDA_NVCC_FLAGS is FindCUDA's option list, which hipcc does not read: "
                       "left as it is; give these options with target_compile_options")
 
@@ -471,7 +472,7 @@ class _Porter:
                     new = ",".join(dict.fromkeys("CXX" if x == "CUDA" else x for x in langs))
                     self.change(s, s + len(g.group(2)), new)
             for g in re.finditer(r"\$<COMPILE_LANG_AND_ID:CUDA,[^>]*>", a.text):
-                self.note("HP013", "warning", a.start + g.start(), a.start + g.end(),
+                self.note(HP.BUILD_NOT_PORTED, "warning", a.start + g.start(), a.start + g.end(),
                           "a CUDA compiler-id expression: left as it is; hipcc is a Clang C++ "
                           "compiler (COMPILE_LANG_AND_ID:CXX,Clang)")
 
@@ -486,16 +487,16 @@ class _Porter:
                 lib = self.t.library(name) or self.t.library(name.lower())
                 s, e = a.start + m.start(), a.start + m.end()
                 if lib is None:
-                    self.note("HP013", "warning", s, e, f"{m.group(0)}: no HIP counterpart "
+                    self.note(HP.BUILD_NOT_PORTED, "warning", s, e, f"{m.group(0)}: no HIP counterpart "
                               "known; left as it is")
                     continue
                 if not lib.supported:
                     self.touched.append((s, e))
-                    self.note("HP014", "warning", s, e, f"{m.group(0)}: {lib.note}; left as it is")
+                    self.note(HP.BUILD_LIBRARY, "warning", s, e, f"{m.group(0)}: {lib.note}; left as it is")
                     continue
                 self.change(s, e, lib.target)
                 if not lib.debian:
-                    self.note("HP014", "info", s, e, f"{m.group(0)} became {lib.target}: "
+                    self.note(HP.BUILD_LIBRARY, "info", s, e, f"{m.group(0)} became {lib.target}: "
                               f"{lib.package} is not packaged by Debian 12; install it from ROCm")
                 if lib.package and lib.package not in self.packages_done and lib.package != "hip":
                     self.packages_done.add(lib.package)
@@ -523,7 +524,7 @@ class _Porter:
                     continue
                 word = re.match(r"[\w:$<{]+", a.text[m.start():])
                 shown = word.group(0) if word else m.group(0)
-                self.note("HP013", "warning", s, s + len(shown),
+                self.note(HP.BUILD_NOT_PORTED, "warning", s, s + len(shown),
                           f"{shown} in {c.name}(): not understood by the build port; left as it is")
                 return
 
@@ -550,7 +551,7 @@ def port(text: str, t: Tables, archs: tuple[str, ...]) -> tuple[list[Change], li
     try:
         cmds = parse(text)
     except CMakeSyntaxError as e:
-        return [], [Note("HP013", "warning", e.offset, e.offset,
+        return [], [Note(HP.BUILD_NOT_PORTED, "warning", e.offset, e.offset,
                          f"cannot read this file as CMake ({e}): left as it is")]
     p = _Porter(text, t, archs)
     p.run(cmds)

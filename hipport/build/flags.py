@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hipport.build.tables import Option, Tables
+from hipport.registry import HP
 
 INFO, WARNING = "info", "warning"
 _REF = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]")
@@ -149,7 +150,7 @@ def translate(ws: list[Word], t: Tables, *, nvcc: bool, cuda_path: Callable[[str
                         span[i] = last
                     if not new or opt.note:
                         what = "dropped" if not new else f"became {new}"
-                        res.notes.append(Note("HP012", INFO, ws[i].start, ws[last].end,
+                        res.notes.append(Note(HP.NVCC_OPTION, INFO, ws[i].start, ws[last].end,
                                               f"nvcc option {old} {what}: "
                                               f"{opt.note or 'hipcc has no counterpart'}"))
             i = last + 1
@@ -158,7 +159,7 @@ def translate(ws: list[Word], t: Tables, *, nvcc: bool, cuda_path: Callable[[str
             lib = t.library(w[2:])
             if lib is not None:
                 if not lib.supported:
-                    res.notes.append(Note("HP014", WARNING, ws[i].start, ws[i].end,
+                    res.notes.append(Note(HP.BUILD_LIBRARY, WARNING, ws[i].start, ws[i].end,
                                           f"{w}: {lib.note or 'no HIP counterpart'}; left as it is"))
                 else:
                     new_l: str | None = lib.link or None
@@ -170,7 +171,7 @@ def translate(ws: list[Word], t: Tables, *, nvcc: bool, cuda_path: Callable[[str
                     if lib.package and lib.package != "hip":
                         res.packages.append(lib.package)
                     if not lib.debian or lib.note:
-                        res.notes.append(Note("HP014", INFO, ws[i].start, ws[i].end,
+                        res.notes.append(Note(HP.BUILD_LIBRARY, INFO, ws[i].start, ws[i].end,
                                               f"{w} became {new_l or 'nothing'}: "
                                               + (lib.note or f"{lib.link[2:]} is not packaged by "
                                                  "Debian 12; install it from ROCm")))
@@ -185,7 +186,7 @@ def translate(ws: list[Word], t: Tables, *, nvcc: bool, cuda_path: Callable[[str
                 for k in range(i, last + 1):
                     out[k] = None
                 if m.group(1) != "-L" and _beyond_include(_unquote(path)):
-                    res.notes.append(Note("HP013", WARNING, ws[i].start, ws[last].end,
+                    res.notes.append(Note(HP.BUILD_NOT_PORTED, WARNING, ws[i].start, ws[last].end,
                                           f"{m.group(1)}{path} dropped: a folder of the CUDA install "
                                           "besides its include/ (such as the CUDA samples' "
                                           "common/inc), which a machine with only HIP lacks; put "

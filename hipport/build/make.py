@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from hipport.build import flags
 from hipport.build.flags import Change, Note, Word
 from hipport.build.tables import Tables
+from hipport.registry import HP
 
 _ASSIGN = re.compile(r"[ \t]*((?:override|export|private)[ \t]+)*([^\s:#=+?!$()]+|\$[({][^)}]*[)}])"
                      r"[ \t]*(::?=|:::=|\+=|\?=|!=|=)")
@@ -133,11 +134,11 @@ def port(text: str, t: Tables, archs: tuple[str, ...],
             own = in_tree(inc.group(2)) if in_tree is not None else None
             if own is not None:
                 changes.append(Change(ln.start + inc.start(2), ln.start + inc.end(2), own))
-                notes.append(Note("HP013", "warning", ln.start, ln.end,
+                notes.append(Note(HP.BUILD_NOT_PORTED, "warning", ln.start, ln.end,
                                   f"includes {inc.group(2)}, a path on the author's machine: the "
                                   f"tree's own {own} is included instead"))
             else:
-                notes.append(Note("HP013", "warning", ln.start, ln.end,
+                notes.append(Note(HP.BUILD_NOT_PORTED, "warning", ln.start, ln.end,
                                   f"includes {inc.group(2)}, a path outside the tree: left as it is; "
                                   "make it relative to this Makefile"))
     mine: dict[str, list[Assign]] = {}
@@ -173,7 +174,7 @@ def port(text: str, t: Tables, archs: tuple[str, ...],
         changes.append(Change(w.end, w.end, " " + PLATFORM))
         if not said_host:
             said_host = True
-            notes.append(Note("HP012", "info", w.start, w.end,
+            notes.append(Note(HP.NVCC_OPTION, "info", w.start, w.end,
                               f"{w.text} gets {PLATFORM}: host code that calls HIP and is compiled "
                               "without hipcc needs it for HIP's headers (on a full ROCm install "
                               "also -I/opt/rocm/include)"))
@@ -201,7 +202,7 @@ def port(text: str, t: Tables, archs: tuple[str, ...],
                     notes.append(_hipcc_note(cmd, hipcc))
                     said_hipcc = True
             if "--cuda-gpu-arch" in text[ln.start:ln.end] and "clang" in cmd.text:
-                notes.append(Note("HP013", "warning", cmd.start, ws[hi - 1].end,
+                notes.append(Note(HP.BUILD_NOT_PORTED, "warning", cmd.start, ws[hi - 1].end,
                                   "clang++ compiling CUDA (--cuda-gpu-arch): not ported; "
                                   "use hipcc --offload-arch for AMD GPUs"))
             res = flags.translate(ws[k + 1:hi], t, nvcc=is_nvcc, cuda_path=cuda_path, linked=linked)
@@ -222,7 +223,7 @@ def port(text: str, t: Tables, archs: tuple[str, ...],
                             changed = True
     omp = re.search(r"(?<!\S)-fopenmp\b", text)
     if cuda_build and omp:
-        notes.append(Note("HP014", "info", omp.start(), omp.end(),
+        notes.append(Note(HP.BUILD_LIBRARY, "info", omp.start(), omp.end(),
                           "OpenMP: .cu files that use it are now compiled by hipcc's clang, which "
                           "needs clang's OpenMP headers and runtime (Debian: libomp-15-dev)"))
     for ln, a in assigns:
@@ -325,7 +326,7 @@ def _builtin_rule_objects(text: str, lines: list[Line], beside: Callable[[str], 
         changes.append(Change(end, end, f"{lead}# hipport: make's built-in rules compile host sources such as "
                                         f"{source}; HIP's headers need what hipcc defines itself{nl}"
                                         f"CPPFLAGS += {PLATFORM}{nl}"))
-        notes.append(Note("HP012", "info", m.start(), m.end(),
+        notes.append(Note(HP.NVCC_OPTION, "info", m.start(), m.end(),
                           f"{name}.o is built by make's built-in rule from {source} (no rule here): "
                           f"CPPFLAGS gets {PLATFORM} for HIP's headers"))
         return
@@ -339,6 +340,6 @@ def is_cuda_path(p: str, path_vars: set[str]) -> bool:
 
 
 def _hipcc_note(w: Word, hipcc: str) -> Note:
-    return Note("HP015", "info", w.start, w.end,
+    return Note(HP.BUILD_FILE_HIP, "info", w.start, w.end,
                 f"nvcc became {hipcc}: hipcc compiles .cu files as HIP; where nvcc is also "
                 "installed, set HIP_PLATFORM=amd (hipcc picks NVIDIA when it finds nvcc)")

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from hipport.errors import HipportError
-from hipport.rules import rules_dir
+from hipport.paths import rules_dir
 
 
 @dataclass(frozen=True)

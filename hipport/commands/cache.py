@@ -6,8 +6,9 @@ import os
 import shutil
 from pathlib import Path
 
-from hipport.cache import tree_folder, user_cache
+from hipport.cache import tree_folder
 from hipport.errors import HipportError
+from hipport.paths import user_cache
 
 
 def folder(path: Path, everything: bool) -> Path:

@@ -5,21 +5,22 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from hipport.config import KEYS, Config, version_tuple
+from hipport import registry
+from hipport.config import KEYS, Config
 from hipport.errors import HipportError
-from hipport.ruledocs import all_rules, find
+from hipport.floor import version
 from hipport.rules import load
 
 
 def explain(rule: str) -> str:
-    doc = find(rule)
+    doc = registry.find(rule)
     if doc is None:
         raise HipportError(f"unknown rule {rule!r}; `hipport rules list` shows them all")
     return doc.text
 
 
 def rules_list() -> str:
-    return "".join(f"{r.id}  {r.name:32} {r.summary}\n" for r in all_rules().values())
+    return "".join(f"{r.id}  {r.name:32} {r.summary}\n" for r in registry.rules().values())
 
 
 def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
@@ -54,7 +55,7 @@ def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
                  f"  kind:    {m.kind}", f"  status:  {m.status}", f"  since:   ROCm {m.since}"]
         if m.floors:
             steps = [f"ROCm {v}: {h}" for v, h in m.floors]
-            if version_tuple(m.floors[0][0]) > version_tuple(m.since):
+            if version(m.floors[0][0]) > version(m.since):
                 steps.insert(0, f"ROCm {m.since}: {m.hip}")
             lines.append(f"  by floor: {'; '.join(steps)} (the spelling follows --rocm)")
         if m.hipsolver:

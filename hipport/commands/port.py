@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hipport import engine, lock, patch
+from hipport.cache import default_folder
 from hipport.config import Config
 from hipport.errors import HipportError
 from hipport.model import FileStatus, RunResult
@@ -48,15 +49,6 @@ def check_modes(o: PortOptions) -> str:
     if o.output == "-" and (len(o.paths) != 1 or not o.paths[0].is_file()):
         raise HipportError("-o - (stdout) needs exactly one input file")
     return modes[0]
-
-
-def default_cache_dir(paths: tuple[Path, ...] | list[Path]) -> Path:
-    """The first input's tree's folder in the user cache (never inside the tree: a
-    repository must not be able to ship one); `--cache-dir` puts it elsewhere."""
-    from hipport.cache import tree_folder
-
-    first = paths[0] if paths else Path(".")
-    return tree_folder(first if first.is_dir() else first.parent)
 
 
 def check_outputs(o: PortOptions, config: Config, out_dir: Path) -> None:
@@ -99,7 +91,7 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
                      force_exclude=config.force_exclude)
     if out_dir is not None:
         make_folder(out_dir, o.output)
-    cache_dir = (o.cache_dir or default_cache_dir(o.paths)) if config.cache else None
+    cache_dir = (o.cache_dir or default_folder(o.paths)) if config.cache else None
     sink = Mirror(str(out_dir), o.only_ported) if out_dir is not None else None
     writes = [out_dir] if out_dir is not None else \
         [p if p.is_dir() else p.parent for p in o.paths] if mode == "--in-place" else []

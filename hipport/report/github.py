@@ -12,12 +12,13 @@ never carries a terminal escape or reorders text. A file hipport could not analy
 
 from __future__ import annotations
 
+from hipport import registry
 from hipport.model import FileResult, FileStatus, RunResult, Severity
+from hipport.registry import HP
 from hipport.report import ViewOptions
 from hipport.report.printable import visible
 from hipport.report.sarif import repo_path
 from hipport.report.summary import summary
-from hipport.ruledocs import all_rules
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -36,15 +37,16 @@ def _file(r: FileResult) -> str:
 
 
 def render(run: RunResult, opts: ViewOptions) -> str:
-    docs = all_rules()
+    docs = registry.rules()
     out = []
     for r in run.files:
         if not r.findings and r.status != FileStatus.FAILED:
             continue
         where = _file(r)
-        if r.status == FileStatus.FAILED and not any(f.rule == "HP010" for f in r.findings):
-            title = _escape_prop(f"HP010 {docs['HP010'].name}")  # not analysed: say so at the file
-            why = f"[HP010] {r.error or 'failed'}"
+        if r.status == FileStatus.FAILED and not any(f.rule == HP.UNREADABLE_FILE for f in r.findings):
+            bad = docs[HP.UNREADABLE_FILE]
+            title = _escape_prop(f"{bad.id} {bad.name}")  # not analysed: say so at the file
+            why = f"[{bad.id}] {r.error or 'failed'}"
             out.append(f"::error {where},title={title}::{_escape_data(why)}")
         for f in r.findings:
             s = f.span
@@ -69,7 +71,7 @@ def step_summary(run: RunResult) -> str:
         out += ["| severity | findings |", "|---|---:|"]
         out += [f"| {k} | {v} |" for k, v in s["findings_by_severity"].items()]
         out += ["", "| rule | findings |", "|---|---:|"]
-        docs = all_rules()
+        docs = registry.rules()
         out += [f"| {k} {docs[k].name if k in docs else ''} | {v} |"
                 for k, v in s["findings_by_rule"].items()]
     else:

@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from hipport.model import FileResult, Severity
+from hipport.registry import HP, FixKind
 
 
 @dataclass
@@ -51,7 +52,7 @@ def stats_of(res: FileResult, data: bytes, titles: dict[str, str], seconds: floa
               seconds=seconds)
     lines: set[int] = set()
     for e in res.edits:
-        if e.rule == "HP-rename" and e.end > e.start:
+        if e.rule == FixKind.RENAME and e.end > e.start:
             old = data[e.start:e.end].decode("utf-8", "replace")
             s.converted[f"{old} => {e.replacement}" if e.replacement else old] += 1
         if e.end > e.start or e.replacement:
@@ -63,7 +64,7 @@ def stats_of(res: FileResult, data: bytes, titles: dict[str, str], seconds: floa
         if c.ported:
             s.by_api[titles.get(fam, fam)] += c.ported
     for f in res.findings:
-        if f.rule in ("HP001", "HP002", "HP008"):
+        if f.rule in (HP.UNSUPPORTED_API, HP.UNKNOWN_CUDA_NAME, HP.UNMAPPED_HEADER):
             s.unconverted[f.subject or f.message.split(" ", 1)[0]] += 1  # HP008 names a header
         if f.severity in (Severity.WARNING, Severity.ERROR):
             s.warnings += 1

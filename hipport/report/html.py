@@ -25,16 +25,17 @@ import os
 import posixpath
 import re
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hipport import __version__
+from hipport import __version__, registry
 from hipport.buildid import build_id
-from hipport.linemap import LineMap
+from hipport.linediff import opcodes
+from hipport.linemap import LineMap, line_starts
 from hipport.model import (
     Applicability,
     FileResult,
@@ -44,11 +45,10 @@ from hipport.model import (
     Span,
     ValidationResult,
 )
-from hipport.patch import opcodes
+from hipport.registry import HP
 from hipport.report.highlight import Highlighter
 from hipport.report.printable import visible
 from hipport.report.summary import summary
-from hipport.ruledocs import RuleDoc, all_rules
 from hipport.workspace import PORTED_ROLES
 
 FORMAT = 1
@@ -58,7 +58,7 @@ CSS_NAME = "hipport-report.css"
 JS_NAME = "hipport-report.js"
 PAGE_RE = re.compile(r"^z_[0-9a-f]{16}_[A-Za-z0-9_-]+\.html$")
 RULE_PAGE_RE = re.compile(r"^rule_[A-Za-z0-9_-]+\.html$")
-PERSON_RULES = ("HP001", "HP002")  # API with no HIP equivalent; unknown CUDA-looking name
+PERSON_RULES = (HP.UNSUPPORTED_API, HP.UNKNOWN_CUDA_NAME)  # API with no HIP equivalent; unknown CUDA-looking name
 MAX_SITES = 500  # sites listed per rule page / effort item
 
 
@@ -134,7 +134,7 @@ def globals_hash() -> str:
     for group in (_package_files("templates"), assets()):
         for name, data in group.items():
             h.update(name.encode() + b"\0" + data + b"\0")
-    for r in all_rules().values():
+    for r in registry.rules().values():
         h.update(f"{r.id}\0{r.name}\0{r.summary}\0".encode())
     return h.hexdigest()[:32]
 
@@ -205,7 +205,7 @@ class FindingView:
     index: int
     finding: Finding
     line: int  # in the ported file (where it is shown)
-    doc: RuleDoc | None
+    doc: registry.Rule | None
     applied: bool  # its fix is among the edits that were applied
 
 
@@ -304,16 +304,6 @@ def prepare_files(run: RunResult) -> tuple[list[IndexRow], list[FileData]]:
     return rows, pages
 
 
-def _starts(data: bytes) -> list[int]:
-    out = [0]
-    find = data.find
-    i = find(b"\n")
-    while i >= 0:
-        out.append(i + 1)
-        i = find(b"\n", i + 1)
-    return out
-
-
 def align(r: FileResult) -> Alignment:
     """Line up original and ported bytes through the applied edits (a line diff if they disagree)."""
     orig = r.original or b""
@@ -355,7 +345,7 @@ def _align_lines(orig: bytes, ported: bytes) -> Alignment:
     hunks: list[Hunk] = []
     mapping: dict[int, int] = {}
     changes: list[Change] = []
-    pstarts = _starts(ported)
+    pstarts = line_starts(ported)
     for tag, i1, i2, j1, j2 in opcodes(a, b):  # patience diff: near-linear, unlike difflib
         for k in range(i1, i2):
             mapping[k + 1] = j1 + 1 + (k - i1 if tag == "equal" else min(k - i1, max(0, j2 - j1 - 1)))
@@ -369,7 +359,7 @@ def _align_lines(orig: bytes, ported: bytes) -> Alignment:
 
 
 def prepare_findings(r: FileResult, al: Alignment) -> list[FindingView]:
-    docs = all_rules()
+    docs = registry.rules()
     out = [FindingView(i, f, al.ported_line_of_orig(f.span), docs.get(f.rule), r.fix_applied(i))
            for i, f in enumerate(r.findings)]
     out.sort(key=lambda v: (v.line, v.finding.span.column, v.index))
@@ -377,7 +367,7 @@ def prepare_findings(r: FileResult, al: Alignment) -> list[FindingView]:
 
 
 def _kind(rule: str) -> str:
-    return {"HP001": "unsupported API", "HP002": "unknown name"}.get(
+    return {HP.UNSUPPORTED_API: "unsupported API", HP.UNKNOWN_CUDA_NAME: "unknown name"}.get(
         rule, "wave64" if rule.startswith("W") else "other")
 
 
@@ -386,7 +376,7 @@ def prepare_effort(pages: list[FileData], anchors: dict[str, dict[int, int]]) ->
     from hipport.model import Severity
 
     items: dict[tuple[str, str], EffortItem] = {}
-    docs = all_rules()
+    docs = registry.rules()
     for fd in pages:
         r = fd.result
         for i, f in enumerate(r.findings):
@@ -475,7 +465,7 @@ def _cells(tpl: Tpl, values: Iterable[Any]) -> Safe:
 
 def _wave_table(run: RunResult) -> str:
     t = templates()
-    docs = all_rules()
+    docs = registry.rules()
     counts: dict[str, dict[str, int]] = {}
     for _, f in run.findings:
         if f.rule.startswith("W"):
@@ -546,7 +536,7 @@ def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem])
     t = templates()
     s = summary(run)
     ref = s["references"]
-    unknown = sum(1 for _, f in run.findings if f.rule == "HP002")
+    unknown = sum(1 for _, f in run.findings if f.rule == HP.UNKNOWN_CUDA_NAME)
     wave_sev: dict[str, int] = {}
     for _, f in run.findings:
         if f.rule.startswith("W"):
@@ -602,7 +592,7 @@ def _other_files(rows: list[IndexRow], run: RunResult) -> str:
     """Files with no page in their own sections: those that failed, or could not be parsed
     (HP005 on a page), first; then those skipped (not CUDA code, links, special files)."""
     failed = [r for r in rows if r.status == "failed"]
-    unparsed = {r.path for r in run.files if any(f.rule == "HP005" for f in r.findings)}
+    unparsed = {r.path for r in run.files if any(f.rule == HP.PARSE_ERROR for f in r.findings)}
     broken = [r for r in rows if r.page and r.path in unparsed]
     skipped = [r for r in rows if not r.page and r.status != "failed"]
     t = templates()
@@ -664,15 +654,15 @@ def _side_by_side(orig: bytes, data: bytes, hunks: list[Hunk]) -> str:
     fewer)."""
     t = templates()["sbs_row"]
     ho, hp = Highlighter(orig), Highlighter(data)
-    ostarts, pstarts = _starts(orig), _starts(data)
+    ostarts, pstarts = line_starts(orig), line_starts(data)
 
-    def count(starts: list[int], blob: bytes) -> int:
+    def count(starts: Sequence[int], blob: bytes) -> int:
         n = len(starts) - (1 if blob.endswith(b"\n") or not blob else 0)
         return max(n, 1 if blob else 0)
 
     no, np_ = count(ostarts, orig), count(pstarts, data)
 
-    def code(h: Highlighter, starts: list[int], blob: bytes, n: int | None) -> str:
+    def code(h: Highlighter, starts: Sequence[int], blob: bytes, n: int | None) -> str:
         if n is None:
             return ""
         s = starts[n - 1]
@@ -754,8 +744,8 @@ def render_file(fd: FileData) -> tuple[str, dict[int, int]]:
     changed_lines: set[int] = set()
     for h in al.hunks:
         changed_lines.update(range(h.c, h.d + 1))
-    ostarts = _starts(orig)
-    pstarts = _starts(data)
+    ostarts = line_starts(orig)
+    pstarts = line_starts(data)
     nlines = len(pstarts) - (1 if data.endswith(b"\n") or not data else 0)
     nlines = max(nlines, 1 if data else 0)
 
@@ -872,7 +862,7 @@ def _sites_html(sites: list[Site]) -> str:
     return "".join(items) + more
 
 
-def render_rule(doc: RuleDoc, sites: list[Site]) -> str:
+def render_rule(doc: registry.Rule, sites: list[Site]) -> str:
     t = templates()
     body = _sites_html(sites)
     sites_html = t["sites"](items=Safe(body)) if sites else t["no_sites"]()
@@ -882,7 +872,7 @@ def render_rule(doc: RuleDoc, sites: list[Site]) -> str:
     return _page(f"{doc.id} {doc.name} · hipport report", f"{doc.id}: {doc.name}", content, "rule")
 
 
-def render_rules(docs: dict[str, RuleDoc], counts: dict[str, int]) -> str:
+def render_rules(docs: dict[str, registry.Rule], counts: dict[str, int]) -> str:
     t = templates()
     rows = "\n".join(t["rule_row"](page=rule_page(d.id), rule=d.id, name=d.name,
                                    count=counts.get(d.id, 0), summary=d.summary)
@@ -1029,11 +1019,11 @@ def write_report(run: RunResult, out: Path) -> WriteStats:
             stats.written.append(fd.page)
         status_files[fd.page] = {"path": fd.result.path, "key": fd.key,
                                  "anchors": {str(k): v for k, v in anchors[fd.page].items()}}
-    docs = dict(all_rules())
+    docs = dict(registry.rules())
     sites = _sites(pages, anchors)
     for rule in sites:
         if rule not in docs:  # a rule the docs do not know yet still gets a page
-            docs[rule] = RuleDoc(rule, rule, "", None)
+            docs[rule] = registry.Rule(rule, rule, "", None)
     effort = prepare_effort(pages, anchors)
     keep = {fd.page for fd in pages} | {rule_page(r) for r in docs}
     for doc in docs.values():

@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from hipport import __version__
+from hipport import __version__, registry
 from hipport.model import Applicability, Edit, FileResult, FileStatus, RunResult, Severity, Span
+from hipport.registry import HP
 from hipport.report import ViewOptions
 from hipport.report.printable import SURROGATE, no_surrogates
-from hipport.ruledocs import RuleDoc, all_rules
 from hipport.workspace import repository_top
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -62,7 +62,7 @@ def _text(s: str, limit: int = MAX_DESCRIPTION) -> str:
     return s if len(s) <= limit else s[:limit - 1] + "…"
 
 
-def _rule(r: RuleDoc) -> dict[str, Any]:
+def _rule(r: registry.Rule) -> dict[str, Any]:
     short = _text(r.summary or r.name)
     folder = "wave64" if r.id.startswith("W") else "docs"
     return {
@@ -76,10 +76,10 @@ def _rule(r: RuleDoc) -> dict[str, Any]:
 
 
 def _rules(extra: set[str]) -> list[dict[str, Any]]:
-    docs = all_rules()
+    docs = registry.rules()
     out = [_rule(r) for r in docs.values()]
     for rid in sorted(extra - docs.keys()):  # every ruleId a result names must be described
-        out.append(_rule(RuleDoc(rid, rid.lower(), f"hipport rule {rid}", None)))
+        out.append(_rule(registry.Rule(rid, rid.lower(), f"hipport rule {rid}", None)))
     return out
 
 
@@ -139,7 +139,7 @@ def _notifications(run: RunResult, index: dict[str, int]) -> list[dict[str, Any]
              "message": {"text": no_surrogates(f"{r.error or 'failed'}; this file's results are not "
                                                "in this log")},
              "locations": [{"physicalLocation": {"artifactLocation": artifact_location(r.path)}}],
-             "associatedRule": {"id": "HP010", "index": index["HP010"]}}
+             "associatedRule": {"id": HP.UNREADABLE_FILE, "index": index[HP.UNREADABLE_FILE]}}
             for r in run.files if r.status == FileStatus.FAILED]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hipport import hipaware
 from hipport.config import Config
 from hipport.model import Finding, Severity
+from hipport.registry import HP
 from hipport.rules import RuleSet
 from hipport.source import SourceFile
 from hipport.translate import (
@@ -64,7 +65,7 @@ def hip_note(ctx: Context) -> list[Finding]:
     if not ctx.hip:
         return []
     start, end, message = ctx.hip.note()
-    return [Finding("HP017", Severity.INFO, ctx.src.span(start, end), message)]
+    return [Finding(HP.ALREADY_HIP, Severity.INFO, ctx.src.span(start, end), message)]
 
 
 def _parse_findings(ctx: Context) -> None:
@@ -77,7 +78,7 @@ def _parse_findings(ctx: Context) -> None:
         node = stack.pop()
         if node.type == "ERROR" or node.is_missing:
             what = f"missing {node.type}" if node.is_missing else "code tree-sitter-cuda cannot parse"
-            ctx.report("HP005", Severity.INFO, node.start_byte, node.end_byte,
+            ctx.report(HP.PARSE_ERROR, Severity.INFO, node.start_byte, node.end_byte,
                        f"{what}; identifiers in it were ported token by token, check this region")
             continue
         stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))

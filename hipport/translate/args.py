@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from hipport.edits import apply_edits, resolve
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.rules import Mapping
 from hipport.source import Node, SourceFile, walk
-from hipport.translate.context import Context, newer
+from hipport.translate.context import Context
 from hipport.translate.helpers import declared_in_scope
 
 
@@ -28,8 +29,8 @@ class Call:
     args: list[Node]
 
     def wrap(self, arg: Node, before: str, after: str) -> None:
-        self.ctx.edit(self.base + arg.start_byte, self.base + arg.start_byte, before, "HP-args")
-        self.ctx.edit(self.base + arg.end_byte, self.base + arg.end_byte, after, "HP-args")
+        self.ctx.edit(self.base + arg.start_byte, self.base + arg.start_byte, before, FixKind.ARGS)
+        self.ctx.edit(self.base + arg.end_byte, self.base + arg.end_byte, after, FixKind.ARGS)
 
 
 def call_arguments(name_node: Node) -> tuple[Node, list[Node]] | None:
@@ -102,7 +103,7 @@ def _declared_names(c: Call, fn: Node) -> dict[str, list[tuple[Node, Node]]]:
 def host_malloc_flags(c: Call, n: int) -> None:
     if len(c.args) == n:  # no flags argument: HIP's C API needs one
         close = c.base + c.arglist.end_byte - 1
-        c.ctx.edit(close, close, ", hipHostMallocDefault", "HP-args")
+        c.ctx.edit(close, close, ", hipHostMallocDefault", FixKind.ARGS)
 
 
 def void_pp(c: Call, n: int) -> None:
@@ -141,7 +142,7 @@ def default(c: Call, n: int, value: str) -> None:
     """CUDA's C++ API defaults the last parameter; HIP's C API needs it written."""
     if len(c.args) == n:
         close = c.base + c.arglist.end_byte - 1
-        c.ctx.edit(close, close, f", {value}", "HP-args")
+        c.ctx.edit(close, close, f", {value}", FixKind.ARGS)
 
 
 def load(c: Call, n: int) -> None:
@@ -158,7 +159,7 @@ def store(c: Call, n: int) -> None:
         comma = between.find(b",")
         if comma != -1:
             at = c.base + c.args[n].end_byte + comma
-            c.ctx.edit(at, at + 1, " =", "HP-args")
+            c.ctx.edit(at, at + 1, " =", FixKind.ARGS)
 
 
 def no_size_callback(c: Call, n: int) -> None:
@@ -169,9 +170,9 @@ def no_size_callback(c: Call, n: int) -> None:
         return
     arg, nxt = c.args[n], c.args[n + 1]
     if c.src.text(arg).strip() in ("NULL", "nullptr", "0", "(CUoccupancyB2DSize)0", "(CUoccupancyB2DSize)NULL"):
-        c.ctx.edit(c.base + arg.start_byte, c.base + nxt.start_byte, "", "HP-args")
+        c.ctx.edit(c.base + arg.start_byte, c.base + nxt.start_byte, "", FixKind.ARGS)
         return
-    c.ctx.report("HP001", Severity.WARNING, c.base + arg.start_byte, c.base + arg.end_byte,
+    c.ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, c.base + arg.start_byte, c.base + arg.end_byte,
                  "HIP's occupancy calculator has no callback that sizes dynamic shared memory "
                  "per block size: pass the size for the largest block (and drop this argument), "
                  "or compute it for the block size returned and check again", "driver")
@@ -189,7 +190,7 @@ def boundary_mode(c: Call, n: int) -> None:
     fn = call.child_by_field_name("function") if call is not None else None
     if fn is not None and fn.type == "template_function" and c.src.text(fn).split("<")[0].endswith("read"):
         name = c.src.text(fn).split("<")[0].strip()
-        c.ctx.report("HP001", Severity.WARNING, c.base + fn.start_byte, c.base + fn.end_byte,
+        c.ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, c.base + fn.start_byte, c.base + fn.end_byte,
                      f"HIP's {name} reads through a pointer and returns nothing: write "
                      f"`T v; {name}(&v, ...);` (the same arguments, without a boundary mode)",
                      "device", name)
@@ -197,10 +198,10 @@ def boundary_mode(c: Call, n: int) -> None:
     if len(c.args) != n + 1:
         return
     arg = c.args[n]
-    c.ctx.edit(c.base + c.args[n - 1].end_byte, c.base + arg.end_byte, "", "HP-args", priority=1)
+    c.ctx.edit(c.base + c.args[n - 1].end_byte, c.base + arg.end_byte, "", FixKind.ARGS, priority=1)
     mode = c.src.text(arg).strip()
     if mode not in _TRAP:
-        c.ctx.report("HP011", Severity.INFO, c.base + arg.start_byte, c.base + arg.end_byte,
+        c.ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, c.base + arg.start_byte, c.base + arg.end_byte,
                      f"the boundary mode `{mode}` is dropped: HIP's surface functions take none "
                      "from ROCm 5.3 (5.2 ignored it); AMD GPUs drop out-of-range surface writes "
                      "and read zeros whatever the mode, and on HIP's NVIDIA platform the call now "
@@ -227,20 +228,20 @@ def mem_location(c: Call, n: int) -> None:
     if n == 2 and len(c.args) >= 4:  # cudaMemPrefetchAsync's flags, which HIP does without
         flags = c.args[3]
         if c.src.text(flags).strip() != "0":
-            c.ctx.report("HP001", Severity.WARNING, c.base + flags.start_byte, c.base + flags.end_byte,
+            c.ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, c.base + flags.start_byte, c.base + flags.end_byte,
                          "hipMemPrefetchAsync has no flags argument: drop it by hand if these "
                          "flags may go", "runtime")
             return
         end = flags.end_byte  # `loc, 0` becomes the ordinal alone
     loc = name.decode()
     c.ctx.edit(c.base + arg.start_byte, c.base + end,
-               f"({loc}.type == hipMemLocationTypeDevice ? {loc}.id : hipCpuDeviceId)", "HP-args")
-    c.ctx.report("HP011", Severity.INFO, c.base + arg.start_byte, c.base + arg.end_byte,
+               f"({loc}.type == hipMemLocationTypeDevice ? {loc}.id : hipCpuDeviceId)", FixKind.ARGS)
+    c.ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, c.base + arg.start_byte, c.base + arg.end_byte,
                  f"wrote the device ordinal of {loc}: HIP takes one where CUDA 13 takes a "
                  f"cudaMemLocation (a host location is hipCpuDeviceId)", "runtime")
 
 
-_ORDER = "HP-args-order"  # the rule of `order` edits, which a moved argument's text leaves out
+_ORDER = FixKind.ARGS_ORDER  # the rule of `order` edits, which a moved argument's text leaves out
 
 
 def _ported_text(ctx: Context, start: int, end: int) -> str:
@@ -326,7 +327,7 @@ TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
 def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = None,
           base: int = 0) -> None:
     found = call_arguments(name_node)
-    if found is None or not m.args or newer(m.since, ctx.config.rocm):
+    if found is None or not m.args or ctx.floor.lacks(m.since):
         return  # below its floor the call is reported (HP003): the rewrite is the newer form's
     call = Call(ctx, src or ctx.src, base, *found)
     for spec in m.args.split(","):
@@ -338,15 +339,15 @@ def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = No
         if kind == "noop":  # noop:VALUE, a call HIP does without: its arguments, then VALUE
             open_ = base + call.arglist.start_byte
             close = base + call.arglist.end_byte - 1
-            ctx.edit(base + name_node.start_byte, open_ + 1, "((void)(", "HP-args", priority=1)
-            ctx.edit(close, close + 1, f"), {param})", "HP-args", priority=1)
+            ctx.edit(base + name_node.start_byte, open_ + 1, "((void)(", FixKind.ARGS, priority=1)
+            ctx.edit(close, close + 1, f"), {param})", FixKind.ARGS, priority=1)
             continue
         if kind == "order":  # order:N=I J ..., CUDA's N arguments in the HIP function's order
             count, _, value = param.partition("=")
             if len(call.args) == int(count):
                 order(call, value.split())
             else:
-                ctx.report("HP001", Severity.WARNING, base + name_node.start_byte, base + name_node.end_byte,
+                ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, base + name_node.start_byte, base + name_node.end_byte,
                            f"{m.hip} takes {m.cuda}'s arguments in another order, and this call "
                            f"has {len(call.args)} where {count} were expected: order them by hand "
                            f"({m.note or m.hip})", m.family, m.cuda)
@@ -354,11 +355,11 @@ def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = No
         if kind == "overload":  # overload:N=NAME, CUDA's C++ overload of N arguments is HIP's NAME
             count, _, value = param.partition("=")
             if len(call.args) == int(count):
-                ctx.edit(base + name_node.start_byte, base + name_node.end_byte, value, "HP-args", priority=1)
+                ctx.edit(base + name_node.start_byte, base + name_node.end_byte, value, FixKind.ARGS, priority=1)
             continue
         fn = TRANSFORMS.get(kind)
         if fn is None:
-            ctx.report("HP006", Severity.ERROR, base + name_node.start_byte, base + name_node.end_byte,
+            ctx.report(HP.OVERLAPPING_REWRITES, Severity.ERROR, base + name_node.start_byte, base + name_node.end_byte,
                        f"unknown argument transform {kind!r} in the rules for {m.cuda}")
             continue
         fn(call, int(param or 0))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.source import Node
 from hipport.translate.context import Context
 from hipport.translate.helpers import declared_in_scope, write_before
@@ -59,7 +60,7 @@ def run(ctx: Context) -> None:
             continue
         if ctx.hip and ctx.hip.covers(m.start(), m.end()):
             continue
-        write_before(ctx, node, BLOCK, "HP-atomics")
+        write_before(ctx, node, BLOCK, FixKind.ATOMICS)
         return
 
 
@@ -103,7 +104,7 @@ def _half_adds(ctx: Context) -> None:
                    "on the 32-bit word")
         else:
             how = "a compare-and-swap loop on the aligned 32-bit word that holds it"
-        ctx.report("HP001", Severity.WARNING, m.start(), m.start() + len(b"atomicAdd"),
+        ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, m.start(), m.start() + len(b"atomicAdd"),
                    f"HIP has no atomicAdd for {hip}{'' if hip == kind else f' (CUDA: {kind})'}: use {how}",
                    "device", "atomicAdd")
 

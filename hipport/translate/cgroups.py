@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import re
 
-from hipport.config import version_tuple
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.source import Node
-from hipport.translate.context import Context, newer
+from hipport.translate.context import Context
 from hipport.translate.includes import _include_lines, _is_include_directive, _line_end
 
 REDUCE_HEADER = "cooperative_groups/reduce.h"
 META = {"meta_group_rank": "(cooperative_groups::this_thread_block().thread_rank() / ({g}).size())",
         "meta_group_size": "((cooperative_groups::this_thread_block().size() + ({g}).size() - 1) / ({g}).size())"}
-META_SINCE = (6, 2)
 _META = re.compile(rb"\bmeta_group_(?:rank|size)\b")
 CG = "cooperative_groups"
 # The group type a call makes (a `tiled_partition(g, n)` of a run-time size is a thread_group).
@@ -89,7 +88,7 @@ def run(ctx: Context) -> None:
     data = ctx.src.data
     if REDUCE_HEADER.encode() in data:
         _reduce_header(ctx)
-    if b"meta_group_" in data and version_tuple(ctx.config.rocm) < META_SINCE:
+    if b"meta_group_" in data and not ctx.floor.has("cg-meta-group"):
         _meta_groups(ctx)
     if CG in ctx.families:
         _members(ctx)
@@ -105,8 +104,8 @@ def _reduce_header(ctx: Context) -> None:
         block = REDUCE_BLOCK.replace("\n", nl)
         if at == len(data) and not data.endswith(b"\n"):
             block = nl + block
-        ctx.edit(at, at, block, "HP-include")
-        ctx.report("HP011", Severity.INFO, m.start(2), m.end(2),
+        ctx.edit(at, at, block, FixKind.INCLUDE)
+        ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, m.start(2), m.end(2),
                    "HIP has no cooperative_groups/reduce.h: hipport writes a shuffle reduction "
                    "for cg::reduce and its operators here (exact at any tile width up to 64)",
                    "cooperative_groups")
@@ -131,14 +130,14 @@ def _meta_groups(ctx: Context) -> None:
         op = ctx.src.data[obj.end_byte:node.start_byte].strip()
         group = ctx.src.text(obj) if op == b"." else f"*({ctx.src.text(obj)})"
         name = m.group(0).decode()
-        ctx.edit(call.start_byte, call.end_byte, META[name].format(g=group), "HP-rename")
+        ctx.edit(call.start_byte, call.end_byte, META[name].format(g=group), FixKind.RENAME)
         rewritten.append((call.start_byte, call.end_byte))
-        ctx.report("HP011", Severity.INFO, node.start_byte, node.end_byte,
+        ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, node.start_byte, node.end_byte,
                    f"{name}() is not in HIP 5.2: computed from the thread block, which is right "
                    f"for a tile of the thread block; check it if this tile's parent is a tile",
                    "cooperative_groups")
     if rewritten:  # the "needs ROCm 6.2" notes are moot where the call is rewritten
-        ctx.findings = [f for f in ctx.findings if not (f.rule == "HP003" and any(
+        ctx.findings = [f for f in ctx.findings if not (f.rule == HP.NEEDS_NEWER_ROCM and any(
             s <= f.span.start < e for s, e in rewritten))]
 
 
@@ -164,13 +163,13 @@ def _members(ctx: Context) -> None:
         name = m.group(0).decode()
         group = _group_type(ctx, obj)
         rule = ctx.rules.qualified.get(f"{CG}::{group}::{name}") if group else None
-        if rule is None or rule.expr is None or not (rule.status == "unsupported" or newer(rule.since, ctx.config.rocm)):
+        if rule is None or rule.expr is None or not (rule.status == "unsupported" or not ctx.floor.at_least(rule.since)):
             continue
         op = data[obj.end_byte:node.start_byte].strip()
         g = ctx.src.text(obj) if op == b"." else f"(*{ctx.src.text(obj)})"
-        ctx.edit(call.start_byte, call.end_byte, rule.expr.format(g=g), "HP-rename")
+        ctx.edit(call.start_byte, call.end_byte, rule.expr.format(g=g), FixKind.RENAME)
         done.append((node.start_byte, node.end_byte, name))
-        ctx.report("HP011", Severity.INFO, node.start_byte, node.end_byte,
+        ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, node.start_byte, node.end_byte,
                    f"{group}::{name}() is not in HIP at ROCm {ctx.config.rocm}: written as "
                    f"{rule.expr.format(g='g')}", CG)
     if not done:
@@ -181,8 +180,8 @@ def _members(ctx: Context) -> None:
     count = ctx.families[CG]
     kept = []
     for f in ctx.findings:
-        if f.rule in ("HP001", "HP003") and (f.span.start, f.span.end) in spans:
-            if f.rule == "HP001":
+        if f.rule in (HP.UNSUPPORTED_API, HP.NEEDS_NEWER_ROCM) and (f.span.start, f.span.end) in spans:
+            if f.rule == HP.UNSUPPORTED_API:
                 count.unsupported -= 1
                 count.ported += 1
             continue

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 
 from hipport import hipaware
-from hipport.config import Config, version_tuple
+from hipport.config import Config
+from hipport.floor import RocmFloor
 from hipport.model import Edit, FamilyCount, Finding, Severity
+from hipport.registry import HP
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node, SourceFile
-
-
-@cache
-def newer(since: str, rocm: str) -> bool:
-    """Is version `since` later than the ROCm floor? Asked once per reference, so memoised."""
-    return version_tuple(since) > version_tuple(rocm)
 
 
 @dataclass
@@ -49,6 +44,10 @@ class Context:
     # Macros the HIP names written need defined before the includes (Mapping.define).
     wanted_defines: set[str] = field(default_factory=set)
 
+    @property
+    def floor(self) -> RocmFloor:
+        return self.config.floor
+
     def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
         if self.hip and self.hip.covers(start, end):
             return
@@ -73,7 +72,7 @@ class Context:
             c.unsupported += 1
             alt = f"; consider {m.alt}" if m.alt else ""
             note = f" ({m.note})" if m.note else ""
-            self.report("HP001", Severity.WARNING, start, end,
+            self.report(HP.UNSUPPORTED_API, Severity.WARNING, start, end,
                         f"{m.cuda} has no HIP equivalent{alt}{note}", m.family, m.cuda)
             return
         c.ported += 1
@@ -82,14 +81,14 @@ class Context:
         if m.report:
             self.report(m.report, Severity.INFO, start, end,
                         f"{m.cuda} -> {m.hip}: {m.note or 'check this site by hand'}", m.family, m.cuda)
-        if newer(m.since, self.config.rocm):
-            self.report("HP003", Severity.WARNING, start, end,
-                        f"{m.hip} needs ROCm {m.since}; the ROCm floor is {self.config.rocm} "
+        if self.floor.lacks(m.since):
+            self.report(HP.NEEDS_NEWER_ROCM, Severity.WARNING, start, end,
+                        f"{m.hip} needs ROCm {m.since}; the ROCm floor is {self.floor} "
                         f"(raise it with --rocm {m.since})", m.family, m.cuda)
         if m.status == "deprecated":
             note = f": {m.note}" if m.note else ""
-            self.report("HP004", Severity.INFO, start, end,
+            self.report(HP.DEPRECATED_API, Severity.INFO, start, end,
                         f"{m.cuda} is deprecated; ported to {m.hip}{note}", m.family, m.cuda)
         elif m.status == "experimental":
-            self.report("HP007", Severity.INFO, start, end,
+            self.report(HP.EXPERIMENTAL_API, Severity.INFO, start, end,
                         f"{m.hip} is experimental in HIP; check its behaviour", m.family, m.cuda)

@@ -23,6 +23,7 @@ import re
 from typing import NamedTuple
 
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.source import Node
 from hipport.translate.context import Context
 from hipport.translate.helpers import declared_in_scope
@@ -151,7 +152,7 @@ def _declarator(ctx: Context, d: Node, cuda: str, member: bool, out: list[Decl])
         items = [init] if init.type != "initializer_list" else list(init.named_children)
         for item in items:
             if _nonzero(ctx, item):
-                ctx.report("HP001", Severity.WARNING, item.start_byte, item.end_byte,
+                ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, item.start_byte, item.end_byte,
                            f"{cuda} initialised with the integer {ctx.src.text(item)}: "
                            + _advice(cuda), _family(cuda))
 
@@ -276,7 +277,7 @@ def _use(ctx: Context, v: Value, at: dict[int, Value], returns: dict[int, str], 
         what = f"a {v.cuda} cast to an integer type"
     else:
         what = f"`{sym}` on a {v.cuda}"
-    ctx.report("HP001", Severity.WARNING, parent.start_byte, parent.end_byte,
+    ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, parent.start_byte, parent.end_byte,
                f"{what}: " + _advice(v.cuda), _family(v.cuda))
 
 
@@ -300,9 +301,9 @@ def _sum(ctx: Context, node: Node, parent: Node) -> None:
     while top.parent is not None and top.parent.type == "binary_expression" \
             and top.parent.child_by_field_name("left") == top and _operator(ctx, top.parent) in ("+", "-"):
         top = top.parent
-    ctx.edit(node.start_byte, node.start_byte, "(hipDeviceptr_t)((char *)", "HP-deviceptr")
-    ctx.edit(top.end_byte, top.end_byte, ")", "HP-deviceptr")
-    ctx.report("HP011", Severity.INFO, parent.start_byte, top.end_byte,
+    ctx.edit(node.start_byte, node.start_byte, "(hipDeviceptr_t)((char *)", FixKind.DEVICEPTR)
+    ctx.edit(top.end_byte, top.end_byte, ")", FixKind.DEVICEPTR)
+    ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, parent.start_byte, top.end_byte,
                "CUdeviceptr arithmetic: hipDeviceptr_t is void *, so the offset is "
                "written in bytes through char *", "driver")
 
@@ -337,9 +338,9 @@ def _fix(ctx: Context, where: Node, top: Node, at: dict[int, Value], hip: str | 
         opens[leaf.node.start_byte] = opens.get(leaf.node.start_byte, "") + "reinterpret_cast<uintptr_t>("
         closes[leaf.node.end_byte] = closes.get(leaf.node.end_byte, "") + ")"
     for at_, text in sorted({**opens, **{k: closes[k] + opens.get(k, "") for k in closes}}.items()):
-        ctx.edit(at_, at_, text, "HP-deviceptr")
+        ctx.edit(at_, at_, text, FixKind.DEVICEPTR)
     kinds = sorted({leaf.cuda for leaf in leaves})
-    ctx.report("HP011", Severity.INFO, where.start_byte, where.end_byte,
+    ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, where.start_byte, where.end_byte,
                f"{' and '.join(kinds)} used as an integer: HIP's is a pointer, so it is read "
                f"through reinterpret_cast<uintptr_t>" + (f" and the result cast back to {hip}" if hip else ""),
                _family(kinds[0]))

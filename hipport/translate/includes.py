@@ -9,8 +9,9 @@ from itertools import islice
 
 from hipport import closure
 from hipport.model import FamilyCount, Severity
+from hipport.registry import HP, FixKind
 from hipport.source import Node, SourceFile
-from hipport.translate.context import Context, newer
+from hipport.translate.context import Context
 
 # Searched from the `#` (a fast literal search) rather than from `^`; `_include_lines` checks
 # that only blanks precede it on its line.
@@ -43,40 +44,40 @@ def run(ctx: Context) -> None:
         if runtime_at is None and (path in RUNTIME_HEADERS or h is not None and h.hip in RUNTIME_HEADERS):
             runtime_at = line
         if ctx.config.rename_extensions and m.group(1) == b'"' and path.endswith(".cu"):
-            ctx.edit(end - 3, end, ".hip", "HP-include")
+            ctx.edit(end - 3, end, ".hip", FixKind.INCLUDE)
         if h is None or m.group(1) == b'"' and _beside(ctx, path):
             present.add(path)  # not CUDA's, or a quoted name the project's own file shadows
             continue
         fam = ctx.families.setdefault(h.family, FamilyCount())
         fam.found += 1
         target = (h.flat or h.hip) if flat else h.hip
-        if h.status != "unsupported" and target and newer(h.since, ctx.config.rocm):
+        if h.status != "unsupported" and target and ctx.floor.lacks(h.since):
             fam.unsupported += 1
-            ctx.report("HP008", Severity.WARNING, start, end,
-                       f"<{path}> has no HIP counterpart at ROCm {ctx.config.rocm}: <{target}> "
+            ctx.report(HP.UNMAPPED_HEADER, Severity.WARNING, start, end,
+                       f"<{path}> has no HIP counterpart at ROCm {ctx.floor}: <{target}> "
                        f"needs ROCm {h.since} (raise it with --rocm {h.since})", h.family)
             continue
         if h.status == "unsupported" or not target:
             fam.unsupported += 1
             note = f": {h.note}" if h.note else ""
-            ctx.report("HP008", Severity.WARNING, start, end,
+            ctx.report(HP.UNMAPPED_HEADER, Severity.WARNING, start, end,
                        f"<{path}> has no HIP counterpart{note}", h.family)
             continue
         fam.ported += 1
         if h.needs:
-            ctx.report("HP014", Severity.INFO, start, end, f"<{path}> became <{target}>: {h.needs}",
+            ctx.report(HP.BUILD_LIBRARY, Severity.INFO, start, end, f"<{path}> became <{target}>: {h.needs}",
                        h.family)
         if target in NEEDS_RUNTIME_FIRST and needs_runtime_at is None \
                 and not any(p in present for p in RUNTIME_HEADERS):
             needs_runtime_at = line
         present.add(target)
         if target != path:
-            ctx.edit(start, end, target, "HP-include")
+            ctx.edit(start, end, target, FixKind.INCLUDE)
             if m.group(1) == b'"' and ctx.config.include_quotes == "angle":
                 # a library header belongs in angle brackets (`keep`: as written, as HIPIFY does)
-                ctx.edit(m.start(1), m.start(1) + 1, "<", "HP-include")
-                ctx.edit(end, end + 1, ">", "HP-include")
-            if h.moved and h.floors and newer(h.floors[0][0], ctx.config.rocm):
+                ctx.edit(m.start(1), m.start(1) + 1, "<", FixKind.INCLUDE)
+                ctx.edit(end, end + 1, ">", FixKind.INCLUDE)
+            if h.moved and h.floors and ctx.floor.lacks(h.floors[0][0]):
                 _moved(ctx, end, h.floors[-1][1])
     device = any(word in data for word in _DEVICE_CODE)
     nl = ctx.src.newline
@@ -94,14 +95,14 @@ def run(ctx: Context) -> None:
         # priority 1: ahead of any other text inserted at the same point (a guard that tests
         # HIP_VERSION, which the runtime header defines)
         ctx.edit(at, at, "".join(f"#define {d} 1{nl}" for d in defines)
-                 + "".join(f"#include <{h}>{nl}" for h in added), "HP-include", 1)
+                 + "".join(f"#include <{h}>{nl}" for h in added), FixKind.INCLUDE, 1)
     stand_in = _type_stand_in(ctx)
     if stand_in is not None and (RUNTIME_HEADERS[0] in added or runtime_at is None
                                  or runtime_at > stand_in[0]):
         line, name, end = stand_in
         if RUNTIME_HEADERS[0] not in added:
-            ctx.edit(line, line, f"#include <{RUNTIME_HEADERS[0]}>{nl}", "HP-include")
-        ctx.report("HP011", Severity.INFO, line, end,
+            ctx.edit(line, line, f"#include <{RUNTIME_HEADERS[0]}>{nl}", FixKind.INCLUDE)
+        ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, line, end,
                    f"#define {name} stands in for the CUDA vector type {name} (code built without "
                    f"CUDA's headers): HIP's headers, which a ported header that uses {name} now "
                    f"includes, would be read after it and break; <{RUNTIME_HEADERS[0]}> is "
@@ -114,7 +115,7 @@ def _moved(ctx: Context, end: int, later: str) -> None:
     nl = ctx.src.newline
     at = _line_end(ctx.src.data, end)
     lead = "" if at > end and ctx.src.data[at - 1:at] == b"\n" else nl
-    ctx.edit(at, at, f"{lead}#if __has_include(<{later}>){nl}#include <{later}>{nl}#endif{nl}", "HP-include")
+    ctx.edit(at, at, f"{lead}#if __has_include(<{later}>){nl}#include <{later}>{nl}#endif{nl}", FixKind.INCLUDE)
 
 
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+[^\s(]", re.M)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from hipport.registry import FixKind
 from hipport.source import Node, SourceFile
 from hipport.translate.context import Context
 from hipport.translate.macros import macro_fragment
@@ -43,8 +44,8 @@ def spaced(ctx: Context) -> None:
         if syntax is not None:
             rewrite(ctx, syntax, 0, closed, template_kernels(ctx.src))
         else:
-            ctx.edit(o0, o1, "<<<", "HP-launch")
-            ctx.edit(c0, c1, ">>>", "HP-launch")
+            ctx.edit(o0, o1, "<<<", FixKind.LAUNCH)
+            ctx.edit(c0, c1, ">>>", FixKind.LAUNCH)
 
 
 def _closed_up(ctx: Context, data: bytes, found: list[tuple[int, int, int, int]]) -> SourceFile:
@@ -136,31 +137,31 @@ def rewrite(ctx: Context, syntax: Node, base: int, src: SourceFile | None = None
         fn.type == "identifier" and src.text(fn) in templates)
     add = ctx.edit
     add(base + fn.start_byte, base + fn.start_byte,
-        "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if template else ""), "HP-launch")
+        "hipLaunchKernelGGL(" + ("HIP_KERNEL_NAME(" if template else ""), FixKind.LAUNCH)
     if template:
-        add(base + fn.end_byte, base + fn.end_byte, ")", "HP-launch")
+        add(base + fn.end_byte, base + fn.end_byte, ")", FixKind.LAUNCH)
     # `<<<` (and any space before it) becomes `, dim3(`; a grid or block already written
     # `dim3(...)` is not wrapped again.
     grid, block = (_is_dim3(src, p) for p in parts[:2])
     add(base + fn.end_byte, _skip_blanks(src, open_.end_byte) + base,
-        ", " + ("" if grid else "dim3("), "HP-launch")
+        ", " + ("" if grid else "dim3("), FixKind.LAUNCH)
     add(base + _blanks_before(src, seps[0].start_byte), base + _skip_blanks(src, seps[0].end_byte),
-        ("" if grid else ")") + ", " + ("" if block else "dim3("), "HP-launch")
+        ("" if grid else ")") + ", " + ("" if block else "dim3("), FixKind.LAUNCH)
     shut = "" if block else ")"
     closing = base + _blanks_before(src, close.start_byte)
     if len(parts) == 2:
-        add(closing, base + close.end_byte, shut + ", 0, 0", "HP-launch")
+        add(closing, base + close.end_byte, shut + ", 0, 0", FixKind.LAUNCH)
     elif len(parts) == 3:
         add(base + _blanks_before(src, seps[1].start_byte), base + _skip_blanks(src, seps[1].end_byte),
-            shut + ", ", "HP-launch")
-        add(closing, base + close.end_byte, ", 0", "HP-launch")
+            shut + ", ", FixKind.LAUNCH)
+        add(closing, base + close.end_byte, ", 0", FixKind.LAUNCH)
     else:
         add(base + _blanks_before(src, seps[1].start_byte), base + _skip_blanks(src, seps[1].end_byte),
-            shut + ", ", "HP-launch")
+            shut + ", ", FixKind.LAUNCH)
         if len(seps) > 2:
             add(base + _blanks_before(src, seps[2].start_byte), base + _skip_blanks(src, seps[2].end_byte),
-                ", ", "HP-launch")
-        add(closing, base + close.end_byte, "", "HP-launch")
+                ", ", FixKind.LAUNCH)
+        add(closing, base + close.end_byte, "", FixKind.LAUNCH)
     # `(args…)`: the parenthesis opens nothing now; `()` closes the GGL call.
     lpar = arglist.children[0]
     has_args = any(c.type not in ("(", ")") for c in arglist.children)
@@ -169,7 +170,7 @@ def rewrite(ctx: Context, syntax: Node, base: int, src: SourceFile | None = None
     rpar = arglist.children[-1]
     # `k<<<g, b>>> ( )`: the blanks of an empty argument list go with it.
     end = rpar.start_byte if not has_args and rpar.type == ")" else lpar.end_byte
-    add(base + close.end_byte, base + end, sep, "HP-launch")
+    add(base + close.end_byte, base + end, sep, FixKind.LAUNCH)
 
 
 def _is_dim3(src: SourceFile, part: Node) -> bool:

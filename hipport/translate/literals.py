@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from hipport.registry import FixKind
 from hipport.translate.context import Context
 
 STANDARD = frozenset({"s", "sv", "h", "min", "ms", "us", "ns", "y", "d", "i", "il", "if"})
@@ -25,4 +26,4 @@ def run(ctx: Context) -> None:
             continue
         node = ctx.src.node_at(m.start(1), m.end(1))
         if node is not None and node.type == "literal_suffix" and node.start_byte == m.start(1):
-            ctx.edit(m.start(1), m.start(1), " ", "HP-literal")
+            ctx.edit(m.start(1), m.start(1), " ", FixKind.LITERAL)

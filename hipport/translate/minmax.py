@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from hipport.registry import FixKind
 from hipport.source import Node
 from hipport.translate.context import Context
 
@@ -46,7 +47,7 @@ def run(ctx: Context) -> None:
         fn = next((a for a in ctx.src.ancestors(call) if a.type == "function_definition"), None)
         kinds = [_kind(ctx, call, fn, a, declared) for a in items]
         if "unsigned" in kinds and None not in kinds:
-            ctx.edit(callee.end_byte, callee.end_byte, "<unsigned int>", "HP-args")
+            ctx.edit(callee.end_byte, callee.end_byte, "<unsigned int>", FixKind.ARGS)
 
 
 def _kind(ctx: Context, call: Node, fn: Node | None, arg: Node,

@@ -10,11 +10,12 @@ import re
 from functools import cache
 
 from hipport.model import FamilyCount, Severity
+from hipport.registry import HP, FixKind
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
 from hipport.translate import args as argrewrite
 from hipport.translate import overrides, solver, versions
-from hipport.translate.context import Context, newer
+from hipport.translate.context import Context
 from hipport.translate.lexer import code_ranges
 from hipport.translate.macros import macro_fragment
 from hipport.translate.scan import NameScanner
@@ -135,7 +136,7 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
         if ns is not None:
             ctx.count(ns, start, end)
             if ns.hip and ns.hip != name:
-                ctx.edit(start, end, ns.hip, "HP-rename")
+                ctx.edit(start, end, ns.hip, FixKind.RENAME)
             return
     # The table test comes before `node.parent`, which tree-sitter finds by walking down from
     # the root.
@@ -144,7 +145,7 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
         ns = rules.namespaces[name]  # `using namespace cub;`: the name is a plain identifier
         ctx.count(ns, start, end)
         if ns.hip and ns.hip != name:
-            ctx.edit(start, end, ns.hip, "HP-rename")
+            ctx.edit(start, end, ns.hip, FixKind.RENAME)
         return
     m = overrides.lookup(ctx, name) if ctx.overrides else rules.names.get(name)
     if m is not None and m.kind == "field":
@@ -168,7 +169,7 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
         # its uses get HIP's.
         what = {"type": "type", "enum": "enumerator"}.get(m.kind, "function's name for a variable")
         ctx.defines.add(name)
-        ctx.report("HP018", Severity.WARNING, start, end,
+        ctx.report(HP.DECLARES_CUDA_TYPE, Severity.WARNING, start, end,
                    f"this file declares CUDA's {what} {name} itself; renamed to {m.hip} it would "
                    f"redefine HIP's, so the declaration keeps CUDA's name while the uses become "
                    f"HIP's {m.hip}: drop the declaration, or keep it out of the HIP build", m.family, name)
@@ -181,13 +182,13 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
         versions.port(ctx, node, m)
         return
     if m.hip == "":  # a macro HIP does without (CUDART_CB), or a call `args` rewrites
-        ctx.edit(start, _blanks_end(ctx.src.data, end) if not m.args else end, "", "HP-rename")
+        ctx.edit(start, _blanks_end(ctx.src.data, end) if not m.args else end, "", FixKind.RENAME)
     hip = solver.spelling(ctx, node, m)
     tag = TYPEDEF_TAGS.get(hip or "")
     if tag is not None and _elaborated(node):
         hip = tag  # `struct cudaGraphicsResource *r`: HIP's name is a typedef, not a tag
     if hip and hip != name:
-        ctx.edit(start, end, hip, "HP-rename")
+        ctx.edit(start, end, hip, FixKind.RENAME)
     if m.args and m.status != "unsupported":
         argrewrite.apply(ctx, node, m)
     if ctx.solver == "calls":
@@ -261,17 +262,17 @@ def _member(ctx: Context, node: Node, name: str) -> None:
     `cudaDeviceProp` members) are counted and renamed.
     """
     m = ctx.rules.names.get(name)
-    if m is not None and m.kind == "field" and m.value is not None and newer(m.since, ctx.config.rocm):
+    if m is not None and m.kind == "field" and m.value is not None and ctx.floor.lacks(m.since):
         if _field_value(ctx, node, m):
             return
     if m is not None and m.kind == "field":  # a struct member HIP lacks or names differently
         ctx.count(m, node.start_byte, node.end_byte)
         if m.hip and m.hip != name and m.status != "unsupported":
-            ctx.edit(node.start_byte, node.end_byte, m.hip, "HP-rename")
+            ctx.edit(node.start_byte, node.end_byte, m.hip, FixKind.RENAME)
         return
     if m is None or m.family not in ctx.rules.namespace_families or m.kind == "macro":
         return
-    if m.status == "unsupported" or newer(m.since, ctx.config.rocm):
+    if m.status == "unsupported" or ctx.floor.lacks(m.since):
         ctx.count(m, node.start_byte, node.end_byte)
 
 
@@ -297,9 +298,9 @@ def _field_value(ctx: Context, node: Node, m: Mapping) -> bool:
     c = ctx.families.setdefault(m.family, FamilyCount())
     c.found += 1
     c.ported += 1
-    ctx.edit(expr.start_byte, expr.end_byte, m.value or "", "HP-rename")
-    ctx.report("HP011", Severity.INFO, expr.start_byte, expr.end_byte,
-               f"hipDeviceProp_t has {m.cuda} from ROCm {m.since}; at the {ctx.config.rocm} floor its "
+    ctx.edit(expr.start_byte, expr.end_byte, m.value or "", FixKind.RENAME)
+    ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, expr.start_byte, expr.end_byte,
+               f"hipDeviceProp_t has {m.cuda} from ROCm {m.since}; at the {ctx.floor} floor its "
                f"read is written as {m.value}, what every AMD GPU reports ({m.note})", m.family, m.cuda)
     return True
 
@@ -328,7 +329,7 @@ def _qualified(ctx: Context, node: Node) -> bool:
     end = node.start_byte + len(best.cuda)
     ctx.count(best, node.start_byte, end)
     if best.hip and best.hip != best.cuda:
-        ctx.edit(node.start_byte, end, best.hip, "HP-rename")
+        ctx.edit(node.start_byte, end, best.hip, FixKind.RENAME)
     if best.args and best.status != "unsupported":  # `thrust::reduce(..., v.front())`
         argrewrite.apply(ctx, node, best)
     return True
@@ -372,7 +373,7 @@ def _qualified_alias(ctx: Context, node: Node, compact: str, alias: str, target:
             end = node.start_byte + len(alias) + len(key) - len(target)
             ctx.count(m, node.start_byte, end)
             if m.hip and m.hip != key and m.hip.startswith(target + "::"):
-                ctx.edit(node.start_byte, end, alias + m.hip[len(target):], "HP-rename")
+                ctx.edit(node.start_byte, end, alias + m.hip[len(target):], FixKind.RENAME)
             return True
     return False
 
@@ -380,7 +381,7 @@ def _qualified_alias(ctx: Context, node: Node, compact: str, alias: str, target:
 def _unknown(ctx: Context, start: int, end: int, name: str):  # -> Finding
     from hipport.model import Finding
 
-    return Finding("HP002", Severity.WARNING, ctx.src.span(start, end),
+    return Finding(HP.UNKNOWN_CUDA_NAME, Severity.WARNING, ctx.src.span(start, end),
                    f"{name} looks like a CUDA API but no mapping table knows it; port it by hand "
                    f"or add it to rules/api/", family="unknown", subject=name)
 
@@ -409,16 +410,16 @@ def _macro_body(ctx: Context, arg: Node, scan: NameScanner) -> None:
             continue
         ctx.count(mp, base + s, base + e)
         if mp.level is not None:  # a value in a macro body, as in versions.port
-            ctx.edit(base + s, base + e, mp.hip or name, "HP-rename")
-            ctx.report("HP001", Severity.WARNING, base + s, base + e,
+            ctx.edit(base + s, base + e, mp.hip or name, FixKind.RENAME)
+            ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, base + s, base + e,
                        f"{name} -> {mp.hip}, which numbers HIP releases, not CUDA ones: check "
                        f"what this value is compared with or shown as", mp.family)
             continue
         if mp.hip == "":
-            ctx.edit(base + s, base + (_blanks_end(body, e) if not mp.args else e), "", "HP-rename")
+            ctx.edit(base + s, base + (_blanks_end(body, e) if not mp.args else e), "", FixKind.RENAME)
         hip = solver.spelling(ctx, None, mp)
         if hip and hip != name:
-            ctx.edit(base + s, base + e, hip, "HP-rename")
+            ctx.edit(base + s, base + e, hip, FixKind.RENAME)
         if mp.args and mp.status != "unsupported":
             frag, shift = macro_fragment(ctx.src, arg)
             node = frag.root.descendant_for_byte_range(s - shift, e - shift)

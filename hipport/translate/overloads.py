@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from hashlib import blake2b
 
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.source import Node
 from hipport.translate.context import Context
 from hipport.translate.includes import _line_end
@@ -113,10 +114,10 @@ def _guard(ctx: Context, name: str, ported: str, defs: list[tuple[Node, str]]) -
             return  # the definition shares its line with other code: leave the set as it is
         end = _line_end(data, node.end_byte)
         tail = "" if end > node.end_byte or end == 0 or data[end - 1:end] == b"\n" else nl
-        ctx.edit(start, start, f"#ifndef {macro}{nl}#define {macro}{nl}", "HP-rename")
-        ctx.edit(end, end, f"{tail}#endif{nl}", "HP-rename")
+        ctx.edit(start, start, f"#ifndef {macro}{nl}#define {macro}{nl}", FixKind.RENAME)
+        ctx.edit(end, end, f"{tail}#endif{nl}", FixKind.RENAME)
         if i:
-            ctx.report("HP011", Severity.WARNING, fn.start_byte, fn.start_byte + 1,
+            ctx.report(HP.WRITTEN_FOR_HIP, Severity.WARNING, fn.start_byte, fn.start_byte + 1,
                        f"{name}({params}) and the overload at line "
                        f"{ctx.src.span(first.start_byte, first.start_byte).line} are both "
                        f"{name}({ported}) under HIP: each is kept under {macro}, so the first "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.source import Node, asm_template
 from hipport.translate.context import Context
 
@@ -53,7 +54,7 @@ def run(ctx: Context) -> None:
         if _port(ctx, node, text):
             continue
         op = hit.group().strip(" ;{}\t\n")
-        ctx.report("HP001", Severity.WARNING, node.start_byte, node.end_byte,
+        ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, node.start_byte, node.end_byte,
                    f"inline PTX `{op}` does not compile for AMD GPUs (HIP-Clang emits AMDGCN): "
                    f"write it in C++ or with HIP/AMDGCN intrinsics (__lane_id(), __ffs, __clz, "
                    f"__popc, __builtin_amdgcn_*), or keep the PTX under #ifdef __CUDA_ARCH__",
@@ -72,8 +73,8 @@ def _port(ctx: Context, asm: Node, text: str) -> bool:
     values = [ctx.src.text(v) for _, v in outs + ins]
     ctx.edit(asm.start_byte, asm.end_byte,
              f"{values[0]} = " + form.format(*[f"({v})" if not v.isidentifier() else v for v in values]),
-             "HP-ptx")
-    ctx.report("HP011", Severity.INFO, asm.start_byte, asm.end_byte,
+             FixKind.PTX)
+    ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, asm.start_byte, asm.end_byte,
                f"inline PTX `{text.split()[0]}` written in HIP terms ({form.format(*'…' * 4)}), "
                f"the same value", FAMILY)
     return True

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from hipport.registry import FixKind
 from hipport.translate.context import Context
 from hipport.translate.helpers import write_before
 from hipport.translate.names import SKIP_TYPES
@@ -113,5 +114,5 @@ def run(ctx: Context) -> None:
             continue
         if m.group().decode() in ctx.defines:
             continue  # the project defines it itself
-        write_before(ctx, node, BLOCK, "HP-rounding")
+        write_before(ctx, node, BLOCK, FixKind.ROUNDING)
         return

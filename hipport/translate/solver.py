@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from functools import cache
 
+from hipport.floor import features
 from hipport.model import Severity
+from hipport.registry import HP
 from hipport.rules import Mapping, RuleSet
 from hipport.source import Node
 from hipport.translate.args import call_arguments
-from hipport.translate.context import Context, newer
+from hipport.translate.context import Context
 
-ALIASED_SINCE = "6.0"  # hipSOLVER 2.0: hipsolverFillMode_t and friends alias hipBLAS's enums
+ALIASED = "hipsolver-hipblas-enums"  # hipSOLVER 2.0: hipsolverFillMode_t and friends alias hipBLAS's enums
 # Expressions an enum argument can sit in: `uplo ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER`.
 _THROUGH = frozenset({"parenthesized_expression", "conditional_expression", "cast_expression"})
 _WRAPPERS = frozenset({"init_declarator", "reference_declarator"})
@@ -35,7 +37,7 @@ def _spelled(rules: RuleSet) -> frozenset[str]:
 def prepare(ctx: Context, names: set[str]) -> None:
     """Decide, from the names a file mentions, whether it is a cuSOLVER-only file."""
     rules = ctx.rules
-    if not names & _spelled(rules) or not newer(ALIASED_SINCE, ctx.config.rocm):
+    if not names & _spelled(rules) or ctx.floor.has(ALIASED):
         return
     found = [m for m in map(rules.names.get, names) if m is not None]
     ctx.solver = "only" if any(m.family == "cusolver" for m in found) and not any(
@@ -71,10 +73,11 @@ def _check_arguments(ctx: Context, name_node: Node, callee: Mapping) -> None:
         m = ctx.solver_vars.get(var)
         if m is None:
             continue
-        ctx.report("HP003", Severity.WARNING, arg.start_byte, arg.end_byte,
+        since = features()[ALIASED]
+        ctx.report(HP.NEEDS_NEWER_ROCM, Severity.WARNING, arg.start_byte, arg.end_byte,
                    f"`{var}` is a {m.hip} passed to {callee.hip}: hipSOLVER before ROCm "
-                   f"{ALIASED_SINCE} takes {m.hipsolver}; cast it (static_cast<{m.hipsolver}>({var})) "
-                   f"or raise the ROCm floor with --rocm {ALIASED_SINCE}", callee.family)
+                   f"{since} takes {m.hipsolver}; cast it (static_cast<{m.hipsolver}>({var})) "
+                   f"or raise the ROCm floor with --rocm {since}", callee.family)
 
 
 def _solver_call(ctx: Context, node: Node) -> Node | None:

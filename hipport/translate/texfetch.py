@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.source import Node
 from hipport.translate.context import Context
 from hipport.translate.helpers import write_before
@@ -58,12 +59,12 @@ def run(ctx: Context) -> None:
         node = ctx.src.node_at(m.start(), m.start() + len("tex1Dfetch"))
         if node is None or node.type in SKIP_TYPES:
             continue
-        ctx.edit(m.start(), m.start() + len("tex1Dfetch"), HELPER, "HP-texfetch")
-        ctx.report("HP011", Severity.INFO, m.start(), m.end(),
+        ctx.edit(m.start(), m.start() + len("tex1Dfetch"), HELPER, FixKind.TEXFETCH)
+        ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, m.start(), m.end(),
                    f"HIP's tex1Dfetch<T> takes only channel types: {HELPER}<{t}> (written once "
                    f"in this file) fetches the channel type of the same size and copies its bits",
                    "texture")
         if first is None:
             first = node
     if first is not None:
-        write_before(ctx, first, BLOCK, "HP-texfetch")
+        write_before(ctx, first, BLOCK, FixKind.TEXFETCH)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.source import Node
 from hipport.translate.context import Context
 from hipport.translate.helpers import write_before
@@ -63,15 +64,15 @@ def run(ctx: Context) -> None:
             continue
         op = m.group(1).decode()
         paren = args.start_byte  # type: ignore[union-attr]
-        ctx.edit(member.start_byte, paren + 1, f"hipport_tile_{op}({ctx.src.text(tile)}, ", "HP-tileshfl")
-        ctx.report("HP011", Severity.INFO, call.start_byte, call.end_byte,
+        ctx.edit(member.start_byte, paren + 1, f"hipport_tile_{op}({ctx.src.text(tile)}, ", FixKind.TILESHFL)
+        ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, call.start_byte, call.end_byte,
                    f"HIP's tile {op} moves integers and floats only: hipport_tile_{op} (written "
                    f"once in this file) moves this {kind} word by word with the tile's {op}",
                    "cooperative_groups")
         if first is None:
             first = call
     if first is not None:
-        write_before(ctx, first, BLOCK, "HP-tileshfl")
+        write_before(ctx, first, BLOCK, FixKind.TILESHFL)
 
 
 def _type_of(ctx: Context, expr: Node) -> str | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.source import Node
 from hipport.translate.context import Context
 from hipport.translate.includes import _line_end
@@ -58,7 +59,7 @@ def run(ctx: Context) -> None:
             guarded.append((fn, COMPOUND_GUARD if compound else BINARY_GUARD))
             continue
         since = "as a member in every HIP" if compound else "from HIP 5.6"
-        ctx.report("HP019", Severity.WARNING, fn.start_byte, fn.start_byte + 1,
+        ctx.report(HP.VECTOR_OPERATOR_CLASH, Severity.WARNING, fn.start_byte, fn.start_byte + 1,
                    f"HIP defines `{vec} {op} {vec}` itself ({since}, componentwise): this "
                    f"file's own `operator{op}` makes each use ambiguous there, and its body is "
                    f"not the componentwise `{op}`, so it is kept: give the operation a name of "
@@ -70,10 +71,10 @@ def run(ctx: Context) -> None:
         start = data.rfind(b"\n", 0, run_[0].start_byte) + 1
         end = _line_end(data, run_[-1].end_byte)
         tail = "" if end > run_[-1].end_byte and data[end - 1:end] == b"\n" else nl
-        ctx.edit(start, start, f"#if {guard}{nl}", "HP-rename")
-        ctx.edit(end, end, f"{tail}#endif{nl}", "HP-rename")
+        ctx.edit(start, start, f"#if {guard}{nl}", FixKind.RENAME)
+        ctx.edit(end, end, f"{tail}#endif{nl}", FixKind.RENAME)
     first = guarded[0][0]
-    ctx.report("HP011", Severity.INFO, first.start_byte, first.start_byte + 1,
+    ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, first.start_byte, first.start_byte + 1,
                f"HIP's vector types define `+=`, `-=`, `*=`, `/=` between two vectors (every "
                f"HIP) and `*`, `/` (HIP 5.6+) with the same componentwise meaning: this file's "
                f"own {len(guarded)} definition(s) would make each use ambiguous, so each is kept "

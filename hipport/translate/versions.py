@@ -12,6 +12,7 @@ compared at run time) becomes HIP's own version, with a warning that the numberi
 from __future__ import annotations
 
 from hipport.model import Severity
+from hipport.registry import HP, FixKind
 from hipport.rules import Mapping
 from hipport.source import Node
 from hipport.translate.context import Context
@@ -28,22 +29,22 @@ def port(ctx: Context, node: Node, m: Mapping) -> None:
     parent = node.parent
     ptype = parent.type if parent is not None else ""
     if ptype in ("preproc_defined", "preproc_ifdef", "preproc_elifdef"):
-        ctx.edit(node.start_byte, node.end_byte, m.hip, "HP-rename")
+        ctx.edit(node.start_byte, node.end_byte, m.hip, FixKind.RENAME)
         return
     if parent is not None and ptype == "binary_expression" and _in_condition(parent):
         decided = _decide(ctx, parent, node, m.level)
         if decided is not None:
             text = f"defined({m.hip})" if decided else f"!defined({m.hip})"
-            ctx.edit(parent.start_byte, parent.end_byte, text, "HP-rename")
+            ctx.edit(parent.start_byte, parent.end_byte, text, FixKind.RENAME)
             return
-        ctx.report("HP001", Severity.WARNING, node.start_byte, node.end_byte,
+        ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, node.start_byte, node.end_byte,
                    f"{m.cuda} is a CUDA version number that HIP does not define: hipcc reads "
                    f"it as 0 here, which may compile the other branch; choose the branch HIP "
                    f"supports by hand", m.family)
         return
     # A value (printed, compared at run time): HIP's own version is the nearest meaning.
-    ctx.edit(node.start_byte, node.end_byte, m.hip, "HP-rename")
-    ctx.report("HP001", Severity.WARNING, node.start_byte, node.end_byte,
+    ctx.edit(node.start_byte, node.end_byte, m.hip, FixKind.RENAME)
+    ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, node.start_byte, node.end_byte,
                f"{m.cuda} -> {m.hip}, which numbers HIP releases, not CUDA ones: check what "
                f"this value is compared with or shown as", m.family)
 

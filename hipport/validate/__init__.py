@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from hipport import rules as rulesmod
-from hipport.config import Config, version_tuple
+from hipport.config import Config
 from hipport.errors import HipportError
+from hipport.floor import RocmFloor, version
 from hipport.model import (
     FileStatus,
     RunResult,
@@ -36,6 +37,7 @@ from hipport.model import (
     ValidationSummary,
     ValidationToolchain,
 )
+from hipport.registry import HP
 from hipport.validate import compile as compilemod
 from hipport.validate import errors_map, project, runs, toolchains, unitclass
 from hipport.validate import flags as flagsmod
@@ -109,8 +111,8 @@ def _explainer(trees: list[PortedTree], config: Config) -> Callable[[Diagnostic,
     except Exception:  # tables missing or broken: explain from findings only
         lookup = None
     try:
-        from hipport import ruledocs
-        known = set(ruledocs.all_rules())
+        from hipport import registry
+        known = set(registry.rules())
     except Exception:
         known = set()
     known_w = {k for k in known if k.startswith("W")}
@@ -127,7 +129,7 @@ def _explainer(trees: list[PortedTree], config: Config) -> Callable[[Diagnostic,
                         break
             if res is not None:
                 findings = tuple(f for f in res.findings if f.span.line <= d.line <= f.span.end_line)
-        d.rule = errors_map.explain(d, Explainer(findings, lookup, config.rocm), known_w or None)
+        d.rule = errors_map.explain(d, Explainer(findings, lookup, config.floor), known_w or None)
 
     return explain
 
@@ -146,11 +148,11 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
         raise HipportError("no files found to validate", opts.paths[0])
     cache_dir = opts.cache_dir
     if cache_dir is None and config.cache and opts.paths:
-        from hipport.commands.port import default_cache_dir
-        cache_dir = default_cache_dir(tuple(opts.paths))
+        from hipport.cache import default_folder
+        cache_dir = default_folder(tuple(opts.paths))
     if cache_dir is None and config.cache and opts.ported is not None:
-        from hipport.commands.port import default_cache_dir
-        cache_dir = default_cache_dir((opts.ported,))
+        from hipport.cache import default_folder
+        cache_dir = default_folder((opts.ported,))
     if not config.cache:
         cache_dir = None
 
@@ -258,7 +260,7 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
         doc = replace(doc, notes=tuple(ValidationNote(d.file, d.line, d.message) for d in checker.dropped),
                       toolchains=tuple(ValidationToolchain(t.name, t.hip_version, t.clang_version, t.root or None,
                                                            tuple(lib.name for lib in t.headers)) for t in used),
-                      warnings=tuple(floor_warnings(used, config.rocm)))
+                      warnings=tuple(floor_warnings(used, config.floor)))
         return Validation(doc, unit_results, program_results, product.run)
 
 
@@ -285,18 +287,18 @@ def arch_plan(tc: Toolchain | None, requested: Sequence[str] | None) -> toolchai
     return toolchains.plan_archs(requested, probe=lambda a: toolchains.probe_arch(a, tc))
 
 
-def floor_warnings(used: Sequence[Toolchain], floor: str) -> list[str]:
+def floor_warnings(used: Sequence[Toolchain], floor: RocmFloor) -> list[str]:
     """A toolchain older than the floor (`--rocm`) cannot show that the port builds there: a
     port for ROCm 6.4 that HIP 5.2 compiles may use what 6.4 changed. Each such toolchain is a
     warning, naming one at or above the floor when there is one."""
-    want = version_tuple(floor)[:2]
+    want = floor.version[:2]
     out = []
     for tc in used:
-        have = version_tuple(tc.hip_version)[:2]
+        have = version(tc.hip_version)[:2]
         if not have or have >= want:
             continue
         better = [t.name for t in toolchains.listing().toolchains
-                  if t.ok and version_tuple(t.hip_version)[:2] >= want]
+                  if t.ok and version(t.hip_version)[:2] >= want]
         hint = f"; {', '.join(better)} {'is' if len(better) == 1 else 'are'} at or above it " \
                f"(--toolchain {better[0]})" if better else ""
         out.append(f"{tc.name} is HIP {'.'.join(map(str, have))}, older than the floor (--rocm {floor}): "
@@ -423,7 +425,7 @@ def document(opts: Options, plans: Sequence[tuple[str, toolchains.ArchPlan]], un
         not_run=not_run,
         not_ported=len(not_ported),
     )
-    port_errors = [ValidationProblem(r.path, None, "port", "HP010", r.error or "failed", "hipport port")
+    port_errors = [ValidationProblem(r.path, None, "port", HP.UNREADABLE_FILE, r.error or "failed", "hipport port")
                    for r in not_ported]
     return ValidationResult(
         version=SCHEMA_VERSION,

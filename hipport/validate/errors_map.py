@@ -18,6 +18,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hipport.floor import RocmFloor
+from hipport.floor import floor as floor_of
+from hipport.registry import HP, W
+
 MISSING = "missing-header-or-library"
 WARP = "warp-size"
 UNSUPPORTED = "unsupported-api"
@@ -199,7 +203,7 @@ class Explainer:
 
     findings: tuple[Any, ...] = ()  # hipport.model.Finding on the error's original line
     lookup: Callable[[str], Any] | None = None  # name -> rules.Mapping | None
-    rocm: str = "5.2"
+    floor: RocmFloor = field(default_factory=lambda: floor_of("5.2"))
 
 
 def classify(d: Diagnostic) -> str:
@@ -225,13 +229,13 @@ def classify(d: Diagnostic) -> str:
 
 # Rules that explain a category when the port left no finding on the line.
 _WARP_FALLBACK = (
-    (re.compile(r"__ballot_sync|__activemask|narrow"), "W002"),
-    (re.compile(r"%laneid|%lanemask|asm|constraint|register name"), "W012"),
-    (re.compile(r"__syncwarp"), "W010"),
-    (re.compile(r"__any_sync|__all_sync|__uni_sync"), "W017"),
-    (re.compile(r"tiled_partition|thread_block_tile|coalesced_threads"), "W009"),
-    (re.compile(r"__shfl_(?:down|xor)_sync"), "W006"),
-    (re.compile(r"__shfl(?:_up)?_sync"), "W016"),
+    (re.compile(r"__ballot_sync|__activemask|narrow"), W.BALLOT_STORED_32BIT),
+    (re.compile(r"%laneid|%lanemask|asm|constraint|register name"), W.INLINE_PTX_WARP),
+    (re.compile(r"__syncwarp"), W.WARP_SYNC_BUILTIN),
+    (re.compile(r"__any_sync|__all_sync|__uni_sync"), W.VOTE_WAVE_WIDE),
+    (re.compile(r"tiled_partition|thread_block_tile|coalesced_threads"), W.COOP_GROUPS_TILE_32),
+    (re.compile(r"__shfl_(?:down|xor)_sync"), W.SHUFFLE_LOOP_FROM_16),
+    (re.compile(r"__shfl(?:_up)?_sync"), W.SHUFFLE_DEFAULT_WIDTH),
 )
 
 
@@ -245,11 +249,11 @@ def explain(d: Diagnostic, ex: Explainer, known_rules: Iterable[str] | None = No
         if w:
             return _mentioning(w, name).rule
     if d.category == UNSUPPORTED:
-        api = [f for f in fs if f.rule in ("HP001", "HP002", "HP003", "HP004", "HP007", "HP009")]
+        api = [f for f in fs if f.rule in (HP.UNSUPPORTED_API, HP.UNKNOWN_CUDA_NAME, HP.NEEDS_NEWER_ROCM, HP.DEPRECATED_API, HP.EXPERIMENTAL_API, HP.DEVICE_SYSTEM_MACRO)]
         if api:
             return _mentioning(api, name).rule
     if d.category == MISSING:
-        hdr = [f for f in fs if f.rule == "HP008"]
+        hdr = [f for f in fs if f.rule == HP.UNMAPPED_HEADER]
         if hdr:
             return hdr[0].rule
     known = set(known_rules) if known_rules is not None else None
@@ -257,10 +261,10 @@ def explain(d: Diagnostic, ex: Explainer, known_rules: Iterable[str] | None = No
         m = ex.lookup(name) if ex.lookup else None
         if m is not None:
             if m.status == "unsupported":
-                return "HP001"
-            if _newer(m.since, ex.rocm):
-                return "HP003"
-        return "HP001" if m is not None else "HP002"
+                return HP.UNSUPPORTED_API
+            if ex.floor.lacks(m.since):
+                return HP.NEEDS_NEWER_ROCM
+        return HP.UNSUPPORTED_API if m is not None else HP.UNKNOWN_CUDA_NAME
     if d.category == WARP:
         hay = " ".join([d.message, d.source])
         for rx, rid in _WARP_FALLBACK:
@@ -279,12 +283,6 @@ def _mentioning(findings: list[Any], name: str | None) -> Any:
             if f.subject == name or f.subject is None and name in f.message:
                 return f
     return findings[0]
-
-
-def _newer(since: str, floor: str) -> bool:
-    def t(v: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in v.split(".") if p.isdigit())
-    return t(since) > t(floor)
 
 
 def merge_archs(per_arch: dict[str, list[Diagnostic]]) -> list[Diagnostic]:

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from hipport.errors import HipportError
+from hipport.paths import user_cache
 from hipport.validate import descriptor
 from hipport.validate.driver import Library, Toolchain
 
@@ -250,8 +251,7 @@ def _first_error(out: str) -> str:
 
 
 def _cache_file() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "hipport" / "toolchains.json"
+    return user_cache() / "toolchains.json"
 
 
 def _probe_key(tc: Toolchain, arch: str) -> str:

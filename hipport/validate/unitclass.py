@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from hipport.errors import HipportError
-from hipport.rules import rules_dir
+from hipport.paths import rules_dir
 from hipport.validate.driver import Library
 from hipport.validate.errors_map import MISSING, Diagnostic
 

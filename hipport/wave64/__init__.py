@@ -15,6 +15,7 @@ from types import ModuleType
 from hipport.config import Config
 from hipport.edits import keep_comments
 from hipport.model import Applicability, Edit, Finding, Fix, Severity, evolve
+from hipport.registry import W
 from hipport.source import SourceFile
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts
@@ -76,7 +77,7 @@ def _one_per_line(findings: list[Finding]) -> list[Finding]:
 
 
 # Rules about AMD code itself: a wave size of 64 for every AMD GPU, the deprecated wave-size macro.
-_AMD_CODE_RULES = frozenset({"W019", "W020"})
+_AMD_CODE_RULES = frozenset({W.WAVE_SIZE_64_HARDCODED, W.AMDGCN_WAVEFRONT_SIZE_MACRO})
 
 
 def _left_alone(facts: Facts, f: Finding) -> bool:

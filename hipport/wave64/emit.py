@@ -81,9 +81,10 @@ class Emitter:
         self.facts = facts
         self.config = facts.config
         self.nl = facts.src.newline
-        self.native_sync = facts.config.rocm_at_least("7.0")  # *_sync, __activemask, __syncwarp
-        self.shfl_wraps = facts.config.rocm_at_least("5.7")  # __shfl masks the source lane
-        self.tile_votes = facts.config.rocm_at_least("7.0")  # thread_block_tile::ballot/any/all
+        floor = facts.config.floor
+        self.native_sync = floor.has("warp-sync-builtins")  # *_sync, __activemask, __syncwarp
+        self.shfl_wraps = floor.has("shfl-wraps-source-lane")  # __shfl masks the source lane
+        self.tile_votes = floor.has("tile-votes")  # thread_block_tile::ballot/any/all
         self._insert_pos: int | None = None
         self._removed: list[tuple[int, int]] | None = None
         self._blocks: dict[str, bool] = {}  # block text -> the file holds it already

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             page.write_text(text, encoding="utf-8")
     if stale:
-        print("stale rule pages (python -m hipport.wave64.pages): " + ", ".join(stale), file=sys.stderr)
+        print("stale rule pages (python -m hipport.pages): " + ", ".join(stale), file=sys.stderr)
     return 1 if stale else 0
 
 

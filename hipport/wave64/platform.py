@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from hipport.errors import HipportError
-from hipport.rules import rules_dir
+from hipport.paths import rules_dir
 
 Tri = int | None  # a preprocessor value: known integer, or unknown
 

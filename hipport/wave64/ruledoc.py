@@ -5,8 +5,8 @@ severity, and its `DOC`: the prose and a CUDA example. The page's "HIP" examples
 pass makes of that example under each strategy, so a page always shows what hipport emits.
 `hipport explain WNNN` and rules/wave64/WNNN.md are this page:
 
-    python -m hipport.wave64.pages           # write rules/wave64/*.md
-    python -m hipport.wave64.pages --check   # exit 1 if a page is not what the modules give
+    python -m hipport.pages           # write rules/wave64/*.md (and the HP pages)
+    python -m hipport.pages --check   # exit 1 if a page is not what the modules give
 """
 
 from __future__ import annotations
@@ -104,6 +104,6 @@ def render(rule_id: str) -> str:
 
 
 def pages_dir() -> Path:
-    from hipport.rules import rules_dir
+    from hipport.paths import rules_dir
 
     return rules_dir() / "wave64"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from hipport import registry
 from hipport.model import Applicability, Edit, FileStatus, Fix, RunResult, applied_fixes
 from hipport.report import html
-from hipport.ruledocs import RuleDoc, all_rules
 from tests.report.conftest import file_result
 from tests.report.dom import parse
 from tests.report.synth import PROBE, make_run
@@ -41,7 +41,7 @@ def test_layout_of_the_report(tmp_path: Path, run12: RunResult) -> None:
              if r.status in (FileStatus.PORTED, FileStatus.UNCHANGED)}
     assert all(p.is_file() for p in pages.values())
     assert len([n for n in names if html.PAGE_RE.match(n)]) == len(pages)
-    for rule in all_rules():
+    for rule in registry.rules():
         assert (out / html.rule_page(rule)).is_file()
     # Nothing but our own assets is referenced: no network, no CDN.
     for p in out.glob("*.html"):
@@ -157,8 +157,8 @@ def test_changes_are_marked_and_findings_sit_at_their_line(tmp_path: Path, run12
             prev = _previous(prev)
         assert prev.get("id") == f"t{f.span.line}"
         assert box.find("a", cls="rule").get("href") == html.rule_page(f.rule)
-        if f.rule in all_rules():
-            assert all_rules()[f.rule].summary in box.find("p", cls="why").text
+        if f.rule in registry.rules():
+            assert registry.rules()[f.rule].summary in box.find("p", cls="why").text
     w3 = next(i for i, f in enumerate(r.findings) if f.rule == "W003")
     fix = doc.by_id(f"f{w3}").find("div", cls="fix")
     assert "review fix" in fix.text and "pass width 32" in fix.text and "(not applied)" in fix.text
@@ -271,9 +271,9 @@ def test_rule_pages_render_docs_and_sites(tmp_path: Path, run12: RunResult,
     md.write_text("# W006: shuffle-loop-from-16\n\n## What it does\n\nFinds `x & 31` <script>x</script>.\n\n"
                   "## Example\n\n```cuda\nint lane = threadIdx.x & 31; // </code></pre><script>\n```\n\n"
                   "- one **bold**\n- two [more](W004.md) [bad](javascript:alert(1))\n")
-    docs = dict(all_rules())
-    docs["W006"] = RuleDoc("W006", "shuffle-loop-from-16", "Finds lanes.", md)
-    monkeypatch.setattr(html, "all_rules", lambda: docs)
+    docs = dict(registry.rules())
+    docs["W006"] = registry.Rule("W006", "shuffle-loop-from-16", "Finds lanes.", md)
+    monkeypatch.setattr(registry, "rules", lambda: docs)
     out = tmp_path / "rep"
     html.write(run12, out)
     page = (out / "rule_W006.html").read_text()

@@ -108,7 +108,7 @@ def test_opcodes_rebuild_the_new_lines_from_random_edits() -> None:
     on inputs full of repeated lines (`}`, blanks), where anchors are scarce."""
     import random
 
-    from hipport.patch import opcodes
+    from hipport.linediff import opcodes
 
     rng = random.Random(7)
     pool = [b"}\n", b"\n", b"{\n", b"x;\n"] + [b"a%d\n" % i for i in range(12)]

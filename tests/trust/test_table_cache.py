@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from hipport import __version__, rulecache
+from hipport import __version__
 from hipport import rules as rulesmod
 from hipport.config import Config
+from hipport.rules import tablecache as rulecache
 from tests.conftest import hipport
 from tests.trust.conftest import cuda_tree
 from tests.trust.test_cache_trust import _Payload
@@ -188,7 +189,7 @@ def test_a_relative_cache_home_writes_nothing_where_the_run_starts(tmp_path: Pat
 
 def test_the_user_cache_takes_an_absolute_xdg_cache_home_only(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from hipport.cache import user_cache
+    from hipport.paths import user_cache
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     for relative in ("relcache", "./relcache", "~/x", ""):

@@ -20,7 +20,9 @@ def _one_error(p: object) -> str:
 
 @pytest.mark.parametrize("args, says", [
     (["--rocm", "banana"], ["'banana'", "5.2"]),
-    (["--rocm", "4.5"], ["4.5", "5.0 or later"]),
+    (["--rocm", "4.5"], ["4.5", "from 5.0"]),
+    (["--rocm", "9.9.9"], ["'9.9.9'", "a ROCm release hipport knows"]),
+    (["--rocm", "6.9"], ["'6.9'", "a ROCm release hipport knows"]),
     (["--select", "W999"], ["--select", "W999", "rules list"]),
     (["--select", "W04"], ["did you mean W004?"]),
     (["--ignore", "HP0001"], ["did you mean HP001?"]),
@@ -37,6 +39,7 @@ def test_a_bad_option_is_one_line_and_exit_2(tmp_path: Path, args: list[str], sa
 @pytest.mark.parametrize("toml, says", [
     ("rocm = 6.2", ["pyproject.toml:3:", "quoted version", '"6.2"']),
     ('rocm = "x"', ["pyproject.toml:3:", "'x'"]),
+    ('rocm = "9.9"', ["pyproject.toml:3:", "'9.9'", "release hipport knows"]),
     ('select = ["W0O6"]', ["pyproject.toml:3:", "W0O6"]),
     ("select = 6", ["pyproject.toml:3:", "select"]),
     ("jobs = true", ["pyproject.toml:3:", "jobs"]),

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from hipport.floor import floor
 from hipport.validate import errors_map as em
 
 CLANG = """\
@@ -100,7 +101,7 @@ def test_explain_prefers_the_ports_own_finding_on_that_line() -> None:
 def test_explain_falls_back_to_the_tables_and_defaults() -> None:
     tables = {"cudaNoTwin": SimpleNamespace(status="unsupported", since="5.2"),
               "cudaNewer": SimpleNamespace(status="supported", since="6.3")}
-    ex = em.Explainer((), tables.get, "5.2")
+    ex = em.Explainer((), tables.get, floor("5.2"))
 
     def rule(name: str, category: str = em.UNSUPPORTED) -> str | None:
         return em.explain(em.Diagnostic("error", f"use of undeclared identifier '{name}'", category=category), ex)

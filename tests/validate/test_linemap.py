@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from hipport.config import Config
+from hipport.linemap import LineMap
 from hipport.model import Edit
 from hipport.passes import port_bytes
-from hipport.validate.linemap import LineMap
 
 SRC = b"""#include <cstdio>
 #include <cuda_runtime.h>

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pkgutil
 import re
 
 import pytest
@@ -25,13 +26,21 @@ def test_names_are_unique_kebab_case() -> None:
 
 @pytest.mark.parametrize("rid", list(RULES))
 def test_module_has_check(rid: str) -> None:
-    """A rule is its module: code, id, name, summary, severity and documentation."""
+    """A rule is its module (code, id and documentation) and its row in the registry."""
     mod = RULES[rid].load()
     assert callable(mod.check)
     assert mod.RULE == rid
     assert RULES[rid].module.startswith(rid.lower() + "_")
-    assert RULES[rid].module == rid.lower() + "_" + mod.NAME.replace("-", "_")
-    assert isinstance(mod.DOC, Doc) and mod.SUMMARY and mod.DOC.before.startswith("#include")
+    assert RULES[rid].module == rid.lower() + "_" + RULES[rid].name.replace("-", "_")
+    assert isinstance(mod.DOC, Doc) and RULES[rid].summary and mod.DOC.before.startswith("#include")
+
+
+def test_every_rule_module_has_a_registry_row() -> None:
+    """A module `wNNN_<name>.py` with no row in rules/registry.toml would never run."""
+    from hipport.wave64 import rules as package
+
+    found = sorted(m.name for m in pkgutil.iter_modules(package.__path__) if re.fullmatch(r"w\d{3}_\w+", m.name))
+    assert found == [r.module for r in RULES.values()]
 
 
 def test_lookup_by_id_or_name() -> None:

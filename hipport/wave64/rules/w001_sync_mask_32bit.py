@@ -11,17 +11,15 @@ Votes in 32-lane code are W017's.
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, Emitter
 from hipport.wave64.facts import MASK, Facts, WarpCall
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
-RULE = "W001"
-NAME = "sync-mask-32bit"
-SUMMARY = "32-bit mask in a *_sync warp call, or a *_sync call the ROCm floor lacks"
-SEVERITY = Severity.ERROR
+RULE = W.SYNC_MASK_32BIT
 # The page `hipport explain W001` and rules/wave64/W001.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(
@@ -110,7 +108,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         mask_text = short(facts.src.text(wc.mask), 30)
         if missing:
             msg = (f"`{wc.name}` is not declared before HIP 7.0 (6.2-6.4 need HIP_ENABLE_WARP_SYNC_BUILTINS);"
-                   f" the ROCm {facts.config.rocm} floor lacks it")
+                   f" the ROCm {facts.config.floor} floor lacks it")
             if bits == 32:
                 msg += f", and its 32-bit mask `{mask_text}` fails HIP's 64-bit mask static_assert"
             mechanical = True
@@ -158,7 +156,7 @@ def _wrappers(facts: Facts, em: Emitter) -> list[Finding]:
             title = "use a 64-bit mask"
         else:
             msg = (f"`{w.callee}` in macro `{w.name}` is not declared before HIP 7.0; the ROCm"
-                   f" {facts.config.rocm} floor lacks it")
+                   f" {facts.config.floor} floor lacks it")
             if w.callee == "__ballot_sync" and not full:
                 out.append(finding(facts, RULE, w.node, msg + " (partial mask: rewrite it by hand)", fn,
                                    model=model))

@@ -8,7 +8,8 @@ bit positions match CUDA's; natively the storage becomes `unsigned long long` al
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
@@ -16,10 +17,7 @@ from hipport.wave64.facts import BITOPS32, MASK, Facts, Func, Var, WarpCall, typ
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import WIDE, consumer, finding, short, widen_var
 
-RULE = "W002"
-NAME = "ballot-stored-32bit"
-SUMMARY = "ballot / activemask / match result kept in a 32-bit type"
-SEVERITY = Severity.WARNING
+RULE = W.BALLOT_STORED_32BIT
 # The page `hipport explain W002` and rules/wave64/W002.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
@@ -18,10 +19,7 @@ from hipport.wave64.facts import BITOPS32, MASK, SHIFTMASK, Facts, Func
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import consumer, finding, short
 
-RULE = "W003"
-NAME = "mask-bitop-32bit"
-SUMMARY = "__popc / __ffs / __clz / __brev and 31/32 constants applied to a wave mask"
-SEVERITY = Severity.WARNING
+RULE = W.MASK_BITOP_32BIT
 # The page `hipport explain W003` and rules/wave64/W003.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

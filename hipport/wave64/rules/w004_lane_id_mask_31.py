@@ -8,7 +8,8 @@ forms (`tid % warpSize`, `__lane_id()`) become 32-lane ones instead.
 
 from __future__ import annotations
 
-from hipport.model import Finding, Severity
+from hipport.model import Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts
@@ -22,10 +23,7 @@ from hipport.wave64.rules._common import (
     short,
 )
 
-RULE = "W004"
-NAME = "lane-id-mask-31"
-SUMMARY = "lane id computed as tid & 31 or tid % 32"
-SEVERITY = Severity.WARNING
+RULE = W.LANE_ID_MASK_31
 # The page `hipport explain W004` and rules/wave64/W004.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

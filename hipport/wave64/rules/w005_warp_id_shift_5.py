@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts, Func, Site
@@ -24,10 +25,7 @@ from hipport.wave64.rules._common import (
     short,
 )
 
-RULE = "W005"
-NAME = "warp-id-shift-5"
-SUMMARY = "warp id / warp count computed with >> 5 or / 32"
-SEVERITY = Severity.WARNING
+RULE = W.WARP_ID_SHIFT_5
 # The page `hipport explain W005` and rules/wave64/W005.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

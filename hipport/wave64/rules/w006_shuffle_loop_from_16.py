@@ -10,7 +10,8 @@ loop at `warpSize / 2` (or bounds it by `warpSize`) so the whole wave takes part
 from __future__ import annotations
 
 from hipport.edits import apply_edits
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
@@ -18,10 +19,7 @@ from hipport.wave64.facts import Facts, Func, Loop, WarpCall
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, idents_in, short
 
-RULE = "W006"
-NAME = "shuffle-loop-from-16"
-SUMMARY = "shuffle reduction or scan sized for 32 lanes with the default width"
-SEVERITY = Severity.WARNING
+RULE = W.SHUFFLE_LOOP_FROM_16
 # The page `hipport explain W006` and rules/wave64/W006.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

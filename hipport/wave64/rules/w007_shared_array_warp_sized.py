@@ -11,7 +11,8 @@ not warp-sized and are not reported.
 
 from __future__ import annotations
 
-from hipport.model import Finding, Severity
+from hipport.model import Finding
+from hipport.registry import W
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
@@ -19,10 +20,7 @@ from hipport.wave64.facts import LANES, WARPS, Facts, Func, Var
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding
 
-RULE = "W007"
-NAME = "shared-array-warp-sized"
-SUMMARY = "__shared__ array sized by 32 and indexed per lane or per warp"
-SEVERITY = Severity.WARNING
+RULE = W.SHARED_ARRAY_WARP_SIZED
 # The page `hipport explain W007` and rules/wave64/W007.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

@@ -13,17 +13,15 @@ expression is required.
 
 from __future__ import annotations
 
-from hipport.model import Finding, Severity
+from hipport.model import Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import WAVE, Emitter
 from hipport.wave64.facts import Facts, Func
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, in_constant_context
 
-RULE = "W008"
-NAME = "warp-size-constant"
-SUMMARY = "hard-coded warp size 32, or warpSize where a constant expression is required"
-SEVERITY = Severity.WARNING
+RULE = W.WARP_SIZE_CONSTANT
 # The page `hipport explain W008` and rules/wave64/W008.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

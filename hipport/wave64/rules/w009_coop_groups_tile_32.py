@@ -13,7 +13,8 @@ thread_rank, which no plain wave operation does.
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, WAVE, Emitter
@@ -21,10 +22,7 @@ from hipport.wave64.facts import Facts, Func, WarpCall
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short, template_uses
 
-RULE = "W009"
-NAME = "coop-groups-tile-32"
-SUMMARY = "cooperative-groups tile of 32 used as the warp; tile members HIP lacks"
-SEVERITY = Severity.WARNING
+RULE = W.COOP_GROUPS_TILE_32
 # The page `hipport explain W009` and rules/wave64/W009.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(
@@ -164,7 +162,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         since = ("is not available by default before HIP 7.0" if wc.name not in ("meta_group_rank", "meta_group_size")
                  else "is missing from the HIP 5.x headers")
         msg = (f"`{short(facts.src.text(wc.node), 40)}`: thread_block_tile::{wc.name} {since};"
-               f" the ROCm {facts.config.rocm} floor lacks it")
+               f" the ROCm {facts.config.floor} floor lacks it")
         edits, title, mechanical = _member_edits(facts, em, wc, strategy, size)
         if not edits:
             msg += " (rewrite it by hand)"
@@ -177,6 +175,6 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                "the group's result packs its members by thread_rank(), a wave operation's by lane")
         msg = (f"`{short(facts.src.text(wc.node), 40)}`: coalesced_group::{wc.name} is not in HIP 5.x, "
                f"and HIP 6.2-6.4 declare it only with HIP_ENABLE_WARP_SYNC_BUILTINS defined before "
-               f"the HIP headers; the ROCm {facts.config.rocm} floor lacks it (rewrite it by hand: {how})")
+               f"the HIP headers; the ROCm {facts.config.floor} floor lacks it (rewrite it by hand: {how})")
         out.append(finding(facts, RULE, wc.node, msg, wc.fn))
     return out

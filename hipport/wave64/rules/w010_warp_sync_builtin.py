@@ -10,7 +10,8 @@ wave barrier, acquire fence); `__match_any_sync` -> a small ballot/readlane wate
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts
@@ -18,10 +19,7 @@ from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 from hipport.wave64.rules.w001_sync_mask_32bit import mask_bits
 
-RULE = "W010"
-NAME = "warp-sync-builtin"
-SUMMARY = "__syncwarp / __activemask / __match_*_sync / __reduce_*_sync the ROCm floor lacks"
-SEVERITY = Severity.ERROR
+RULE = W.WARP_SYNC_BUILTIN
 # The page `hipport explain W010` and rules/wave64/W010.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(
@@ -52,7 +50,7 @@ SINCE = {"activemask": "6.2", "match": "6.2", "syncwarp": "7.0", "reduce": "7.0"
 
 def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
-    floor = facts.config.rocm
+    floor = facts.config.floor
     for wc in facts.calls:
         if wc.family not in ("activemask", "syncwarp", "match", "reduce") or em.removed(wc.node):
             continue

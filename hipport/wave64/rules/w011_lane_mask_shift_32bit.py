@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import LANEREL, LANES, Facts
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import consumer, finding, short, widen_var
 
-RULE = "W011"
-NAME = "lane-mask-shift-32bit"
-SUMMARY = "lane mask built with a 32-bit shift by a lane number"
-SEVERITY = Severity.WARNING
+RULE = W.LANE_MASK_SHIFT_32BIT
 # The page `hipport explain W011` and rules/wave64/W011.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

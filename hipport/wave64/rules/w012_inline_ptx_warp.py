@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.source import Node, asm_template
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, Emitter
@@ -21,10 +22,7 @@ from hipport.wave64.facts import Facts
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short, widen_var
 
-RULE = "W012"
-NAME = "inline-ptx-warp"
-SUMMARY = "inline PTX in device code (%laneid, %lanemask_*, activemask, shfl.sync, vote)"
-SEVERITY = Severity.ERROR
+RULE = W.INLINE_PTX_WARP
 # The page `hipport explain W012` and rules/wave64/W012.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

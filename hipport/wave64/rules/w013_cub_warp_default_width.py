@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Finding, Severity
+from hipport.model import Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import WAVE, Emitter
 from hipport.wave64.facts import Facts
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding
 
-RULE = "W013"
-NAME = "cub-warp-default-width"
-SUMMARY = "CUB / hipCUB warp primitive with the default logical warp width"
-SEVERITY = Severity.WARNING
+RULE = W.CUB_WARP_DEFAULT_WIDTH
 # The page `hipport explain W013` and rules/wave64/W013.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

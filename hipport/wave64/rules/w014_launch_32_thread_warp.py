@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.source import Node, children, named_children
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
@@ -31,10 +32,7 @@ from hipport.wave64.facts import BDIM, BID, TID, Facts, Func, is_warp_name
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
-RULE = "W014"
-NAME = "launch-32-thread-warp"
-SUMMARY = "launch configuration meaning one 32-thread warp; warpSize in host code"
-SEVERITY = Severity.WARNING
+RULE = W.LAUNCH_32_THREAD_WARP
 # The page `hipport explain W014` and rules/wave64/W014.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

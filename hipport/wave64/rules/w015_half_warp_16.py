@@ -9,16 +9,14 @@ redone from the lane (`(m >> (__lane_id() & ~15)) & 0xffff` for the caller's gro
 
 from __future__ import annotations
 
-from hipport.model import Finding, Severity
+from hipport.model import Finding
+from hipport.registry import W
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import MASK, Facts
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
-RULE = "W015"
-NAME = "half-warp-16"
-SUMMARY = "16-lane half-warp bit tricks on a wave mask"
-SEVERITY = Severity.WARNING
+RULE = W.HALF_WARP_16
 # The page `hipport explain W015` and rules/wave64/W015.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

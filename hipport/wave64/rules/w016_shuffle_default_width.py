@@ -9,7 +9,8 @@ masks a computed source lane, W021); natively the last lane is `warpSize - 1`.
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import LANEREL, TID, Facts
@@ -17,10 +18,7 @@ from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 from hipport.wave64.rules.w006_shuffle_loop_from_16 import unrolled_steps
 
-RULE = "W016"
-NAME = "shuffle-default-width"
-SUMMARY = "broadcast, rotate or last-lane shuffle with the default width in 32-lane code"
-SEVERITY = Severity.WARNING
+RULE = W.SHUFFLE_DEFAULT_WIDTH
 # The page `hipport explain W016` and rules/wave64/W016.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

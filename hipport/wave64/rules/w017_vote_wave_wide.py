@@ -9,17 +9,15 @@ wave-wide vote is right and only the `*_sync` form changes. HIP has no `__uni_sy
 
 from __future__ import annotations
 
-from hipport.model import Edit, Finding, Severity
+from hipport.model import Edit, Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, Emitter
 from hipport.wave64.facts import Facts
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
-RULE = "W017"
-NAME = "vote-wave-wide"
-SUMMARY = "__any / __all / __uni vote in 32-lane code"
-SEVERITY = Severity.WARNING
+RULE = W.VOTE_WAVE_WIDE
 # The page `hipport explain W017` and rules/wave64/W017.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

@@ -10,7 +10,8 @@ use `__syncthreads()`. Lock-free CAS retry loops and the `volatile` last-warp re
 
 from __future__ import annotations
 
-from hipport.model import Finding, Severity
+from hipport.model import Finding
+from hipport.registry import W
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
@@ -18,10 +19,7 @@ from hipport.wave64.facts import Facts, Func
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 
-RULE = "W018"
-NAME = "warp-synchronous-progress"
-SUMMARY = "spin-wait or handshake that needs independent progress inside a wave"
-SEVERITY = Severity.WARNING
+RULE = W.WARP_SYNCHRONOUS_PROGRESS
 # The page `hipport explain W018` and rules/wave64/W018.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Finding, Severity
+from hipport.model import Finding
+from hipport.registry import W
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import WAVE, Emitter
@@ -18,10 +19,7 @@ from hipport.wave64.facts import Facts
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short, template_uses
 
-RULE = "W019"
-NAME = "wave-size-64-hardcoded"
-SUMMARY = "wave size hard-coded to 64 for every AMD GPU (wrong on RDNA)"
-SEVERITY = Severity.WARNING
+RULE = W.WAVE_SIZE_64_HARDCODED
 # The page `hipport explain W019` and rules/wave64/W019.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

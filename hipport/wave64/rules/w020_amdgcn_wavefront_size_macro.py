@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Finding, Severity
+from hipport.model import Finding
+from hipport.registry import W
 from hipport.source import Node
 from hipport.wave64 import platform
 from hipport.wave64 import syntax as sx
@@ -27,10 +28,7 @@ from hipport.wave64.facts import Facts
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding
 
-RULE = "W020"
-NAME = "amdgcn-wavefront-size-macro"
-SUMMARY = "__AMDGCN_WAVEFRONT_SIZE, deprecated in ROCm 6.4 and removed in 7.2"
-SEVERITY = Severity.ERROR
+RULE = W.AMDGCN_WAVEFRONT_SIZE_MACRO
 # The page `hipport explain W020` and rules/wave64/W020.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(

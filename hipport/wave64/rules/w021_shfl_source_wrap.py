@@ -9,7 +9,8 @@ is below 5.7. Default-width shuffles are W016's.
 
 from __future__ import annotations
 
-from hipport.model import Finding, Severity
+from hipport.model import Finding
+from hipport.registry import W
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import LANEREL, TID, Facts
@@ -17,10 +18,7 @@ from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
 from hipport.wave64.rules.w009_coop_groups_tile_32 import tile_size
 
-RULE = "W021"
-NAME = "shfl-source-wrap"
-SUMMARY = "__shfl source lane that can reach the width (HIP before 5.7 does not wrap it)"
-SEVERITY = Severity.WARNING
+RULE = W.SHFL_SOURCE_WRAP
 # The page `hipport explain W021` and rules/wave64/W021.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(
@@ -63,7 +61,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         if not reach:
             continue
         msg = (f"`{short(facts.src.text(wc.node), 40)}`: the source lane can reach {width}; HIP before 5.7 does"
-               f" not wrap it to the width (the ROCm {facts.config.rocm} floor)")
+               f" not wrap it to the width (the ROCm {facts.config.floor} floor)")
         if unpinned:  # the native rewrite drops the width (W016): the shuffle spans the wave
             out.append(finding(facts, RULE, wc.node, msg + "; kept: natively the width-32 pin is dropped", fn,
                                kept=True))

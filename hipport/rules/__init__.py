@@ -15,7 +15,9 @@ from typing import Any
 
 from hipport.cache import blake2b
 from hipport.errors import HipportError
+from hipport.floor import version
 from hipport.model import fast_pickle
+from hipport.paths import rules_dir
 
 STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
@@ -27,7 +29,7 @@ ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand
                 "rocsolver": "cusolver", "miopen_hipify": "cudnn", "rocblas_types": "complex"}
 
 
-@fast_pickle  # for the pool; the user cache stores these as JSON (hipport.rulecache)
+@fast_pickle  # for the pool; the user cache stores these as JSON (hipport.rules.tablecache)
 @dataclass(frozen=True, slots=True)
 class Mapping:
     cuda: str
@@ -121,14 +123,6 @@ class RuleSet:
         return self.qualified.get(name) if "::" in name else self.names.get(name)
 
 
-def rules_dir() -> Path:
-    here = Path(__file__).resolve().parent
-    for cand in (here.parent / "rules", here / "_rules"):
-        if (cand / "api").is_dir():
-            return cand
-    raise HipportError("cannot find the rules/ directory of the hipport installation")
-
-
 def _fail(path: Path, msg: str) -> HipportError:
     return HipportError(msg, path)
 
@@ -167,7 +161,7 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
         headers.append(HeaderMap(cuda, h.get("hip"), h.get("flat"), family,
                                  h.get("status", "supported" if h.get("hip") else "unsupported"),
                                  h.get("note"), str(h.get("since", default_since)), h.get("needs"),
-                                 tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), moved))
+                                 tuple(sorted(floors.items(), key=lambda kv: version(kv[0]))), moved))
     spaces = [_entry(path, family, default_since, ns, {"kind": "namespace", **e})
               for ns, e in data.get("namespaces", {}).items()]
     meta = {"family": family, "title": data.get("title", family),
@@ -234,7 +228,7 @@ def _entry(path: Path, family: str, default_since: str, cuda: str, e: object) ->
                           "beside a 'hip' name")
     return Mapping(cuda, hip, kind, status, str(e.get("since", default_since)), family,
                    e.get("args"), e.get("note"), e.get("alt"), e.get("report"), solver, level,
-                   tuple(sorted(floors.items(), key=lambda kv: _vt(kv[0]))), header, value, define, expr)
+                   tuple(sorted(floors.items(), key=lambda kv: version(kv[0]))), header, value, define, expr)
 
 
 _HEADER = re.compile(r"[\w./-]+\.h")  # what a header path in the tables looks like
@@ -255,18 +249,14 @@ def _is_version(v: str) -> bool:
     return all(p.isdigit() for p in v.split(".")) and v.count(".") <= 2
 
 
-def _vt(v: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in v.split(".") if p.isdigit())
-
-
 def at_floor(m: Mapping, rocm: str) -> Mapping:
     """`m` as written at ROCm floor `rocm`: the spelling of the highest `floors` entry at or
     below it (and that floor as `since`, when later than the entry's own)."""
     hip, since = m.hip, m.since
     for floor, name in m.floors:
-        if _vt(floor) <= _vt(rocm):
+        if version(floor) <= version(rocm):
             hip = name
-            if _vt(floor) > _vt(since):
+            if version(floor) > version(since):
                 since = floor
     if hip == m.hip:
         return m
@@ -279,7 +269,7 @@ def header_at_floor(h: HeaderMap, rocm: str) -> HeaderMap:
     """`h` at ROCm floor `rocm`: the path of the highest `floors` entry at or below it."""
     hip = h.hip
     for floor, path in h.floors:
-        if _vt(floor) <= _vt(rocm):
+        if version(floor) <= version(rocm):
             hip = path
     if hip == h.hip:
         return h
@@ -323,9 +313,9 @@ def load(blas: str = "hipblas", root: str | None = None, rocm: str | None = None
     """All tables, with alternative families (rocBLAS, rocSPARSE, ...; `blas` names those
     selected, comma-separated) swapped in, and spellings for ROCm floor `rocm` (default: the
     lowest floor, the spellings the entries' `hip` gives)."""
-    from hipport import rulecache  # (it stores the classes of this module)
+    from hipport.rules import tablecache  # (it stores the classes of this package)
 
-    return rulecache.cached(f"rules-{blas}-{rocm or 'base'}", lambda: _load(blas, root, rocm), root)
+    return tablecache.cached(f"rules-{blas}-{rocm or 'base'}", lambda: _load(blas, root, rocm), root)
 
 
 def _load(blas: str, root: str | None, rocm: str | None = None) -> RuleSet:

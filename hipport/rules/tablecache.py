@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from hipport.buildid import build_id
-from hipport.cache import blake2b, user_cache
+from hipport.cache import blake2b
+from hipport.paths import user_cache
 from hipport.rules import (
     KINDS,
     STATUSES,
