@@ -85,6 +85,7 @@ class FixKind:
     DEVICEPTR: Final = "HP-deviceptr"
     LITERAL: Final = "HP-literal"
     PTX: Final = "HP-ptx"
+    PORTABLE: Final = "HP-portable"
     ROUNDING: Final = "HP-rounding"
     TEXFETCH: Final = "HP-texfetch"
     TILESHFL: Final = "HP-tileshfl"

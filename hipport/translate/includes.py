@@ -21,6 +21,7 @@ _PRAGMA_ONCE = re.compile(r"\s*#\s*pragma\s+once\b")
 _DEVICE_CODE = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"<<<", b"threadIdx",
                 b"blockIdx", b"__syncthreads")
 RUNTIME_HEADERS = ("hip/hip_runtime.h",)
+FIRST = 100  # the priority of the includes the port adds: above every pass's other insertions
 RUNTIME_API = "hip/hip_runtime_api.h"  # enough for host-only files
 # Headers that fail unless the runtime came first: HIP 5.2's cooperative groups (hipBlockDim_x
 # undeclared), HIP 6's GL interop (hipError_t undeclared).
@@ -92,10 +93,10 @@ def run(ctx: Context) -> None:
     defines = _wanted_defines(ctx)
     if added or defines:
         at = insertion_point(ctx.src)
-        # priority 1: ahead of any other text inserted at the same point (a guard that tests
-        # HIP_VERSION, which the runtime header defines)
+        # ahead of any other text inserted at the same point, by either pass (a guard that tests
+        # HIP_VERSION, shims that test __HIP_PLATFORM_NVIDIA__: the runtime header defines both)
         ctx.edit(at, at, "".join(f"#define {d} 1{nl}" for d in defines)
-                 + "".join(f"#include <{h}>{nl}" for h in added), FixKind.INCLUDE, 1)
+                 + "".join(f"#include <{h}>{nl}" for h in added), FixKind.INCLUDE, FIRST)
     stand_in = _type_stand_in(ctx)
     if stand_in is not None and (RUNTIME_HEADERS[0] in added or runtime_at is None
                                  or runtime_at > stand_in[0]):

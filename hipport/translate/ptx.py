@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from hipport import portable
 from hipport.model import Severity
 from hipport.registry import HP, FixKind
 from hipport.source import Node, asm_template
@@ -74,6 +75,10 @@ def _port(ctx: Context, asm: Node, text: str) -> bool:
     ctx.edit(asm.start_byte, asm.end_byte,
              f"{values[0]} = " + form.format(*[f"({v})" if not v.isidentifier() else v for v in values]),
              FixKind.PTX)
+    if portable.needs_shims(form) and portable.NVIDIA_SHIMS.encode() not in ctx.src.data:
+        at = portable.after_includes(ctx.src.data, asm.start_byte)
+        ctx.edit(at, at, portable.NVIDIA_SHIMS.replace("\n", ctx.src.newline), FixKind.PORTABLE,
+                 portable.PRIORITY)
     ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, asm.start_byte, asm.end_byte,
                f"inline PTX `{text.split()[0]}` written in HIP terms ({form.format(*'…' * 4)}), "
                f"the same value", FAMILY)

@@ -33,6 +33,7 @@ def run(src: SourceFile, config: Config) -> list[Finding]:
     findings: list[Finding] = []
     for mod in _rule_modules():
         findings.extend(mod.check(facts, em))
+    findings = [f if f.fix is None else evolve(f, fix=em.portable(f.fix)) for f in findings]
     if facts.inactive or facts.amd_only:
         findings = [f for f in findings if not _left_alone(facts, f)]
     return _canonical(_one_per_line(findings), src.data)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import bisect
 
+from hipport import portable
 from hipport.model import Applicability, Edit, Fix
+from hipport.registry import FixKind
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import Facts, Func, WarpCall
@@ -134,7 +136,7 @@ class Emitter:
                 self._insert_pos = line_start
         return self._insert_pos
 
-    def _block(self, text: str) -> list[Edit]:
+    def _block(self, text: str, rule: str = PRELUDE_RULE, priority: int = sx.PRIORITY) -> list[Edit]:
         """Insert `text` once per file; nothing when the file already holds it (an earlier port
         wrote it: a second port changes nothing)."""
         have = self._blocks.get(text)
@@ -142,10 +144,18 @@ class Emitter:
             have = self._blocks[text] = text.replace("\n", self.nl).encode("utf-8") in self.facts.data
         if have:
             return []
-        return [sx.insert(self.insert_pos(), text.replace("\n", self.nl), PRELUDE_RULE)]
+        pos = self.insert_pos()
+        return [Edit(pos, pos, text.replace("\n", self.nl), rule, priority)]
 
     def prelude(self) -> list[Edit]:
         return self._block(PRELUDE)
+
+    def portable(self, fix: Fix | None) -> Fix | None:
+        """The fix, with the NVIDIA platform's shims when its edits write an AMD-only builtin."""
+        if fix is None or not any(portable.needs_shims(e.replacement) for e in fix.edits):
+            return fix
+        shims = self._block(portable.NVIDIA_SHIMS, FixKind.PORTABLE, portable.PRIORITY)
+        return Fix(fix.title, fix.applicability, (*fix.edits, *shims)) if shims else fix
 
     def host_helper(self) -> list[Edit]:
         return self._block(HOST_WARP_SIZE)
