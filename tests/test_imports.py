@@ -18,7 +18,7 @@ LAYERS: dict[str, int] = {
     "engine": 3, "inputs": 3,  # inputs: a file with its dependencies, read before the passes
     "pipeline": 3, "passes": 3, "included": 3, "patch": 3, "pages": 3, "validate": 3, "report": 3,
     "translate": 2, "wave64": 2, "build": 2,
-    **{m: 1 for m in ("hipport", "buildid", "model", "codec", "errors", "paths", "floor", "registry", "config",
+    **{m: 1 for m in ("hipport", "buildid", "portable", "model", "codec", "errors", "paths", "floor", "registry", "config",
                       "source", "closure", "linemap", "linediff", "edits", "cache", "rules", "workspace",
                       "interrupt", "gitdiff", "lock", "hipaware", "suppress")},
 }
