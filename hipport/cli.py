@@ -142,6 +142,7 @@ def lint(
     fail_on: Annotated[FailOn | None, typer.Option("--fail-on", help="Exit 1 when a finding reaches this severity.")] = None,
     diff_base: Annotated[str | None, typer.Option("--diff-base", help="Only report lines changed since this git revision.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Findings only: no summary, no progress.")] = False,
+    offload_arch: OffloadArch = None,
     *, given: dict[str, Any],
 ) -> None:
     """Report wave64 hazards and CUDA APIs left unported; write nothing."""
@@ -151,7 +152,8 @@ def lint(
     paths = paths or [Path(".")]
 
     def go() -> int:
-        cfg = build_config(paths, given["config_file"], **overrides(given), fail_on=fail_on)
+        cfg = build_config(paths, given["config_file"], **overrides(given), fail_on=fail_on,
+                           offload_arch=offload_arch)
         return do_lint(paths, cfg, UI(quiet=quiet, fail_on=cfg.fail_on), fmt.value, diff_base,
                        cache_dir_of(given, paths, cfg))
 

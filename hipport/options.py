@@ -96,7 +96,7 @@ DataTypesOpt = Annotated[DataTypes | None, typer.Option("--data-types", help="hi
 LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
 NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMakeLists.txt, *.cmake and Makefiles as they are (default: port them).")]
-OffloadArch = Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target the ported build files compile for (repeatable; default gfx90a).")]
+OffloadArch = Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target the port is for: ported build files compile for it, device functions it lacks are reported (HP020) (repeatable; default gfx90a).")]
 
 
 def build_config(paths: list[Path], config_file: Path | None, **overrides: Any) -> configmod.Config:

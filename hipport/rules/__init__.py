@@ -281,7 +281,7 @@ def tables_digest(root: str | None = None) -> str:
     """Which version of the tables this is: a hash of their names and contents (an edit
     that keeps size and mtime, or a checkout, still changes it; 1.5 MB hash in ~2 ms)."""
     h = blake2b(digest_size=16)
-    for sub in ("api", "build"):  # the build tables port build files: they key results too
+    for sub in ("api", "build", "targets"):  # build files and targets key results too
         base = os.path.join(root or rules_dir(), sub)
         if not os.path.isdir(base):
             continue

@@ -1,0 +1,48 @@
+"""The device functions some AMD targets cannot compile (rules/targets/device.toml)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from hipport.errors import HipportError
+from hipport.paths import rules_dir
+
+_KEYS = {"targets", "what", "error", "functions"}
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class Lack:
+    targets: frozenset[str]  # --offload-arch processor names
+    what: str
+    error: str
+    functions: frozenset[str]
+
+
+@cache
+def lacks(root: str | None = None) -> tuple[Lack, ...]:
+    import tomllib
+
+    path = Path(root or rules_dir()) / "targets" / "device.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise HipportError(f"invalid TOML: {e}", path) from None
+    out = []
+    for i, row in enumerate(data.get("lacks", [])):
+        where = f"lacks[{i}]"
+        if not isinstance(row, dict) or set(row) != _KEYS:
+            raise HipportError(f"{where}: needs exactly the keys {sorted(_KEYS)}", path)
+        names = row["functions"] + row["targets"]
+        if not all(isinstance(n, str) and _WORD.fullmatch(n) for n in names):
+            raise HipportError(f"{where}: targets and functions are identifiers", path)
+        out.append(Lack(frozenset(row["targets"]), str(row["what"]), str(row["error"]), frozenset(row["functions"])))
+    return tuple(out)
+
+
+def processor(arch: str) -> str:
+    """`gfx90a:xnack+` -> `gfx90a`: target features do not change the instructions."""
+    return arch.split(":", 1)[0]
