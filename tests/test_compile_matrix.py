@@ -47,6 +47,7 @@ from hipport.validate.driver import Toolchain
 from hipport.validate.site import Site
 from hipport.wave64 import run as wave64_run
 from hipport.workspace import PORTED_ROLES, role_of
+from tests import compiled as compiled_store
 from tests.conftest import ROOT
 from tests.test_library_fixtures import CASES as LIBRARY_CASES
 from tests.test_translate_golden import CASES as TRANSLATE_CASES
@@ -218,13 +219,10 @@ def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str, cache: CompileC
 
 
 def _cache(request: pytest.FixtureRequest, tc: Toolchain, work: Path) -> CompileCache | None:
-    """Compiles kept by content in pytest's cache folder (.pytest_cache): a cell is answered
-    from it only while every file its compile read still hashes the same (hipport validate's
-    own compile cache). None where pytest keeps no cache (-p no:cacheprovider)."""
-    store = getattr(request.config, "cache", None)
-    if store is None or os.environ.get("HIPPORT_TEST_NO_COMPILE_CACHE"):
-        return None
-    return CompileCache(store.mkdir("hipport-compile-matrix"), work, tc.inside(str(work)) if tc.root else "")
+    """Compiles kept by content between runs (tests/compiled.py): a cell is answered from the
+    cache only while every file its compile read still hashes the same."""
+    where = compiled_store.folder(request.config, "hipport-compile-matrix")
+    return CompileCache(where, work, tc.inside(str(work)) if tc.root else "") if where is not None else None
 
 
 @pytest.fixture(scope="module")

@@ -17,12 +17,12 @@ import os
 import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
 from pathlib import Path
 
 import pytest
 
 from hipport import portable
+from tests import compiled
 from tests.wave64.helpers import FIXTURES, HIPCC
 from tests.wave64.regen import meta
 
@@ -49,7 +49,11 @@ def hipcc(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def errors(proc: subprocess.CompletedProcess[str]) -> str:
-    return "\n".join(line for line in proc.stderr.splitlines() if "error" in line)[:4000]
+    return _errors(proc.stderr)
+
+
+def _errors(stderr: str) -> str:
+    return "\n".join(line for line in stderr.splitlines() if "error" in line)[:4000]
 
 
 def per_file_jobs() -> list[tuple[Path, tuple[str, ...]]]:
@@ -67,14 +71,17 @@ def per_file_jobs() -> list[tuple[Path, tuple[str, ...]]]:
     return [(path, tuple(sorted(archs, reverse=True))) for path, archs in by_text.values()]
 
 
-@cache
-def per_file_results() -> dict[str, tuple[int, str]]:
-    """`hipcc --offload-arch=gfx1030 -c -o /dev/null -x hip FILE` for each file."""
+@pytest.fixture(scope="module")
+def per_file_results(request: pytest.FixtureRequest) -> dict[str, tuple[int, str]]:
+    """`hipcc --offload-arch=gfx1030 -c -o /dev/null -x hip FILE` for each file (kept by content
+    between runs: tests/compiled.py)."""
+    where = compiled.folder(request.config, "hipport-wave64-compile")
+
     def one(job: tuple[Path, tuple[str, ...]]) -> tuple[str, tuple[int, str]]:
         path, archs = job
-        proc = hipcc([*(f"--offload-arch={a}" for a in archs), "-c", "-o", os.devnull, "-x", "hip",
-                      "-I", str(INCLUDE), str(path)])
-        return str(path), (proc.returncode, errors(proc))
+        rc, err = compiled.hipcc(where, [*(f"--offload-arch={a}" for a in archs), "-c", "-o", os.devnull, "-x", "hip",
+                                         "-I", str(INCLUDE), str(path)], path, FIXTURES)
+        return str(path), (rc, _errors(err))
     with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2))) as pool:
         return dict(pool.map(one, per_file_jobs()))
 
@@ -83,8 +90,8 @@ JOBS = per_file_jobs()
 
 
 @pytest.mark.parametrize(("path", "archs"), JOBS, ids=[f"{p.parent.name}/{p.name}:{'+'.join(a)}" for p, a in JOBS])
-def test_compiles(path: Path, archs: tuple[str, ...]) -> None:
-    rc, err = per_file_results()[str(path)]
+def test_compiles(path: Path, archs: tuple[str, ...], per_file_results: dict[str, tuple[int, str]]) -> None:
+    rc, err = per_file_results[str(path)]
     assert rc == 0, f"{path} for {'+'.join(archs)}:\n{err}"
 
 
@@ -106,13 +113,14 @@ BATCHES = {
 
 
 @pytest.mark.parametrize("name", list(BATCHES))
-def test_compiles_against_rocm7_semantics(name: str, tmp_path: Path) -> None:
+def test_compiles_against_rocm7_semantics(name: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     arch, files = BATCHES[name]
     src = tmp_path / f"{name}.hip"
     src.write_text(batch(files))
-    proc = hipcc([f"--offload-arch={arch}", "-c", "-o", os.devnull, "-x", "hip", "-I", str(INCLUDE),
-                  "-include", str(SHIM), str(src)])
-    assert proc.returncode == 0, errors(proc)
+    rc, err = compiled.hipcc(compiled.folder(request.config, "hipport-wave64-compile"),
+                             [f"--offload-arch={arch}", "-c", "-o", os.devnull, "-x", "hip", "-I", str(INCLUDE),
+                              "-include", str(SHIM), str(src)], src, tmp_path)
+    assert rc == 0, _errors(err)
 
 
 def test_the_shim_catches_what_rocm7_rejects(tmp_path: Path) -> None:
