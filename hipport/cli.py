@@ -22,6 +22,7 @@ from hipport.options import (
     LIBRARIES,
     LINT_TEXT,
     PASSES,
+    PROJECT,
     RUN,
     SELECTION,
     ConfigOpt,
@@ -94,7 +95,7 @@ def _run(fn: Any) -> None:
 
 
 @app.command()
-@shared(PASSES, LIBRARIES, SELECTION, BUILD, RUN)
+@shared(PASSES, LIBRARIES, SELECTION, BUILD, PROJECT, RUN)
 def port(
     paths: Paths,
     output: Annotated[str | None, typer.Option("--output", "-o", help="Write a ported mirror of the input here ('-' = stdout for one file).")] = None,
@@ -134,7 +135,7 @@ def port(
 
 
 @app.command()
-@shared(PASSES, LIBRARIES, SELECTION, BUILD, RUN)
+@shared(PASSES, LIBRARIES, SELECTION, BUILD, PROJECT, RUN)
 def lint(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders (default: the current folder).",
                                                        show_default=False)] = None,
@@ -260,7 +261,7 @@ DEFAULT_REPORT_DIR = Path("hipport-report")
 
 
 @app.command("report")
-@shared(PASSES, LIBRARIES, SELECTION, BUILD, RUN)
+@shared(PASSES, LIBRARIES, SELECTION, BUILD, PROJECT, RUN)
 def report(
     paths: Paths,
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder for the HTML report (created; kept up to date incrementally).")] = DEFAULT_REPORT_DIR,
@@ -290,15 +291,12 @@ Define = Annotated[list[str] | None, typer.Option("--define", "-D", help="Define
 
 
 @app.command()
-@shared(PASSES, LIBRARIES, FILES, RUN)
+@shared(PASSES, LIBRARIES, FILES, PROJECT, RUN)
 def validate(
     paths: OptPaths = None,
     ported: Annotated[Path | None, typer.Option("--ported", help="Validate this already ported tree (PATHs, if given, are its CUDA originals).")] = None,
     offload_arch: Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target (repeatable). Default: gfx90a, plus gfx942 when the installed clang knows it.")] = None,
     toolchain: Annotated[list[str] | None, typer.Option("--toolchain", help="Compile with this toolchain (a name `hipport toolchains` lists, e.g. hip-6.4; repeatable). Default: the host's HIP.")] = None,
-    compile_commands: Annotated[Path | None, typer.Option("--compile-commands", "-p", help="compile_commands.json, or the folder holding it, for include paths and defines (each value checked first; see docs/security.md).")] = None,
-    include_dir: IncludeDir = None,
-    define: Define = None,
     run: Annotated[bool, typer.Option("--run", help="Also run every program: on the wave emulator (wave 32 CUDA reference, wave 64 port, wave 64 port without wave64 fixes) and on GPUs present.")] = False,
     programs: Annotated[Path | None, typer.Option("--programs", help="A TOML file of [[programs]] to run (name, sources, args, expected, include, defines).")] = None,
     no_compile: Annotated[bool, typer.Option("--no-compile", help="Skip the compile check (HIP's clang with hipcc's options).")] = False,
@@ -328,7 +326,8 @@ def validate(
         ui = UI(quiet=quiet)
         opts = Options(paths=tuple(plist), ported=ported, archs=tuple(offload_arch) if offload_arch else None,
                        toolchains=tuple(toolchain or ()),
-                       compdb=compile_commands, includes=tuple(include_dir or ()), defines=tuple(define or ()),
+                       compdb=given["compile_commands"], includes=tuple(given["include_paths"] or ()),
+                       defines=tuple(given["defines"] or ()),
                        compile=not no_compile, run=run, gpu=not no_gpu, emulate=not no_emulator, check=check,
                        jobs=jobs or 0, timeout=timeout, work_dir=work_dir, cache_dir=cache_dir,
                        config_file=config_file, programs_file=programs, strict=strict)

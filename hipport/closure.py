@@ -40,14 +40,25 @@ class Closure:
     # order met (None: not read, over MAX_BYTES or unreadable)
     looked: tuple[Included, ...] = ()  # every path looked at, found or not, and what was there
     dirs: tuple[str, ...] = ()  # include folders, looked in after those beside and above
+    # Quoted includes found nowhere else, taken from the tree's header of that unique name:
+    # (spec, header) pairs.
+    fallback: tuple[tuple[str, str], ...] = ()
+    # The quoted includes of the file and its headers that no header answered (angle includes
+    # are the system's and libraries': not looked for outside the include folders).
+    unresolved: tuple[str, ...] = ()
 
     def resolve(self, including: str, spec: str) -> str | None:
         """The header that `#include spec` in `including` (a path in `found`, or this file)
-        names: its first candidate that is a header of the closure."""
+        names: its first candidate that is a header of the closure, else the tree's header
+        of that unique name."""
         for cand in candidates(including, spec, self.dirs):
             if cand in self.found:
                 return cand
+        for s, header in self.fallback:
+            if s == spec and header in self.found:
+                return header
         return None
+
 
     def beside(self, spec: str) -> bool:
         """Is there a header `spec` right beside this file (a quoted include finds it first)?"""
@@ -84,23 +95,28 @@ def specs(data: bytes) -> list[str]:
 
 
 def read(path: str, data: bytes, memo: dict[str, Included] | None = None,
-         dirs: tuple[str, ...] = ()) -> Closure:
+         dirs: tuple[str, ...] = (), unique: dict[str, str] | None = None) -> Closure:
     """The closure of the file at `path` whose bytes are `data`, from the disk (hipport.inputs
     calls this: the passes never do). `memo` keeps the paths where no header was, for the
-    next file (one run's files share most); `dirs` are include folders, looked in last."""
+    next file (one run's files share most); `dirs` are include folders, looked in last;
+    `unique` the tree's headers by name, for a quoted include found nowhere else."""
     if not path or path.startswith("<"):
         return Closure("")
     top = os.path.normpath(os.path.abspath(path))
     found: dict[str, bytes | None] = {}
     looked: dict[str, Included] = {}
     memo = {} if memo is None else memo
+    fallback: dict[str, str] = {}
+    unresolved: list[str] = []
     level = [(top, data)]
     for _ in range(LEVELS + 1):  # the file's includes, then each level of headers' includes
         below: list[tuple[str, bytes]] = []
         for including, text in level:
             for spec in specs(text):
+                hit = None
                 for cand in candidates(including, spec, dirs):
                     if cand in found:
+                        hit = cand
                         break
                     if cand in looked:
                         continue  # looked at already: nothing there
@@ -113,9 +129,36 @@ def read(path: str, data: bytes, memo: dict[str, Included] | None = None,
                         found[cand] = got.data
                         if got.data is not None:
                             below.append((cand, got.data))
+                        hit = cand
                         break
+                if hit is not None or not spec.startswith('"'):
+                    continue
+                other = _unique(spec, unique)
+                if other is None or other == including:
+                    if spec not in unresolved:
+                        unresolved.append(spec)
+                    continue
+                fallback.setdefault(spec, other)
+                if other not in found:
+                    got, is_header = _look(other)
+                    looked[other] = got
+                    if is_header:
+                        found[other] = got.data
+                        if got.data is not None:
+                            below.append((other, got.data))
         level = below
-    return Closure(top, found, tuple(looked.values()), dirs)
+    return Closure(top, found, tuple(looked.values()), dirs, tuple(fallback.items()), tuple(unresolved))
+
+
+def _unique(spec: str, unique: dict[str, str] | None) -> str | None:
+    """The tree's only header named as `spec` ends (`"a/b.h"`: a header b.h in a folder a)."""
+    if not unique:
+        return None
+    inc = spec.strip().strip('"')
+    header = unique.get(os.path.basename(inc))
+    if header is None or not header.replace(os.sep, "/").endswith("/" + inc.lstrip("./")):
+        return None
+    return header
 
 
 def _look(path: str) -> tuple[Included, bool]:

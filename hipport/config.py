@@ -64,6 +64,16 @@ class Config:
     fail_on: str = "warning"
     jobs: int = 0  # 0 = all cores; never more than those (`workers`)
     cache: bool = True
+    # The project model (issue 31): include folders the analysis looks headers up in after those
+    # beside and above a file (absolute: -I, `include-paths`, then what commands/project.py
+    # reads from -p and the tree's build files), the macros the HIP build defines (-D,
+    # `defines`: NAME or NAME=VALUE) and the compile database (-p, `compile-commands`).
+    include_paths: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    compile_commands: str = ""
+    # Headers whose name is unique in the tree (name -> absolute path): a quoted include found
+    # nowhere else is taken from here. What is found is in each file's cache key (its deps).
+    unique_headers: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
     sources: tuple[tuple[str, str], ...] = field(default=(), compare=False)  # (key, origin)
 
     def origin(self, key: str) -> str:
@@ -80,7 +90,7 @@ class Config:
         """What the per-file results depend on (the cache key part that is not content)."""
         keep = ("select", "ignore", "severity", "wave_strategy", "rocm", "launch_syntax", "blas",
                 "sparse", "rand", "solver", "fft", "dnn", "include_layout", "include_quotes", "rename_extensions", "apply_review_fixes", "wave64", "build_files",
-                "offload_arch", "data_types")
+                "offload_arch", "data_types", "include_paths", "defines")
         return repr(tuple(getattr(self, k) for k in keep))
 
 
@@ -100,7 +110,7 @@ def workers(jobs: int) -> int:
     return min(jobs, n) if jobs > 0 else n
 
 
-KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name != "sources"}
+KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name not in ("sources", "unique_headers")}
 CHOICES = {"wave_strategy": WAVE_STRATEGIES, "launch_syntax": LAUNCH_SYNTAXES,
            **LIBRARY_TARGETS, "include_layout": INCLUDE_LAYOUTS, "include_quotes": INCLUDE_QUOTES,
            "data_types": DATA_TYPES, "fail_on": ("error", "warning", "info", "never")}
@@ -161,7 +171,12 @@ def load_file(path: Path) -> dict[str, tuple[Any, int | None]]:
 
 _ARCH = re.compile(r"gfx[0-9a-f]{3,5}(:(xnack|sramecc)[+-])*")
 _SEVERITIES = ("error", "warning", "info")
-_LISTS = ("include", "exclude", "select", "ignore", "offload_arch")
+_LISTS = ("include", "exclude", "select", "ignore", "offload_arch", "include_paths", "defines")
+# The options that set these keys, where not --KEY.
+_OPTION = {"include_paths": "--include-dir", "defines": "--define", "compile_commands": "--compile-commands"}
+# Lists a command line adds to (a build's -I and -D come on top of the configuration's).
+_ADDED = ("include_paths", "defines")
+_DEFINE = re.compile(r"[A-Za-z_]\w*(=[^\x00-\x1f\x7f]*)?")
 _BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache", "force_exclude", "build_files",
           "roc")
 
@@ -172,6 +187,7 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
     key = name.replace("_", "-")
     cli = origin == "command line"
     where: tuple[str | None, int | None] = (None, None) if cli else (origin, line)
+    opt = _OPTION.get(name, f"--{key}") if cli else key
 
     def bad(expected: str) -> HipportError:
         shown = f"--{key}" if cli else key
@@ -186,6 +202,12 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
         if name in ("select", "ignore"):
             for v in value:
                 check_rule(v, f"--{key}" if cli else key, *where, prefixes=True)
+        if name == "include_paths":
+            return tuple(_folder(v, origin, opt, cli, where) for v in value)
+        if name == "defines":
+            for v in value:
+                if not _DEFINE.fullmatch(v):
+                    raise HipportError(f"{opt}: {v!r} is not NAME or NAME=VALUE", *where)
         if name == "offload_arch":
             for v in value:
                 if not _ARCH.fullmatch(v):
@@ -219,9 +241,30 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
         if why is not None:
             raise bad(why)
         return value
+    if name == "compile_commands":
+        if not isinstance(value, str) or not value:
+            raise bad("a path to compile_commands.json or the folder holding it")
+        p = _relative_to(value, origin, cli)
+        if not (p / "compile_commands.json" if p.is_dir() else p).is_file():
+            raise HipportError(f"{opt}: no compile_commands.json at {value}", *where)
+        return str(p)
     if name in CHOICES and value not in CHOICES[name]:
         raise bad(f"one of {', '.join(CHOICES[name])}")
     return value
+
+
+def _relative_to(value: str, origin: str, cli: bool) -> Path:
+    """A path from the command line (from the current folder) or a configuration file (from
+    the file's folder), absolute."""
+    base = Path.cwd() if cli else Path(origin).resolve().parent
+    return Path(os.path.normpath(base / os.path.expanduser(value)))
+
+
+def _folder(value: str, origin: str, opt: str, cli: bool, where: tuple[str | None, int | None]) -> str:
+    p = _relative_to(value, origin, cli)
+    if not p.is_dir():
+        raise HipportError(f"{opt}: no such folder: {value}", *where)
+    return str(p)
 
 
 def check_rule(token: str, what: str, path: str | None = None, line: int | None = None,
@@ -273,7 +316,10 @@ def build(start: Path | None, overrides: dict[str, Any], config_file: Path | Non
     for name, value in overrides.items():
         if value is None or value == () or value == []:
             continue
-        values[name] = _coerce(name, value, "command line")
+        value = _coerce(name, value, "command line")
+        if name in _ADDED and name in values:
+            value = tuple(dict.fromkeys((*values[name], *value)))
+        values[name] = value
         sources[name] = "command line"
     if values.get("roc"):
         for name, target in ROC_TARGETS.items():

@@ -41,6 +41,8 @@ class FileInput:
     looked: tuple[Included, ...] = ()
     root: str | None = None
     dirs: tuple[str, ...] = ()  # include folders the headers were looked up in, after the tree
+    fallback: tuple[tuple[str, str], ...] = ()  # quoted includes taken from the tree's unique headers
+    unresolved: tuple[str, ...] = ()  # quoted includes no header answered
 
     def own_key(self, salt: str) -> str:
         """The key of the file's own bytes (`FileResult.digest`)."""
@@ -62,7 +64,7 @@ class FileInput:
         """The headers a source includes, as the passes ask about them (None: not a source)."""
         if self.kind != HEADERS:
             return None
-        return Closure(self.path, dict(self.deps), self.looked, self.dirs)
+        return Closure(self.path, dict(self.deps), self.looked, self.dirs, self.fallback, self.unresolved)
 
     @property
     def included(self) -> tuple[bytes, ...]:
@@ -71,18 +73,21 @@ class FileInput:
 
 
 def resolve(path: str, display: str, role: str, data: bytes, *, rel: str = "",
-            include_dirs: tuple[str, ...] = (), memo: dict[str, Included] | None = None) -> FileInput:
+            include_dirs: tuple[str, ...] = (), memo: dict[str, Included] | None = None,
+            unique: dict[str, str] | None = None) -> FileInput:
     """The FileInput of the file at `path` (on disk; `rel` its path from the tree's root)
     whose bytes are `data`: its dependencies looked up and read now. `include_dirs` are
     looked in after the folders beside and above the file (the project model gives them);
-    `memo` keeps the places where no header was, for the next file of a run."""
+    `memo` keeps the places where no header was, for the next file of a run; `unique` the
+    tree's headers by name, for a quoted include found nowhere else."""
     root = tree_root(path, rel)
     if role != BUILD:
         if not path or path.startswith("<"):
             return FileInput(display, role, data, root=root)
         dirs = tuple(os.path.normpath(os.path.abspath(d)) for d in include_dirs)
-        cl = closuremod.read(path, data, memo, dirs)
-        return FileInput(display, role, data, cl.path, tuple(cl.found.items()), HEADERS, cl.looked, root, dirs)
+        cl = closuremod.read(path, data, memo, dirs, unique)
+        return FileInput(display, role, data, cl.path, tuple(cl.found.items()), HEADERS, cl.looked, root, dirs,
+                         cl.fallback, cl.unresolved)
     from hipport import build
 
     if build.kind(path) != "make":
@@ -103,7 +108,7 @@ def of_bytes(display: str, role: str, data: bytes, included: tuple[bytes, ...] =
                          tuple(("", d) for d in included), INCLUDED, root=root)
     if closure is not None:
         return FileInput(display, role, data, closure.path, tuple(closure.found.items()), HEADERS,
-                         closure.looked, root, closure.dirs)
+                         closure.looked, root, closure.dirs, closure.fallback, closure.unresolved)
     if role == BUILD:
         return FileInput(display, role, data, root=root)
     cl = closuremod.read(display, data)

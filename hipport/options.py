@@ -97,13 +97,18 @@ LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="curr
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
 NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMakeLists.txt, *.cmake and Makefiles as they are (default: port them).")]
 OffloadArch = Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target the port is for: ported build files compile for it, device functions it lacks are reported (HP020) (repeatable; default gfx90a).")]
+IncludeDirOpt = Annotated[list[Path] | None, typer.Option("--include-dir", "-I", help="An include folder the project's headers are looked up in, after those beside and above each file (repeatable; added to the configuration's include-paths).")]
+DefineOpt = Annotated[list[str] | None, typer.Option("--define", "-D", help="A macro the HIP build defines, NAME or NAME=VALUE (repeatable): #if branches on it are read as the HIP build takes them.")]
+CompileCommandsOpt = Annotated[Path | None, typer.Option("--compile-commands", "-p", help="compile_commands.json, or the folder holding it: its include folders are searched too (each value checked first; see docs/security.md).")]
 
 
 def build_config(paths: list[Path], config_file: Path | None, **overrides: Any) -> configmod.Config:
     clean = {k: (v.value if isinstance(v, Enum) else v) for k, v in overrides.items()}
-    for k in ("include", "exclude", "select", "ignore", "offload_arch"):
+    for k in ("include", "exclude", "select", "ignore", "offload_arch", "include_paths", "defines"):
         if clean.get(k) is not None:
-            clean[k] = tuple(clean[k])
+            clean[k] = tuple(str(v) for v in clean[k])
+    if clean.get("compile_commands") is not None:
+        clean["compile_commands"] = str(clean["compile_commands"])
     start = paths[0] if paths else Path.cwd()
     return configmod.build(start, clean, config_file)
 
@@ -119,6 +124,8 @@ LIBRARIES: dict[str, Opt] = {"blas": (BlasOpt, None), "sparse": (SparseOpt, None
                              "solver": (SolverOpt, None), "fft": (FftOpt, None), "dnn": (DnnOpt, None),
                              "roc": (RocOpt, False)}
 BUILD: dict[str, Opt] = {"no_build_files": (NoBuildFiles, False)}
+PROJECT: dict[str, Opt] = {"include_paths": (IncludeDirOpt, None), "defines": (DefineOpt, None),
+                           "compile_commands": (CompileCommandsOpt, None)}
 RUN: dict[str, Opt] = {"jobs": (Jobs, None), "no_cache": (NoCache, False), "cache_dir": (CacheDir, None),
                        "config_file": (ConfigOpt, None)}
 # Flags whose "off" means "not given" (the configuration file decides), as configuration keys.

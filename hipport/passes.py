@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from hipport import closure as closuremod
 from hipport import rules as rulesmod
 from hipport import suppress, translate
 from hipport import wave64 as wave64pass
@@ -107,6 +108,24 @@ def _port_deep(display: str, role: str, data: bytes, config: Config,
     return out[0] if out else not_analysed(display, role, "nested deeper than hipport follows")
 
 
+def _not_found(src: SourceFile, rules: rulesmod.RuleSet) -> list[Finding]:
+    """HP021 at each quoted include of the file that no header of its closure answered."""
+    cl = src.closure
+    if cl is None or not cl.path or not cl.unresolved:
+        return []
+    out = []
+    for m in closuremod.INCLUDE.finditer(src.data):
+        spec = m.group(1).decode(errors="replace")
+        name = spec.strip('"<>')
+        if spec.startswith('"') and spec in cl.unresolved and name not in rules.headers \
+                and cl.resolve(cl.path, spec) is None:
+            out.append(Finding(HP.INCLUDE_NOT_FOUND, Severity.INFO, src.span(m.start(1), m.end(1)),
+                               f"no header {spec} was found (beside the file, above it, in the include "
+                               f"folders or as the tree's only header of that name): what it defines is "
+                               f"unknown here; give its folder with -I, -p or include-paths"))
+    return out
+
+
 def _port_bytes(display: str, role: str, data: bytes, config: Config,
                 included: Sequence[bytes], closure: Closure | None, root: str | None) -> FileResult:
     t0 = time.perf_counter()
@@ -130,6 +149,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
             findings.extend(f for f in ctx.unknown if f.subject not in ctx.defines
                             and not (ctx.hip and ctx.hip.covers(f.span.start, f.span.end)))
             findings.extend(translate.hip_note(ctx))  # code already written for HIP, left alone
+            findings.extend(_not_found(src, rules))
             if config.wave64:  # wave64 judges AMD code too (a HIP branch may hard-code 64),
                 layer = ctx.hip.layer() if ctx.hip else None  # not a compatibility layer
                 findings.extend(f for f in wave64pass.run(src, config)

@@ -110,6 +110,7 @@ class Worker:
 
     def __init__(self, config: Config, salt: str, cache_dir: Path | None, sink: Sink | None) -> None:
         self.config, self.salt, self.cache_dir, self.sink = config, salt, cache_dir, sink
+        self._unique = dict(config.unique_headers)
         self._store: cachemod.Cache | None = None
         self._looked: dict[str, Included] = {}  # paths where no header was, this run
 
@@ -142,7 +143,8 @@ class Worker:
             r = FileResult(path=job.display, role=role, status=FileStatus.SKIPPED, output_path=out_rel)
             written, err = self._write(job, role, out_rel, job.sig, None, None)
             return _outcome(_write_failed(r, err) if err else r, job.rel, written=written)
-        inp = inputs.resolve(job.path, job.display, role, data, rel=job.rel, memo=self._looked)
+        inp = inputs.resolve(job.path, job.display, role, data, rel=job.rel, memo=self._looked,
+                             include_dirs=self.config.include_paths, unique=self._unique)
         own = inp.own_key(self.salt)
         k = inp.key(self.salt, own)
         dsig = _deps_sig(list(inp.looked))

@@ -38,7 +38,6 @@ FLAGS = {"inplace", "no-backup", "print-stats", "print-stats-csv", "examine", "n
 IGNORED = {
     "cuda-path": "hipport reads no CUDA headers",
     "clang-resource-directory": "hipport runs no clang",
-    "p": "hipport needs no compilation database",
     "amap": "hipport ports every name it maps",
     "experimental": "hipport ports experimentally supported APIs too, with an HP007 note",
     "skip-excluded-preprocessor-conditional-blocks": "hipport ports every preprocessor branch",
@@ -123,7 +122,13 @@ def parse(argv: list[str]) -> HipifyOptions:
             value = word[2:] or (argv[i] if i < len(argv) else "")
             if not word[2:]:
                 i += 1
-            ignored[word[:2]] = "hipport reads tokens, not a preprocessed file, so it needs no include paths or macros"
+            if word[:2] == "-U":
+                ignored["-U"] = "hipport reads every preprocessor branch; -D names what the HIP build defines"
+            elif word[:2] == "-I" and not os.path.isdir(value):  # clang skips it too
+                o.notes.append(f"-I {value} ignored: no such folder")
+            else:  # the project model reads headers from the folders and branches on the macros
+                key = "include_paths" if word[:2] == "-I" else "defines"
+                o.overrides[key] = (*o.overrides.get(key, ()), value)
             continue
         name, eq, value = word.lstrip("-").partition("=")
         if name in VALUED:
@@ -196,6 +201,8 @@ def _valued(o: HipifyOptions, name: str, value: str, ignored: dict[str, str]) ->
         o.overrides["rocm"] = value
     elif name == "config":
         o.overrides["_config"] = Path(value)
+    elif name == "p":
+        o.overrides["compile_commands"] = value
     else:
         ignored[name] = IGNORED[name]
 
@@ -244,6 +251,7 @@ def run(argv: list[str]) -> int:
     for note in o.notes:
         print(f"hipport: note: {note}", file=sys.stderr)
     from hipport import engine
+    from hipport.commands.project import with_project
     from hipport.report.hipify_stats import Stats, render_csv, render_stats, stats_of
     from hipport.rules import for_config
 
@@ -254,7 +262,9 @@ def run(argv: list[str]) -> int:
     titles = for_config(config).families
     # Every input, in order and as named (twice if named twice), ported as CUDA whatever its
     # name says; HIPIFY keeps no cache, nor does this door.
-    result = engine.run([_work_file(p) for p in o.inputs], config, engine.EVERYTHING)
+    files = [_work_file(p) for p in o.inputs]
+    config = with_project(config, files, lambda m: print(f"hipport: {m}", file=sys.stderr))
+    result = engine.run(files, config, engine.EVERYTHING)
     total = Stats()
     failed = 0
     for path, res in zip(o.inputs, result.files, strict=True):

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from hipport import engine
+from hipport.commands.project import with_project
 from hipport.config import Config
 from hipport.gitdiff import changed_lines
 from hipport.model import RunResult, Severity
@@ -26,6 +27,7 @@ def lint(paths: list[Path], config: Config, ui: UI, fmt: str, diff_base: str | N
          cache_dir: Path | None) -> int:
     files = discover(paths, config.include, config.exclude,
                      force_exclude=config.force_exclude)
+    config = with_project(config, files, ui.err)
     with ui.progress("linting") as progress:
         result = engine.run(files, config, engine.FINDINGS, cache_dir=cache_dir, progress=progress)
     if diff_base:

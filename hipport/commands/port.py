@@ -10,6 +10,7 @@ from pathlib import Path
 
 from hipport import engine, lock, patch
 from hipport.cache import default_folder
+from hipport.commands.project import with_project
 from hipport.config import Config
 from hipport.errors import HipportError
 from hipport.model import FileStatus, RunResult
@@ -89,6 +90,7 @@ def port(o: PortOptions, config: Config, ui: UI) -> int:
         html.check_folder(o.report_dir, list(o.paths))
     files = discover(list(o.paths), config.include, config.exclude, skip=out_dir,
                      force_exclude=config.force_exclude)
+    config = with_project(config, files, ui.err)
     if out_dir is not None:
         make_folder(out_dir, o.output)
     cache_dir = (o.cache_dir or default_folder(o.paths)) if config.cache else None

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from hipport.commands.project import with_project
 from hipport.config import Config
 from hipport.model import FileStatus
 
@@ -24,6 +25,7 @@ def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Pat
     out = html.check_folder(out_dir, paths)
     files = discover(paths, config.include, config.exclude, skip=out,
                      force_exclude=config.force_exclude)
+    config = with_project(config, files, ui.err)
     with lock.hold([out], ui.err):
         with ui.progress("reporting") as progress:
             result = engine.run(files, config, engine.EVERYTHING, cache_dir=cache_dir, progress=progress)

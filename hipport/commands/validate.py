@@ -7,6 +7,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from hipport.commands.project import with_project
 from hipport.config import Config
 from hipport.ui import UI
 from hipport.validate import Options, Validation
@@ -15,6 +16,12 @@ from hipport.validate.views import render_json, render_sarif, render_text
 
 
 def validate(opts: Options, cfg: Config, ui: UI, fmt: str, quiet: bool, report: Path | None) -> int:
+    from hipport.workspace import discover
+
+    # The port is analysed with the project's include folders, as lint and port analyse it.
+    roots = list(opts.paths) or ([opts.ported] if opts.ported else [])
+    # (validate notes the values it leaves out itself, once)
+    cfg = with_project(cfg, discover(roots, cfg.include, cfg.exclude) if roots else [], lambda _: None)
     result = do_validate(opts, cfg, progress=ui.progress, log=None if quiet else ui.err)
     if fmt == "json":
         sys.stdout.write(render_json(result.doc))

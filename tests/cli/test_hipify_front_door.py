@@ -78,12 +78,32 @@ def test_print_stats_csv(tmp_path: Path) -> None:
 def test_roc_and_ignored_options_with_notes(tmp_path: Path) -> None:
     src = tmp_path / "r.cu"
     src.write_text("#include <curand.h>\nvoid f(curandGenerator_t *g) { curandCreateGenerator(g, CURAND_RNG_PSEUDO_DEFAULT); }\n")
-    r = hipport("hipify", "-roc", "--amap", "-DX=1", "-I", "inc", "--cuda-path=/usr/local/cuda",
+    r = hipport("hipify", "-roc", "--amap", "-DX=1", "-UY", "-I", "inc", "--cuda-path=/usr/local/cuda",
                 str(src), cwd=tmp_path)
     assert r.returncode == 0, r.stderr.decode()
     assert "rocrand_create_generator(g, ROCRAND_RNG_PSEUDO_DEFAULT);" in r.stdout.decode()
     err = r.stderr.decode()
-    assert "-amap ignored" in err and "-cuda-path ignored" in err and "-D ignored" in err
+    assert "-amap ignored" in err and "-cuda-path ignored" in err and "-U ignored" in err
+    assert "-I inc ignored: no such folder" in err and "-D ignored" not in err  # -D: the HIP build's macros
+
+
+def test_include_folders_and_the_compile_database_reach_the_analysis(tmp_path: Path) -> None:
+    """hipify-clang's -I and -p: a constant from a header only the folder reaches is seen."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "width.h").write_text("#define GROUP 32\n")
+    src = tmp_path / "g.cu"
+    src.write_text('#include "width.h"\n__global__ void k(float* p) {\n  float v = p[threadIdx.x];\n'
+                   "  for (int o = GROUP / 2; o > 0; o /= 2) v += __shfl_down(v, o);\n  p[0] = v;\n}\n")
+    without = hipport("hipify", str(src), cwd=tmp_path).stdout.decode()
+    assert "__shfl_down(v, o);" in without
+    with_i = hipport("hipify", "-I", "inc", str(src), cwd=tmp_path).stdout.decode()
+    assert "__shfl_down(v, o, 32);" in with_i
+    db = tmp_path / "build"
+    db.mkdir()
+    (db / "compile_commands.json").write_text(
+        f'[{{"directory": "{db}", "file": "{src}", "arguments": ["nvcc", "-I{tmp_path / "inc"}", "-c", "{src}"]}}]')
+    with_p = hipport("hipify", "-p", str(db), str(src), cwd=tmp_path).stdout.decode()
+    assert "__shfl_down(v, o, 32);" in with_p
 
 
 def test_exit_codes(tmp_path: Path) -> None:

@@ -151,7 +151,9 @@ class Facts:
     """The facts of one file. The providers fill the attributes below in order; the methods are
     the providers' queries (bound here so that rules keep calling `facts.kinds(node, fn)`)."""
 
-    def __init__(self, src: SourceFile, config: Config, headers: bool = True) -> None:
+    def __init__(self, src: SourceFile, config: Config, headers: bool = True, always: bool = False) -> None:
+        """`always`: gather the facts of a file with no hazard sign too (a header read for its
+        constants)."""
         self.src = src
         self.config = config
         self.data = src.data
@@ -186,6 +188,8 @@ class Facts:
         # headers (read lazily, on the first question; none for a header read for another file)
         self._headers: dict[str, tuple[int, bool]] | None = None if headers else {}
         self._header_names: frozenset[str] = frozenset()
+        self._header_bodies: dict[str, str] = {}  # object-like macros of the included headers
+        self._header_values: dict[str, tuple[int, int]] = {}  # their integer constants
         self._defined_here: frozenset[str] | None = None  # names this file #defines (tree_defines)
         # exprs
         self._bin: dict[int, str] = {}  # the operator of each binary expression, by node id
@@ -199,7 +203,7 @@ class Facts:
         self.calls: list[WarpCall] = []
         self.groups: list[Group] = []
         self._device: list[Func] | None = None
-        self.empty = not might_hold_hazards(self.data)
+        self.empty = not always and not might_hold_hazards(self.data)
         if self.empty:
             return
         self._has_gfx = b"__GFX" in self.data  # once: a search per #define grows with the file
@@ -218,6 +222,8 @@ class Facts:
     eval_text = consts.eval_text
     cval = consts.cval
     header_const = headers.header_const
+    header_body = headers.header_body
+    header_value = headers.header_value
     tree_defines = headers.tree_defines
     call_name = exprs.call_name
     binop = exprs.binop

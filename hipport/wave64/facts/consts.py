@@ -245,9 +245,11 @@ def _eval_text(fx: Facts, text: str, depth: int) -> tuple[int, int] | None:
             bits = max(bits, lit[1])
         elif t[0].isalpha() or t[0] == "_":
             defs = fx.macros.get(t)
-            if not defs:
-                return None
-            v = fx.eval_text(defs[0][1], depth + 1)
+            if defs:
+                v = fx.eval_text(defs[0][1], depth + 1)
+            else:
+                body = fx.header_body(t)
+                v = fx.eval_text(body, depth + 1) if body is not None else fx.header_value(t)
             if v is None:
                 return None
             out.append(str(v[0]))
@@ -356,6 +358,12 @@ def _cval(fx: Facts, node: Node | None, fn: Func | None) -> tuple[int, int, bool
                 if b"const" in head:
                     lit = sx.int_literal(fx.src.text(var.value))
                     return (lit[0], lit[1], False) if lit else None
+        if fn is not None and (name in fn.vars or name in fn.tparams):
+            return None
+        if name not in fx.gvars:
+            hv = fx.header_value(name)  # a constant an included header defines
+            if hv is not None:
+                return hv[0], hv[1], False
         return None
     return None
 

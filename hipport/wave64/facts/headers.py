@@ -8,7 +8,7 @@ pipeline read and keyed the cache on."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from hipport import closure as closuremod
 from hipport.cache import blake2b
@@ -21,57 +21,112 @@ if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
 
 Consts = dict[str, tuple[int, bool]]
-# A header's own constants and macro names, by (path, content digest, config): the same
-# header included by many files of a run is analysed once per worker.
-_OWN: dict[tuple[str, bytes, Config], tuple[Consts, frozenset[str]]] = {}
+# The header's integer constants for the including file's constant expressions (issue 31:
+# `#define GROUP 32` in a header on an include path): object-like macro bodies (evaluated in
+# the including file, so a body naming another header's macro still resolves), and const /
+# constexpr integer variables and enumerators with their value. On AMD: an AMD-only
+# definition wins.
+Bodies = dict[str, str]
+Values = dict[str, tuple[int, int]]
+
+
+class Own(NamedTuple):
+    consts: Consts
+    names: frozenset[str]
+    bodies: Bodies
+    values: Values
+
+
+# A header's own facts, by (path, content digest, config): the same header included by many
+# files of a run is analysed once per worker.
+_OWN: dict[tuple[str, bytes, Config], Own] = {}
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
-def _own_consts(path: str, data: bytes, config: Config) -> tuple[Consts, frozenset[str]]:
+def _own(path: str, data: bytes, config: Config) -> Own:
     """What one header defines itself: warp-size constants, name -> (value on AMD, chosen
-    for AMD: an AMD-only or per-architecture definition); and every macro name it #defines
-    (a tree's own HIP shims: ggml's vendors/hip.h defines `__shfl_xor_sync`)."""
+    for AMD: an AMD-only or per-architecture definition); every macro name it #defines
+    (a tree's own HIP shims: ggml's vendors/hip.h defines `__shfl_xor_sync`); and its integer
+    constants (`Bodies`, `Values`)."""
     key = (path, blake2b(data, digest_size=16).digest(), config)
     hit = _OWN.get(key)
     if hit is not None:
         return hit
     out: Consts = {}
+    bodies: Bodies = {}
+    values: Values = {}
     names = frozenset(m.group(1).decode() for m in _DEFINE.finditer(data))
-    if might_hold_hazards(data) or b"define" in data:
+    if might_hold_hazards(data) or b"define" in data or b"const" in data or b"enum" in data:
         from hipport.wave64.facts import Facts  # (the façade builds these providers)
 
-        h = Facts(SourceFile(path, data), config, headers=False)
-        for name, defs in h.consts.items():
+        h = Facts(SourceFile(path, data), config, headers=False, always=True)
+        for name, cdefs in h.consts.items():
             v = h.const_value(name)
             if v is not None:
-                out[name] = (v, any(d.amd_only for d in defs) or name in h.arch_macros)
+                out[name] = (v, any(d.amd_only for d in cdefs) or name in h.arch_macros)
         for name in h.arch_macros:
             out.setdefault(name, (64, True))
-    _OWN[key] = out, names
-    return out, names
+        for name, defs in h.macros.items():
+            chosen = next((d for d in defs if d.amd_only), defs[0])
+            if chosen.text and not (h.inactive and h.is_inactive(chosen.node.start_byte)):
+                bodies[name] = chosen.text
+        for name, var in h.gvars.items():
+            head = h.data[var.decl.start_byte:var.decl.end_byte]
+            if var.value is not None and b"const" in head and not (var.is_array or var.is_pointer):
+                cv = h.cval(var.value, None)
+                if cv is not None:
+                    values[name] = cv[0], cv[1]
+        values.update(_enumerators(h))
+    own = _OWN[key] = Own(out, names, bodies, values)
+    return own
 
 
-def _header_consts(cl: Closure, path: str, config: Config, depth: int,
-                   busy: set[str]) -> tuple[Consts, frozenset[str]]:
+def _enumerators(h: Facts) -> Values:
+    """The header's top-level enumerators with an integer literal value."""
+    from hipport.wave64 import syntax as sx
+
+    out: Values = {}
+    for item in h.top_items:
+        spec = item if item.type == "enum_specifier" else next(
+            (c for c in item.named_children if c.type == "enum_specifier"), None)
+        body = spec.child_by_field_id(sx.F_BODY) if spec is not None else None
+        for e in (body.named_children if body is not None else ()):
+            n, v = e.child_by_field_id(sx.F_NAME), e.child_by_field_id(sx.F_VALUE)
+            if e.type == "enumerator" and n is not None and v is not None and v.type == "number_literal":
+                lit = sx.int_literal(h.src.text(v))
+                if lit:
+                    out[h.src.text(n)] = lit
+    return out
+
+
+_NONE = Own({}, frozenset(), {}, {})
+
+
+def _header_consts(cl: Closure, path: str, config: Config, depth: int, busy: set[str]) -> Own:
     """What a header and the headers it includes (to the closure's depth) define; the
     nearer definition wins."""
     data = cl.found.get(path)
     if data is None or path in busy:  # not read (too large, unreadable), or an include cycle
-        return {}, frozenset()
-    consts, names = _own_consts(path, data, config)
-    if depth < closuremod.LEVELS:
-        busy.add(path)
-        consts = dict(consts)
-        for spec in closuremod.specs(data):
-            sub = cl.resolve(path, spec)
-            if sub is None:
-                continue
-            sub_consts, sub_names = _header_consts(cl, sub, config, depth + 1, busy)
-            for k, v in sub_consts.items():
-                consts.setdefault(k, v)
-            names |= sub_names
-        busy.discard(path)
-    return consts, names
+        return _NONE
+    own = _own(path, data, config)
+    if depth >= closuremod.LEVELS:
+        return own
+    busy.add(path)
+    consts, names, bodies, values = dict(own.consts), own.names, dict(own.bodies), dict(own.values)
+    for spec in closuremod.specs(data):
+        sub = cl.resolve(path, spec)
+        if sub is None:
+            continue
+        below = _header_consts(cl, sub, config, depth + 1, busy)
+        for k, v in below.consts.items():
+            consts.setdefault(k, v)
+        for k, b in below.bodies.items():
+            bodies.setdefault(k, b)
+        for k, w in below.values.items():
+            values.setdefault(k, w)
+        names |= below.names
+    busy.discard(path)
+    return Own(consts, names, bodies, values)
 
 
 def header_const(fx: Facts, name: str) -> tuple[int, bool] | None:
@@ -80,6 +135,22 @@ def header_const(fx: Facts, name: str) -> tuple[int, bool] | None:
     include root gives it), following includes three levels deep; None when none defines it."""
     _load_headers(fx)
     return fx._headers.get(name) if fx._headers is not None else None
+
+
+def header_body(fx: Facts, name: str) -> str | None:
+    """The body of an object-like macro an included header defines (None: none does)."""
+    _load_headers(fx)
+    return fx._header_bodies.get(name)
+
+
+def header_value(fx: Facts, name: str) -> tuple[int, int] | None:
+    """(value, bits) of an integer constant an included header defines: a macro whose body
+    evaluates here, a const/constexpr variable or an enumerator."""
+    _load_headers(fx)
+    body = fx._header_bodies.get(name)
+    if body is not None:
+        return fx.eval_text(body, 1)
+    return fx._header_values.get(name)
 
 
 def tree_defines(fx: Facts, name: str) -> bool:
@@ -100,6 +171,8 @@ def _load_headers(fx: Facts) -> None:
         return
     fx._headers = {}
     names: set[str] = set()
+    bodies: Bodies = {}
+    values: Values = {}
     cl = closuremod.of(fx.src)
     specs = [m.group(1).decode(errors="replace") for m in closuremod.INCLUDE.finditer(fx.data)
              if not (fx.inactive and fx.is_inactive(m.start()))]
@@ -107,8 +180,14 @@ def _load_headers(fx: Facts) -> None:
         path = cl.resolve(cl.path, spec)
         if path is None:
             continue
-        consts, defined = _header_consts(cl, path, fx.config, 0, set())
-        for k, v in consts.items():
+        got = _header_consts(cl, path, fx.config, 0, set())
+        for k, v in got.consts.items():
             fx._headers.setdefault(k, v)
-        names |= defined
+        for k, b in got.bodies.items():
+            bodies.setdefault(k, b)
+        for k, w in got.values.items():
+            values.setdefault(k, w)
+        names |= got.names
     fx._header_names = frozenset(names)
+    fx._header_bodies = bodies
+    fx._header_values = values
