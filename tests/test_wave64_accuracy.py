@@ -11,8 +11,6 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "wave64_accuracy.py"
 
@@ -135,8 +133,6 @@ why = "warp id by WARP_SZ, 32 in inc/warp.cuh"
 """
 
 
-@pytest.mark.xfail(strict=True, reason="issue 31: a header's WARP_SZ 32 only vetoes reports today; a file with no "
-                   "cross-lane operation of its own is not analysed for a named width (nccl, mlx misses)")
 def test_project_context_finds_a_width_only_a_header_defines(tmp_path: Path) -> None:
     base, labels = _corpora(tmp_path)
     (base / "repo" / "inc" / "warp.cuh").write_text(RECALL_HEADER)

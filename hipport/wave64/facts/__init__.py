@@ -222,6 +222,7 @@ class Facts:
     eval_text = consts.eval_text
     cval = consts.cval
     header_const = headers.header_const
+    header_consts = headers.header_consts
     header_body = headers.header_body
     header_value = headers.header_value
     tree_defines = headers.tree_defines

@@ -208,10 +208,14 @@ def external_const(fx: Facts, name: str, fn: Func | None) -> bool:
 
 
 def const_value(fx: Facts, name: str) -> int | None:
-    """The value a warp-size constant takes on AMD (an AMD-only definition wins)."""
+    """The value a warp-size constant takes on AMD (an AMD-only definition wins): this file's,
+    else an included header's."""
     defs = fx.consts.get(name)
     if not defs:
-        return None
+        if name in fx.macros or name in fx.gvars:
+            return None  # the file's own definition, not a warp-size constant, hides the header's
+        h = fx.header_const(name)
+        return h[0] if h is not None else None
     for d in defs:
         if d.amd_only:
             return d.value
@@ -397,6 +401,10 @@ def find_identifier_uses(fx: Facts) -> None:
                         or n in fx.arch_macros}
     names = ["warpSize", "__AMDGCN_WAVEFRONT_SIZE__", "__AMDGCN_WAVEFRONT_SIZE"]
     names += [n for n in fx.consts] + sorted(fx.aliases | fx.wave_macros)
+    # Warp-size constants of the included headers, used here (`tid / WARP_SIZE` with
+    # `#define WARP_SIZE 32` in a header on an include path) and not defined here.
+    names += sorted(n for n in fx.header_consts() if n not in fx.consts and n not in fx.macros
+                    and n not in fx.gvars and n.encode() in fx.data)
     hits = word_hits(fx.data, names)
     if hits is None:
         pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")

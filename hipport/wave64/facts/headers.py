@@ -137,6 +137,12 @@ def header_const(fx: Facts, name: str) -> tuple[int, bool] | None:
     return fx._headers.get(name) if fx._headers is not None else None
 
 
+def header_consts(fx: Facts) -> Consts:
+    """The warp-size constants of the included headers: name -> (value on AMD, chosen for AMD)."""
+    _load_headers(fx)
+    return fx._headers or {}
+
+
 def header_body(fx: Facts, name: str) -> str | None:
     """The body of an object-like macro an included header defines (None: none does)."""
     _load_headers(fx)
