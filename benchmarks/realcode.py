@@ -49,8 +49,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hipport.linemap import LineMap  # noqa: E402
+from hipport.source import SourceFile, function_lines  # noqa: E402
 from hipport.validate import toolchains  # noqa: E402
 from hipport.validate.driver import Toolchain  # noqa: E402
+from hipport.validate.errors_map import TARGET_MSG  # noqa: E402
 from hipport.validate.site import Site  # noqa: E402
 from hipport.validate.unitclass import package_of  # noqa: E402
 
@@ -244,6 +246,10 @@ def classify(o: Outcome, missing: str | None, findings: dict[str, list[int]],
             line = LineMap.from_texts(orig_file.read_bytes(), ported_file.read_bytes()).original_location(line).line
         if any(abs(fl - line) <= 1 for fl in lines):
             return "flagged"
+        if TARGET_MSG.search(o.first) and orig_file.is_file():  # found in the inlined body
+            span = function_lines(SourceFile(rel, orig_file.read_bytes()), line)
+            if span and any(span[0] <= fl <= span[1] for fl in lines):
+                return "flagged"
     return "unflagged"
 
 

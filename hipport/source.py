@@ -222,3 +222,18 @@ def asm_template(src: SourceFile, asm: Node) -> str:
         else:
             stack.extend(n.children)
     return "".join(t for _, t in sorted(parts)).replace("\\n", " ").replace("\\t", " ").strip()
+
+
+def function_lines(src: SourceFile, line: int) -> tuple[int, int] | None:
+    """The first and last line (1-based) of the function whose definition starts on `line` or
+    the line before it: a compiler's backend reports an error in inlined code there."""
+    stack = [src.root]
+    while stack:
+        n = stack.pop()
+        first, last = n.start_point[0] + 1, n.end_point[0] + 1
+        if last < line - 1 or first > line:
+            continue
+        if n.type == "function_definition" and line - 1 <= first <= line:
+            return first, last
+        stack.extend(n.children)
+    return None

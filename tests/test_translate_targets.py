@@ -87,3 +87,40 @@ def test_the_table_is_what_hip64_compiles(arch: str) -> None:
         listed = any(arch in lack.targets and name in lack.functions for lack in lacks())
         proc = hip64.compile64(unit(call), arch=arch, codegen=True)
         assert (proc.returncode != 0) == listed, f"{name} on {arch}: {hip64.errors(proc) or 'compiles'}"
+
+
+def test_the_backends_placeless_error_is_a_target_diagnostic() -> None:
+    from hipport.validate import errors_map
+
+    out = ("fatal error: error in backend: requested image instruction is not supported on this GPU\n"
+           "clang: error: clang frontend command failed with exit code 70 (use -v to see invocation)\n")
+    d = errors_map.parse(out)[0]
+    assert d.line is None and errors_map.classify(d) == errors_map.TARGET
+
+
+def _validate(tmp_path: Path, *args: str) -> str:
+    from tests.conftest import hipport
+
+    (tmp_path / "lod.cu").write_bytes(BODY)
+    r = hipport("validate", "lod.cu", "--no-cache", "--offload-arch", "gfx90a", *args, cwd=tmp_path,
+                env={"HIP_PLATFORM": "amd"})
+    assert r.returncode == 1, r.stdout.decode() + r.stderr.decode()
+    return r.stdout.decode()
+
+
+@pytest.mark.hipcc
+def test_validate_compiles_such_units_in_full_and_names_hp020_hip52(tmp_path: Path) -> None:
+    """-fsyntax-only passes tex2DLod for gfx90a: validate compiles the unit through the backend,
+    whose placeless error (HIP 5.2) is the unit's, explained by the port's HP020."""
+    out = _validate(tmp_path)
+    assert "1 flagged by hipport, 0 unexpected" in out and "HP020" in out, out
+
+
+@pytest.mark.rocm64
+def test_validate_names_hp020_for_the_function_the_backend_points_at_hip64(tmp_path: Path) -> None:
+    """HIP 6.4's backend points at the kernel's first line: the HP020 inside it explains it."""
+    from tests import hip64
+
+    hip64.require()
+    out = _validate(tmp_path, "--toolchain", "hip-6.4", "--rocm", "6.4")
+    assert "1 flagged by hipport, 0 unexpected" in out and "lod.cu:2: HP020" in out, out

@@ -10,7 +10,7 @@ from pathlib import Path
 from hipport.errors import HipportError
 from hipport.paths import rules_dir
 
-_KEYS = {"targets", "what", "error", "functions"}
+_KEYS = {"targets", "what", "error", "found_by", "functions"}
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -19,6 +19,7 @@ class Lack:
     targets: frozenset[str]  # --offload-arch processor names
     what: str
     error: str
+    backend: bool  # only a full compile (code generation) shows it
     functions: frozenset[str]
 
 
@@ -39,7 +40,10 @@ def lacks(root: str | None = None) -> tuple[Lack, ...]:
         names = row["functions"] + row["targets"]
         if not all(isinstance(n, str) and _WORD.fullmatch(n) for n in names):
             raise HipportError(f"{where}: targets and functions are identifiers", path)
-        out.append(Lack(frozenset(row["targets"]), str(row["what"]), str(row["error"]), frozenset(row["functions"])))
+        if row["found_by"] not in ("backend", "front end"):
+            raise HipportError(f'{where}: found_by is "backend" or "front end"', path)
+        out.append(Lack(frozenset(row["targets"]), str(row["what"]), str(row["error"]),
+                        row["found_by"] == "backend", frozenset(row["functions"])))
     return tuple(out)
 
 

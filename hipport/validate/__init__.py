@@ -119,6 +119,9 @@ def _explainer(trees: list[PortedTree], config: Config) -> Callable[[Diagnostic,
 
     def explain(d: Diagnostic, entry: Entry | None) -> None:
         findings: tuple = ()
+        if entry is not None and d.line is None and d.category == errors_map.TARGET and entry.result is not None:
+            # the backend names no place: what the port said of the target anywhere in the unit
+            findings = tuple(f for f in entry.result.findings if f.rule == HP.UNSUPPORTED_ON_TARGET)
         if entry is not None and d.line is not None:
             res = entry.result
             if res is None:
@@ -128,7 +131,12 @@ def _explainer(trees: list[PortedTree], config: Config) -> Callable[[Diagnostic,
                         res = e2.result
                         break
             if res is not None:
-                findings = tuple(f for f in res.findings if f.span.line <= d.line <= f.span.end_line)
+                lines = (d.line, d.line)
+                if d.category == errors_map.TARGET and res.original is not None:  # the whole function
+                    from hipport.source import SourceFile, function_lines
+
+                    lines = function_lines(SourceFile(res.path, res.original), d.line) or lines
+                findings = tuple(f for f in res.findings if f.span.line <= lines[1] and lines[0] <= f.span.end_line)
         d.rule = errors_map.explain(d, Explainer(findings, lookup, config.floor), known_w or None)
 
     return explain

@@ -108,11 +108,12 @@ Explain = Callable[[Diagnostic, Entry | None], None]
 
 
 def map_diagnostics(diags: list[Diagnostic], tree: PortedTree, cwd: Path | None,
-                    explain: Explain | None = None, tool: str = "") -> list[Diagnostic]:
-    """Fill in each diagnostic's original file and line, source text, category and rule."""
+                    explain: Explain | None = None, tool: str = "", unit: Entry | None = None) -> list[Diagnostic]:
+    """Fill in each diagnostic's original file and line, source text, category and rule; one
+    that names no place (the backend's) is the compiled `unit`'s."""
     for d in diags:
         d.tool = tool
-        entry: Entry | None = None
+        entry: Entry | None = None if d.ported_file else unit
         if d.ported_file:
             hit = tree.locate(d.ported_file, d.ported_line, d.ported_column, cwd)
             if hit is None:  # in a system or emulator header: where the project code reached it
@@ -157,8 +158,18 @@ def _line_of(path: Path, line: int) -> str:
 
 # The precompiled header itself was refused: check the plain way.
 _PCH_TROUBLE = re.compile(r"PCH file|precompiled header|pch", re.I)
-# Inline assembly is checked by the backend only: a unit that has some is compiled in full.
+# Inline assembly is checked by the backend only: a unit that has some is compiled in full. So
+# are units that call a device function some target lacks the instructions for (HP020's table,
+# rules/targets/device.toml): gfx90a fails `tex2DLod` in the backend only.
 _ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
+
+
+@functools.cache
+def _backend_checked() -> re.Pattern[bytes]:
+    from hipport.rules.targets import lacks
+
+    names = sorted({f for lack in lacks() if lack.backend for f in lack.functions})
+    return re.compile(rb"\b(?:asm|__asm__|__asm|" + b"|".join(n.encode() for n in names) + rb")\b")
 
 
 def compile_one(tc: Toolchain, entry: Entry, arch: str, flags: list[str], tree: PortedTree,
@@ -204,7 +215,7 @@ def compile_one(tc: Toolchain, entry: Entry, arch: str, flags: list[str], tree: 
     if rc == 0:
         return ArchResult(PASS, secs, "", [], site.command(cmd), cached=hit is not None)
     diags = _from_site(errors_map.parse(out), site)
-    map_diagnostics(diags, tree, entry.copy.parent, explain, f"{tc.name} {arch}")
+    map_diagnostics(diags, tree, entry.copy.parent, explain, f"{tc.name} {arch}", entry)
     reason = ""
     if not diags:
         tail = [x for x in out.splitlines() if x.strip()][-3:]
@@ -370,7 +381,7 @@ def _has_asm(deps: list[str], tree: PortedTree) -> bool:
         if d.startswith(root):
             try:
                 with open(d, "rb") as f:
-                    if _ASM.search(f.read()):
+                    if _backend_checked().search(f.read()):
                         return True
             except OSError:
                 continue

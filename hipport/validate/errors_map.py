@@ -25,8 +25,12 @@ from hipport.registry import HP, W
 MISSING = "missing-header-or-library"
 WARP = "warp-size"
 UNSUPPORTED = "unsupported-api"
+TARGET = "unsupported-on-target"
 OTHER = "other"
-CATEGORIES = (MISSING, WARP, UNSUPPORTED, OTHER)
+CATEGORIES = (MISSING, WARP, UNSUPPORTED, TARGET, OTHER)
+# The target lacks what the code needs: the backend reports it at the function (where the call
+# was inlined), or HIP marks the function unavailable for the target (`__hip_img_chk__`).
+TARGET_MSG = re.compile(r"not supported on this GPU|API not supported on the device|error in backend")
 
 # clang / gcc: "path:line:col: error: message"; nvcc (EDG): "path(line): error: message"
 _CLANG = re.compile(r"^(?P<path>[^\s:][^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?\s*"
@@ -38,6 +42,7 @@ _GAS = re.compile(r"^(?P<path>[^\s:][^:\n]*?):(?P<line>\d+):\s*(?P<sev>Error|War
 _TOOL = re.compile(r"^(?P<tool>(?:[\w./+-]*/)?(?:clang(?:\+\+)?(?:-\d+)?|ld(?:\.lld|\.gold|\.bfd)?|lld|"
                    r"collect2|nvcc|nvlink|hipcc|g\+\+|gcc|c\+\+|/usr/bin/ld)(?:\.exe)?):\s*"
                    r"(?:(?P<sev>fatal error|error|warning)\s*:\s*)?(?P<msg>.*)$")
+_BARE = re.compile(r"^(?P<sev>fatal error|error):\s*(?P<msg>error in backend:.*)$")
 _REQUIRED = re.compile(r"^(?P<path>[^\s:][^:\n]*?):(?P<line>\d+):(?:(?P<col>\d+):)?\s+(?:recursively )?required (?:from|by)\b")
 _IN_WHAT = re.compile(r"^[^\s:][^:\n]*?: In (?:instantiation of|function|member function|static member function|"
                       r"constructor|destructor|lambda function|substitution of)\b")
@@ -182,6 +187,11 @@ def parse(output: str, keep_warnings: bool = False) -> list[Diagnostic]:
             last = Diagnostic(sev, msg)
             diags.append(last)
             continue
+        b = _BARE.match(line)
+        if b:  # the backend names no place (`fatal error: error in backend: ...`)
+            last = Diagnostic(b.group("sev"), b.group("msg").strip())
+            diags.append(last)
+            continue
         u = _UNDEF_REF.search(line)
         if u and "undefined reference" in line:
             last = Diagnostic("error", line.strip())
@@ -212,6 +222,8 @@ def classify(d: Diagnostic) -> str:
     name = identifier(msg) or ""
     if _MISSING_MSG.search(msg):
         return MISSING
+    if TARGET_MSG.search(msg):
+        return TARGET
     if _WARP_NAMES.search(name) or _WARP_NAMES.search(msg) or _WARP_MSG.search(msg):
         return WARP
     if name and _WARP_NAMES.fullmatch(name):
@@ -256,6 +268,10 @@ def explain(d: Diagnostic, ex: Explainer, known_rules: Iterable[str] | None = No
         hdr = [f for f in fs if f.rule == HP.UNMAPPED_HEADER]
         if hdr:
             return hdr[0].rule
+    if d.category == TARGET:
+        tgt = [f for f in fs if f.rule == HP.UNSUPPORTED_ON_TARGET]
+        if tgt:
+            return tgt[0].rule
     known = set(known_rules) if known_rules is not None else None
     if d.category == UNSUPPORTED and name:
         m = ex.lookup(name) if ex.lookup else None
