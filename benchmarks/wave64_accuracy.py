@@ -15,7 +15,7 @@ a clean line, or a second report of the same rule on one line, is a false positi
 lines nobody labelled are counted as unjudged, not scored. `--context file` analyses each file
 alone (no header seen); `--context project` (the default) as `hipport lint` reads it: with its
 include closure, the headers beside and above it and in its repository's `include` folders (the
-labels' [repos.*] tables). The repositories' `hip_defines` are not applied (no Config holds them).
+labels' [repos.*] tables), and the macros its HIP build defines (`hip_defines`, as `-D`).
 Scores are printed per repository and per label `context` (what a verdict depends on), so the
 classes still missed are visible.
 
@@ -109,6 +109,7 @@ def analyse(base: Path, path: str, context: str, repos: dict[str, dict],
     the repository's include folders, made absolute under `base`)."""
     file = base / path
     data = file.read_bytes()
+    config = Config()
     if context == "file":
         src = SourceFile(str(file), data)
     else:
@@ -117,7 +118,8 @@ def analyse(base: Path, path: str, context: str, repos: dict[str, dict],
         fi = inputs.resolve(str(file), path, role_of(file, data[:65536]), data, rel=path.split("/", 1)[-1],
                             include_dirs=dirs, memo=memo.setdefault(repo, {}))
         src = SourceFile(path, data, closure=fi.closure)
-    return Counter((f.rule, f.span.line) for f in run(src, Config()))
+        config = replace(config, defines=tuple(repos.get(repo, {}).get("hip_defines", [])))
+    return Counter((f.rule, f.span.line) for f in run(src, config))
 
 
 def score_real(base: Path, labels: Path = LABELS, context: str = "project") -> Real:

@@ -69,10 +69,17 @@ _TOKENS = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*)|(&&|\
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
+# The project's own platform macros (issue 31): name -> (class, value on AMD), from the macros
+# the HIP build defines (-D, `defines`) and those the included headers define only in a branch
+# one platform compiles (`#if defined(__HIP_PLATFORM_AMD__) ... #define PROJ_HIP 1`).
+Project = frozenset[tuple[str, str, int | None]]
+NO_PROJECT: Project = frozenset()
+
+
 class _Parser:
     """A recursive-descent evaluator of #if expressions over Tri values."""
 
-    def __init__(self, text: str, config: str) -> None:
+    def __init__(self, text: str, config: str, project: Project = NO_PROJECT) -> None:
         self.toks: list[tuple[str, str]] = []
         text = _COMMENT.sub(" ", text).replace("\\\n", " ")
         pos = 0
@@ -92,6 +99,11 @@ class _Parser:
         self.i = 0
         self.config = config
         self.table = platforms()
+        self.project = {name: (cls, value) for name, cls, value in project}
+
+    def kind(self, name: str) -> str | None:
+        got = self.project.get(name)
+        return got[0] if got is not None else self.table.kind(name)
 
     def peek(self) -> str:
         return self.toks[self.i][1] if self.i < len(self.toks) else ""
@@ -174,8 +186,8 @@ class _Parser:
                     raise ValueError(name)
                 if paren and self.take()[1] != ")":
                     raise ValueError(")")
-                cls = self.table.kind(name)
-                if cls is None or name in self.table.defined_unknown:
+                cls = self.kind(name)
+                if cls is None or name in self.table.defined_unknown and name not in self.project:
                     return None
                 return _DEFINED[self.config][cls]
             if self.peek() == "(":  # a function-like macro: unknown
@@ -186,6 +198,9 @@ class _Parser:
                     if depth == 0:
                         break
                 return None
+            got = self.project.get(tok)
+            if got is not None:  # a project macro: its value on AMD, 0 (undefined) on CUDA
+                return _VALUE[self.config][got[0]] if self.config == "cuda" or got[1] is None else got[1]
             cls = self.table.kind(tok)
             if cls is not None:
                 return _VALUE[self.config][cls]
@@ -207,19 +222,20 @@ def _apply(op: str, a: Tri, b: Tri) -> Tri:
 
 
 @cache
-def evaluate(text: str, config: str) -> Tri:
+def evaluate(text: str, config: str, project: Project = NO_PROJECT) -> Tri:
     """The value of an #if expression in the `cuda` or `amd` configuration (None: unknown)."""
     try:
-        return _Parser(text, config).parse()
+        return _Parser(text, config, project).parse()
     except (ValueError, IndexError, RecursionError):
         return None
 
 
 @cache
-def names_platform(text: str) -> bool:
-    """True when the expression names a macro of the platform table."""
+def names_platform(text: str, project: Project = NO_PROJECT) -> bool:
+    """True when the expression names a macro of the platform table or a project one."""
     table = platforms()
-    return any(table.kind(w) is not None for w in re.findall(r"[A-Za-z_]\w*", _COMMENT.sub(" ", text)))
+    own = {name for name, _, _ in project}
+    return any(table.kind(w) is not None or w in own for w in re.findall(r"[A-Za-z_]\w*", _COMMENT.sub(" ", text)))
 
 
 def _not(v: Tri) -> Tri:
@@ -232,16 +248,16 @@ def _and(a: Tri, b: Tri) -> Tri:
     return 1 if a is not None and b is not None else None
 
 
-def classify_chain(conds: list[str | None]) -> list[str | None]:
+def classify_chain(conds: list[str | None], project: Project = NO_PROJECT) -> list[str | None]:
     """The class of each branch of a chain: `conds` holds each branch's condition in order (as an
-    `#if` expression; None for `#else`)."""
+    `#if` expression; None for `#else`); `project` the project's own platform macros."""
     out: list[str | None] = []
     prev: dict[str, Tri] = {"cuda": 1, "amd": 1}  # no earlier branch taken
-    named = any(c is not None and names_platform(c) for c in conds)
+    named = any(c is not None and names_platform(c, project) for c in conds)
     for c in conds:
         taken = {}
         for cfg in ("cuda", "amd"):
-            v = 1 if c is None else evaluate(c, cfg)
+            v = 1 if c is None else evaluate(c, cfg, project)
             taken[cfg] = _and(prev[cfg], None if v is None else int(bool(v)))
             prev[cfg] = _and(prev[cfg], _not(None if v is None else int(bool(v))) if c is not None else 0)
         if taken["amd"] == 0:

@@ -190,6 +190,8 @@ class Facts:
         self._header_names: frozenset[str] = frozenset()
         self._header_bodies: dict[str, str] = {}  # object-like macros of the included headers
         self._header_values: dict[str, tuple[int, int]] = {}  # their integer constants
+        self._header_platform: dict[str, tuple[str, int | None]] = {}  # their platform macros
+        self._project: frozenset[tuple[str, str, int | None]] | None = None  # project_platform
         self._defined_here: frozenset[str] | None = None  # names this file #defines (tree_defines)
         # exprs
         self._bin: dict[int, str] = {}  # the operator of each binary expression, by node id
@@ -223,6 +225,7 @@ class Facts:
     cval = consts.cval
     header_const = headers.header_const
     header_consts = headers.header_consts
+    project_platform = headers.project_platform
     header_body = headers.header_body
     header_value = headers.header_value
     tree_defines = headers.tree_defines

@@ -193,9 +193,9 @@ def consts_in_decl(fx: Facts, item: Node, fn: Func | None) -> None:
 
 
 def external_const(fx: Facts, name: str, fn: Func | None) -> bool:
-    """A warp-size name this file uses but does not define (a macro from a header): 32 on CUDA."""
-    if not _external_name(name):
-        return False
+    """A warp-size constant this file uses but does not define: 32 on CUDA. One an included
+    header defines, whatever its spelling (moderngpu's `enum { warp_size = 32 }`), or, where no
+    header read defines it, a name shaped like one (`WARP_SIZE`, `kWarpSize`)."""
     if name in fx.macros or name in fx.gvars or name in fx.consts or name.startswith("__") \
             or name == "warpSize" or platform.platforms().kind(name) is not None:
         return False  # (HIPPORT_WAVE_SIZE and the like are per-architecture wave sizes)
@@ -204,7 +204,7 @@ def external_const(fx: Facts, name: str, fn: Func | None) -> bool:
     h = fx.header_const(name)
     if h is not None:  # defined in an included header: 32 there, and not chosen for AMD
         return h[0] == 32 and not h[1]
-    return True
+    return _external_name(name)
 
 
 def const_value(fx: Facts, name: str) -> int | None:

@@ -41,6 +41,15 @@ def find_qualifier_macros(fx: Facts) -> None:
             fx.qual_macros.setdefault(m.group(1).decode(), set()).update(qual)
 
 
+def _header_quals(fx: Facts, name: str) -> set[str]:
+    """The qualifiers a declaration macro an included header defines expands to
+    (`#define MGPU_DEVICE __device__ __forceinline__` in moderngpu's meta.hxx)."""
+    body = fx.header_body(name)
+    if body is None or "__" not in body:
+        return set()
+    return {q for q in ("__global__", "__device__", "__host__") if q in body.split()}
+
+
 def index_functions(fx: Facts) -> None:
     """Functions by name (`by_name`) and by byte range (for `func_at`)."""
     for fn in fx.funcs:
@@ -119,9 +128,10 @@ def _add_function(fx: Facts, node: Node, top: Node, tparams: dict[str, Node]) ->
     quals: set[str] = set()
     if fx.data.find(b"__global__", start, end) >= 0 or fx.data.find(b"__device__", start, end) >= 0:
         quals = {c.type for c in children(node) if not c.is_named}  # building children costs more
-    if not quals and fx.qual_macros:  # `#define DEVICE_FUNCTION static inline __device__`
+    if not quals:  # `#define DEVICE_FUNCTION static inline __device__`, here or in a header
         for w in WORD.findall(fx.data, start, end):
-            quals |= fx.qual_macros.get(w.decode(), set())
+            name = w.decode()
+            quals |= fx.qual_macros.get(name) or _header_quals(fx, name)
     space: Space
     if "__global__" in quals:
         space = "global"

@@ -14,6 +14,7 @@ from hipport import closure as closuremod
 from hipport.cache import blake2b
 from hipport.closure import Closure
 from hipport.config import Config
+from hipport.wave64 import platform as platformmod
 from hipport.source import SourceFile
 from hipport.wave64.facts.names import might_hold_hazards
 
@@ -30,11 +31,18 @@ Bodies = dict[str, str]
 Values = dict[str, tuple[int, int]]
 
 
+# Macros a header defines only in branches one platform compiles: name -> ("amd" | "nvidia",
+# value on AMD or None). `#if defined(__HIP_PLATFORM_AMD__) ... #define PROJ_HIP 1` makes
+# PROJ_HIP a platform macro of the project, as __HIP_PLATFORM_AMD__ is one of HIP's.
+Platform = dict[str, tuple[str, int | None]]
+
+
 class Own(NamedTuple):
     consts: Consts
     names: frozenset[str]
     bodies: Bodies
     values: Values
+    platform: Platform
 
 
 # A header's own facts, by (path, content digest, config): the same header included by many
@@ -55,6 +63,7 @@ def _own(path: str, data: bytes, config: Config) -> Own:
     out: Consts = {}
     bodies: Bodies = {}
     values: Values = {}
+    platform: Platform = {}
     names = frozenset(m.group(1).decode() for m in _DEFINE.finditer(data))
     if might_hold_hazards(data) or b"define" in data or b"const" in data or b"enum" in data:
         from hipport.wave64.facts import Facts  # (the façade builds these providers)
@@ -77,8 +86,30 @@ def _own(path: str, data: bytes, config: Config) -> Own:
                 if cv is not None:
                     values[name] = cv[0], cv[1]
         values.update(_enumerators(h))
-    own = _OWN[key] = Own(out, names, bodies, values)
+        if h.amd_only or h.inactive:
+            platform = _platform_macros(h)
+    own = _OWN[key] = Own(out, names, bodies, values, platform)
     return own
+
+
+_DEFINE_VALUE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:[ \t]+(\d+))?[ \t]*(?://[^\n]*|/\*.*?\*/)?$", re.M)
+
+
+def _platform_macros(h: Facts) -> Platform:
+    """The macros every definition of which lies in a branch only AMD compiles ("amd", with
+    its value when a number) or only CUDA does ("nvidia")."""
+    where: dict[str, set[str]] = {}
+    value: dict[str, int | None] = {}
+    for m in _DEFINE.finditer(h.data):
+        name = m.group(1).decode()
+        pos = m.start()
+        side = "nvidia" if h.inactive and h.is_inactive(pos) else (
+            "amd" if h.amd_only and h.is_amd_only(pos) else "both")
+        where.setdefault(name, set()).add(side)
+        if side == "amd":
+            v = _DEFINE_VALUE.match(h.data, m.start())
+            value[name] = int(v.group(2)) if v is not None and v.group(2) else None
+    return {n: (next(iter(s)), value.get(n)) for n, s in where.items() if len(s) == 1 and "both" not in s}
 
 
 def _enumerators(h: Facts) -> Values:
@@ -99,7 +130,7 @@ def _enumerators(h: Facts) -> Values:
     return out
 
 
-_NONE = Own({}, frozenset(), {}, {})
+_NONE = Own({}, frozenset(), {}, {}, {})
 
 
 def _header_consts(cl: Closure, path: str, config: Config, depth: int, busy: set[str]) -> Own:
@@ -113,6 +144,7 @@ def _header_consts(cl: Closure, path: str, config: Config, depth: int, busy: set
         return own
     busy.add(path)
     consts, names, bodies, values = dict(own.consts), own.names, dict(own.bodies), dict(own.values)
+    platform = dict(own.platform)
     for spec in closuremod.specs(data):
         sub = cl.resolve(path, spec)
         if sub is None:
@@ -124,9 +156,11 @@ def _header_consts(cl: Closure, path: str, config: Config, depth: int, busy: set
             bodies.setdefault(k, b)
         for k, w in below.values.items():
             values.setdefault(k, w)
+        for k, p in below.platform.items():
+            platform.setdefault(k, p)
         names |= below.names
     busy.discard(path)
-    return Own(consts, names, bodies, values)
+    return Own(consts, names, bodies, values, platform)
 
 
 def header_const(fx: Facts, name: str) -> tuple[int, bool] | None:
@@ -141,6 +175,22 @@ def header_consts(fx: Facts) -> Consts:
     """The warp-size constants of the included headers: name -> (value on AMD, chosen for AMD)."""
     _load_headers(fx)
     return fx._headers or {}
+
+
+def project_platform(fx: Facts) -> platformmod.Project:
+    """The project's platform macros for this file's #if chains: the macros the HIP build
+    defines (`defines`: AMD only, with their value) and the included headers' (see Platform)."""
+    if fx._project is not None:
+        return fx._project
+    out: dict[str, tuple[str, int | None]] = {}
+    if fx.src.closure is not None and fx.src.closure.found:
+        _load_headers(fx)
+        out.update(fx._header_platform)
+    for d in fx.config.defines:
+        name, _, v = d.partition("=")
+        out[name] = ("amd", int(v, 0) if re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", v) else None)
+    fx._project = frozenset((n, c, v) for n, (c, v) in out.items())
+    return fx._project
 
 
 def header_body(fx: Facts, name: str) -> str | None:
@@ -179,6 +229,7 @@ def _load_headers(fx: Facts) -> None:
     names: set[str] = set()
     bodies: Bodies = {}
     values: Values = {}
+    platform: Platform = {}
     cl = closuremod.of(fx.src)
     specs = [m.group(1).decode(errors="replace") for m in closuremod.INCLUDE.finditer(fx.data)
              if not (fx.inactive and fx.is_inactive(m.start()))]
@@ -193,7 +244,10 @@ def _load_headers(fx: Facts) -> None:
             bodies.setdefault(k, b)
         for k, w in got.values.items():
             values.setdefault(k, w)
+        for k, p in got.platform.items():
+            platform.setdefault(k, p)
         names |= got.names
     fx._header_names = frozenset(names)
+    fx._header_platform = platform
     fx._header_bodies = bodies
     fx._header_values = values

@@ -49,7 +49,7 @@ def preproc_branch(fx: Facts, node: Node) -> None:
         else:
             break
         n = n.child_by_field_id(sx.F_ALTERNATIVE)
-    classes = platform.classify_chain([b[0] for b in branches])
+    classes = platform.classify_chain([b[0] for b in branches], fx.project_platform())
     for i, ((_c, start, bnode), cls) in enumerate(zip(branches, classes, strict=True)):
         if cls is None:
             continue
