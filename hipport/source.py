@@ -63,6 +63,10 @@ class SourceFile:
     # The headers it includes, as its FileInput brought them (hipport.inputs); None: none
     # (the passes never look at the disk).
     closure: Closure | None = field(default=None, repr=False, compare=False)
+    # What tree-sitter parses when it is not `data` (hipport.parseview: the declaration macros
+    # of the file and its headers blanked, every offset the same); None: `data`. Made with the
+    # tree.
+    parse_view: bytes | None = field(default=None, repr=False, compare=False)
     # node_at's last answer and every node above it, root first: the next lookup starts from
     # the nearest of them that holds its bytes.
     _path: list[Node] = field(default_factory=list, repr=False)
@@ -83,8 +87,23 @@ class SourceFile:
     @property
     def tree(self) -> tree_sitter.Tree:
         if self._tree is None:
-            self._tree = parser().parse(self.data)
+            from hipport import parseview
+
+            headers = self.closure.found.values() if self.closure is not None else ()
+            self.parse_view = parseview.view(self.data, headers)
+            self._tree = parser().parse(self.parse_view if self.parse_view is not None else self.data)
         return self._tree
+
+    def blanked_before(self, pos: int) -> int:
+        """Where the blanked declaration macros right before `pos` begin (`MGPU_DEVICE` before a
+        function the parse starts at its return type): `pos` when there are none."""
+        view = self.parse_view if self._tree is not None else None
+        if view is None:
+            return pos
+        p = pos
+        while p > 0 and view[p - 1:p] in (b" ", b"\t", b"\n", b"\r"):
+            p -= 1
+        return p if self.data[p:pos].strip() else pos
 
     @property
     def root(self) -> Node:

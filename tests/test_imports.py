@@ -19,7 +19,7 @@ LAYERS: dict[str, int] = {
     "pipeline": 3, "passes": 3, "included": 3, "patch": 3, "pages": 3, "validate": 3, "report": 3,
     "translate": 2, "wave64": 2, "build": 2,
     **{m: 1 for m in ("hipport", "buildid", "portable", "model", "codec", "errors", "paths", "floor", "registry", "config",
-                      "source", "closure", "linemap", "linediff", "edits", "cache", "rules", "workspace",
+                      "source", "parseview", "closure", "linemap", "linediff", "edits", "cache", "rules", "workspace",
                       "interrupt", "gitdiff", "lock", "hipaware", "suppress")},
 }
 NAMES = {5: "the CLI", 4: "commands", 3: "engine, validate and report", 2: "passes", 1: "shared"}

@@ -124,7 +124,7 @@ def scan_top(fx: Facts) -> None:
 
 def _add_function(fx: Facts, node: Node, top: Node, tparams: dict[str, Node]) -> None:
     body = node.child_by_field_id(sx.F_BODY)
-    start, end = node.start_byte, body.start_byte if body is not None else node.end_byte
+    start, end = fx.src.blanked_before(node.start_byte), body.start_byte if body is not None else node.end_byte
     quals: set[str] = set()
     if fx.data.find(b"__global__", start, end) >= 0 or fx.data.find(b"__device__", start, end) >= 0:
         quals = {c.type for c in children(node) if not c.is_named}  # building children costs more

@@ -14,8 +14,8 @@ from hipport import closure as closuremod
 from hipport.cache import blake2b
 from hipport.closure import Closure
 from hipport.config import Config
-from hipport.wave64 import platform as platformmod
 from hipport.source import SourceFile
+from hipport.wave64 import platform as platformmod
 from hipport.wave64.facts.names import might_hold_hazards
 
 if TYPE_CHECKING:
