@@ -44,6 +44,7 @@ from hipport.wave64.facts import (
     loops,
     preproc,
     sites,
+    tiles,
     values,
 )
 from hipport.wave64.facts.data import (
@@ -205,6 +206,7 @@ class Facts:
         self.calls: list[WarpCall] = []
         self.groups: list[Group] = []
         self._device: list[Func] | None = None
+        self._cg: bool | None = None  # the file names cooperative_groups (tiles.uses_cooperative_groups)
         self.empty = not always and not might_hold_hazards(self.data)
         if self.empty:
             return
@@ -240,6 +242,9 @@ class Facts:
     sink32 = evidence.sink32
     device_funcs = groups.device_funcs
     model_of_const = groups.model_of_const
+    tile_mask_sources = tiles.tile_mask_sources
+    tile_size = tiles.tile_size
+    is_group_param = tiles.is_group_param
 
     def var(self, fn: Func, name: str) -> Var | None:
         return fn.vars.get(name) or self.gvars.get(name)

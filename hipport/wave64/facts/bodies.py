@@ -73,7 +73,7 @@ def scan_func(fx: Facts, fn: Func) -> None:
     find = fx.data.find
     for d in nodes.get("declaration", []):
         start, end = d.start_byte, d.end_byte
-        if (find(b"32", start, end) >= 0 or find(b"64", start, end) >= 0) and find(b"const", start, end) >= 0:
+        if find(b"const", start, end) >= 0:  # (a literal 32 or 64, or an alias of a warp-size constant)
             consts.consts_in_decl(fx, d, fn)
 
 

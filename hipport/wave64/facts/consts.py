@@ -134,14 +134,41 @@ def find_consts(fx: Facts) -> None:
         if item.type == "declaration" and not (fx.inactive and fx.is_inactive(item.start_byte)):
             for var in fx.declared_vars(item):  # (a declaration AMD never compiles does not count)
                 fx.gvars[var.name] = var
+    seen: set[int] = set()  # a class template's parameters reach each of its member functions
     for fn in fx.funcs:
         for name, tp in fn.tparams.items():
+            if tp.parent is None or tp.id in seen:
+                continue
+            via = alias_of(fx, tp, fn)
             if tp.type == "number_literal" and is_warp_name(name):
                 lit = sx.int_literal(fx.src.text(tp))
-                if lit and lit[0] in (32, 64) and tp.parent is not None:
+                if lit and lit[0] in (32, 64):
+                    seen.add(tp.id)
                     fx.consts.setdefault(name, []).append(WarpConst(
                         name=name, value=lit[0], kind="template", node=tp.parent, value_node=tp,
                         value_span=(tp.start_byte, tp.end_byte), func=fn))
+            elif via is not None:  # `template <int GROUP_DIM = WARP_SIZE>`
+                seen.add(tp.id)
+                fx.consts.setdefault(name, []).append(WarpConst(
+                    name=name, value=via[1], kind="template", node=tp.parent, value_node=tp,
+                    value_span=(tp.start_byte, tp.end_byte), func=fn, via=via[0]))
+
+
+def alias_of(fx: Facts, value: Node, fn: Func | None) -> tuple[str, int] | None:
+    """(name, value) when `value` is just another warp-size constant (`= WARP_SIZE`), or None: a
+    constant initialised so is an alias, a warp size that follows the one it names."""
+    n = sx.unparen(value)
+    if n.type == "type_descriptor" and n.named_child_count == 1:
+        n = n.named_child(0)
+    if n.type not in ("identifier", "type_identifier"):
+        return None
+    name = fx.src.text(n)
+    if name in fx.arch_macros or name in fx.wave_macros or name in fx.aliases:
+        return None  # a per-architecture wave size: nothing to follow
+    v = const_value(fx, name)
+    if v is None and external_const(fx, name, fn):
+        v = 32
+    return (name, v) if v in (32, 64) else None
 
 
 def _arch_aliases(fx: Facts) -> None:
@@ -182,7 +209,15 @@ def consts_in_decl(fx: Facts, item: Node, fn: Func | None) -> None:
     if b"const" not in head and b"constexpr" not in head:
         return
     for var in fx.declared_vars(item):
-        if var.value is None or var.value.type != "number_literal" or var.is_array or var.is_pointer:
+        if var.value is None or var.is_array or var.is_pointer:
+            continue
+        if var.value.type != "number_literal":
+            via = alias_of(fx, var.value, fn)
+            if via is not None and via[0] != var.name:  # `constexpr int simd_size = WARP_SIZE;`
+                fx.consts.setdefault(var.name, []).append(WarpConst(
+                    name=var.name, value=via[1], kind="variable", node=var.declarator, value_node=var.value,
+                    value_span=(var.value.start_byte, var.value.end_byte), func=fn,
+                    amd_only=bool(fx.amd_only) and fx.is_amd_only(item.start_byte), via=via[0]))
             continue
         lit = sx.int_literal(fx.src.text(var.value))
         if lit and lit[0] in (32, 64) and is_warp_name(var.name):
@@ -327,6 +362,8 @@ def _cval(fx: Facts, node: Node | None, fn: Func | None) -> tuple[int, int, bool
     if node is None:
         return None
     t = node.type
+    if t == "type_descriptor" and node.named_child_count == 1 and node.named_child(0).type == "type_identifier":
+        node, t = node.named_child(0), "identifier"  # `tiled_partition<WARP_SIZE>`: the parser's type reading
     if t == "number_literal":
         lit = sx.int_literal(fx.src.text(node))
         return (lit[0], lit[1], False) if lit else None

@@ -75,6 +75,7 @@ class WarpConst:
     func: Func | None = None
     amd_only: bool = False  # defined in a branch taken only on AMD (#if __HIP_PLATFORM_AMD__)
     users: list[Func] = field(default_factory=list)
+    via: str | None = None  # an alias of another warp-size constant (`simd_size = WARP_SIZE`): it follows that one
 
 
 @dataclass(eq=False, slots=True, frozen=True)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
+from hipport.wave64.facts import tiles
 from hipport.wave64.facts.data import Func
 from hipport.wave64.facts.kinds import (
     BDIM,
@@ -361,8 +362,9 @@ def is_tile_var(fx: Facts, name: str, fn: Func) -> bool:
         return False
     if var.value is not None and b"tiled_partition" in fx.data[var.value.start_byte:var.value.end_byte]:
         return True
-    return var.type_node is not None and b"thread_block_tile" in fx.data[
-        var.type_node.start_byte:var.type_node.end_byte]
+    if var.type_node is not None and b"thread_block_tile" in fx.data[var.type_node.start_byte:var.type_node.end_byte]:
+        return True
+    return tiles.is_group_param(fx, name, fn)  # `template <class CG> f(CG const& g)`
 
 
 def is_coalesced_var(fx: Facts, name: str, fn: Func) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hipport.model import Edit, Finding, Fix, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
+from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts, Func, Var
 
 MASK_OPS = ("&", "|", "^", "<<", ">>", "~")
@@ -183,3 +184,17 @@ def named_site_message(facts: Facts, what: str, text: str, name: str, strategy: 
     if strategy == "logical32":
         return msg + "; kept: logical 32-lane warps"
     return msg + f"; kept: it follows `{name}`, which W008 makes the wave size where it is defined"
+
+
+def tile_relative(facts: Facts, em: Emitter, fn: Func, node: Node) -> bool:
+    """True when the mask value of `node` is a tile's ballot and stays one: its bits are the tile's
+    members (a CUDA tile ballot is on at most 32 threads), so 32-bit handling of it is exact. Not
+    when natively a 32-thread tile becomes the wave (W009 rewrites it and its ballot)."""
+    sources = facts.tile_mask_sources(node, fn)
+    if not sources:
+        return False
+    for wc in sources:
+        n = facts.tile_size(wc.fn, wc.tile) if wc.tile is not None else None
+        if n is not None and (n > 32 or (n == 32 and em.strategy(wc.fn) == "native")):
+            return False
+    return True

@@ -15,7 +15,7 @@ from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import BITOPS32, MASK, Facts, Func, Var, WarpCall, type_bits
 from hipport.wave64.ruledoc import Doc
-from hipport.wave64.rules._common import WIDE, consumer, finding, short, widen_var
+from hipport.wave64.rules._common import WIDE, consumer, finding, short, tile_relative, widen_var
 
 RULE = W.BALLOT_STORED_32BIT
 # The page `hipport explain W002` and rules/wave64/W002.md show (hipport/wave64/ruledoc.py renders it;
@@ -122,8 +122,9 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     covered: set[int] = set()
     for wc in facts.calls:
         if wc.family == "tile":
-            if wc.name not in ("ballot", "match_any") or em.strategy(wc.fn) != "native":
-                continue
+            if wc.name not in ("ballot", "match_any") or em.strategy(wc.fn) != "native" or \
+                    tile_relative(facts, em, wc.fn, wc.node):
+                continue  # (a tile's own ballot: one bit per member, 32 bits hold it)
         elif wc.family not in ("ballot", "activemask", "match") or (wc.family == "match" and wc.base == "all"):
             continue
         if em.removed(wc.node) or facts.in_half(wc.node):
@@ -172,7 +173,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             left, right = a.child_by_field_id(sx.F_LEFT), a.child_by_field_id(sx.F_RIGHT)
             if left is None or right is None or left.type != "subscript_expression" or em.removed(a):
                 continue
-            if not facts.kinds(right, fn) & MASK or sx.unparen(right).type == "call_expression":
+            if not facts.kinds(right, fn) & MASK or sx.unparen(right).type == "call_expression" or \
+                    tile_relative(facts, em, fn, right):
                 continue  # a ballot call stored directly is reported above
             base = left.child_by_field_id(sx.F_ARGUMENT)
             var = facts.var(fn, facts.src.text(base)) if base is not None and base.type == "identifier" else None
@@ -198,7 +200,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         for var in list(fn.params) + list(fn.vars.values()):
             if id(var) in covered or var.bits != 32 or var.is_pointer:
                 continue
-            if not fn.env.get(var.name, 0) & MASK:
+            if not fn.env.get(var.name, 0) & MASK or tile_relative(facts, em, fn, var.declarator):
                 continue
             covered.add(id(var))
             strategy = em.strategy(fn)

@@ -17,7 +17,7 @@ from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import BITOPS32, MASK, SHIFTMASK, Facts, Func
 from hipport.wave64.ruledoc import Doc
-from hipport.wave64.rules._common import consumer, finding, short
+from hipport.wave64.rules._common import consumer, finding, short, tile_relative
 
 RULE = W.MASK_BITOP_32BIT
 # The page `hipport explain W003` and rules/wave64/W003.md show (hipport/wave64/ruledoc.py renders it;
@@ -64,6 +64,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             args = sx.call_args(c)
             if not args or not facts.kinds(args[0], fn) & (MASK | SHIFTMASK):
                 continue
+            if tile_relative(facts, em, fn, args[0]):
+                continue  # a tile's ballot: one bit per tile member, exact in 32 bits
             al = sx.arg_list(c)
             msg = f"`{name}` of a wave mask counts only lanes 0-31 (AMD masks are 64-bit)"
             if strategy == "logical32":
@@ -98,7 +100,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             if op not in ("==", "!="):
                 continue
             for m, lit in ((left, right), (right, left)):
-                if m is None or lit is None or not facts.kinds(m, fn) & MASK:
+                if m is None or lit is None or not facts.kinds(m, fn) & MASK or tile_relative(facts, em, fn, m):
                     continue
                 cv = facts.cval(lit, fn)
                 if cv is None or cv[0] != 0xFFFFFFFF or cv[1] != 32 or em.removed(b):

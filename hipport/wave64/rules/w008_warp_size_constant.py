@@ -77,6 +77,11 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             model, strategy = facts.model_of_const(c)
             fn = c.func
+            if c.via is not None:  # natively W008 makes `via` the wave size where it is defined
+                what = "template parameter" if c.kind == "template" else "constant"
+                out.append(finding(facts, RULE, c.node, f"{what} `{name} = {c.via}` is a 32-lane warp size; kept: "
+                                   f"it follows `{c.via}`", fn, kept=True, model=model))
+                continue
             what = {"macro": f"`#define {name} 32`", "variable": f"`{name} = 32`",
                     "enumerator": f"enumerator `{name} = 32`",
                     "template": f"template parameter `{name} = 32`"}[c.kind]

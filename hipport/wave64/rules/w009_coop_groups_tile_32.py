@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from hipport.model import Edit, Finding
 from hipport.registry import W
-from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import HALF_SHIFT, WAVE, Emitter
-from hipport.wave64.facts import Facts, Func, WarpCall
+from hipport.wave64.facts import Facts, WarpCall
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short, template_uses
 
@@ -52,26 +51,6 @@ DOC = Doc(
 TILE_TEMPLATES = ("tiled_partition", "thread_block_tile")
 
 
-def tile_size(facts: Facts, fn: Func, obj: Node) -> int | None:
-    var = facts.var(fn, facts.src.text(obj))
-    if var is None:
-        return None
-    for part in (var.value, var.type_node):
-        if part is None:
-            continue
-        stack = [part]
-        while stack:
-            n = stack.pop()
-            if n.type == "template_argument_list":
-                if n.named_child_count:
-                    cv = facts.cval(n.named_child(0), fn)
-                    if cv is not None:
-                        return cv[0]
-                break
-            stack.extend(reversed(n.children))
-    return None
-
-
 def _member_edits(facts: Facts, em: Emitter, wc: WarpCall, strategy: str, n: int | None) -> tuple[list[Edit], str, bool]:
     fnode = sx.call_function(wc.node)
     al = sx.arg_list(wc.node)
@@ -100,7 +79,7 @@ def _member_edits(facts: Facts, em: Emitter, wc: WarpCall, strategy: str, n: int
         if wc.name == "meta_group_size":
             return [sx.replace(wc.node, "(blockDim.x / 32)", RULE)], "the number of 32-lane warps", False
         return [], "", False
-    if n is not None and n not in (32, 64):
+    if n not in (32, 64):  # (a tile of another or unknown size is not the wave)
         return [], "", False
     if wc.name in ("ballot", "any", "all"):
         return [sx.replace(fnode, f"__{wc.name}", RULE)], f"use the wave-wide `__{wc.name}`", True
@@ -158,10 +137,13 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             continue
         fn = wc.fn
         strategy = em.strategy(fn)
-        size = tile_size(facts, fn, wc.tile)
+        size = facts.tile_size(fn, wc.tile)
         since = ("is not available by default before HIP 7.0" if wc.name not in ("meta_group_rank", "meta_group_size")
                  else "is missing from the HIP 5.x headers")
-        msg = (f"`{short(facts.src.text(wc.node), 40)}`: thread_block_tile::{wc.name} {since};"
+        what = f"thread_block_tile::{wc.name}"
+        if facts.is_group_param(facts.src.text(wc.tile), fn):  # every tile a caller can pass lacks it
+            what = f"`{wc.name}` of a group of template type (a thread_block_tile of any size)"
+        msg = (f"`{short(facts.src.text(wc.node), 40)}`: {what} {since};"
                f" the ROCm {facts.config.floor} floor lacks it")
         edits, title, mechanical = _member_edits(facts, em, wc, strategy, size)
         if not edits:

@@ -65,7 +65,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
     for name, defs in facts.consts.items():
         for c in defs:
-            if c.value != 64 or _chosen_per_wave(c.node):
+            if c.value != 64 or c.via is not None or _chosen_per_wave(c.node):  # (an alias follows its constant)
                 continue
             model, strategy = facts.model_of_const(c)
             repl = "32" if strategy == "logical32" and model != "agnostic" else WAVE

@@ -16,7 +16,6 @@ from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import LANEREL, TID, Facts
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import finding, short
-from hipport.wave64.rules.w009_coop_groups_tile_32 import tile_size
 
 RULE = W.SHFL_SOURCE_WRAP
 # The page `hipport explain W021` and rules/wave64/W021.md show (hipport/wave64/ruledoc.py renders it;
@@ -50,7 +49,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             cv = facts.cval(wc.width, fn)
             width = cv[0] if cv is not None else None
         elif wc.family == "tile" and wc.name == "shfl" and wc.tile is not None:
-            width = tile_size(facts, fn, wc.tile)
+            width = facts.tile_size(fn, wc.tile)
         else:
             continue
         if width is None or width >= 64 or width & (width - 1):
