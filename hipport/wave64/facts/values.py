@@ -32,7 +32,7 @@ from hipport.wave64.facts.kinds import (
     WS64,
     WSRT,
 )
-from hipport.wave64.facts.names import MASK_SOURCES, is_warp_name
+from hipport.wave64.facts.names import MASK_SOURCES, TYPES32, TYPES64, is_warp_name
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -95,10 +95,35 @@ def _operands(fx: Facts, node: Node, fn: Func) -> tuple[Node | None, ...]:
         return (node.child_by_field_id(sx.F_CONSEQUENCE), node.child_by_field_id(sx.F_ALTERNATIVE))
     if t == "unary_expression":
         return (node.child_by_field_id(sx.F_ARGUMENT),)
-    if t == "call_expression" and fx.call_name(node) in ("min", "max", "umin", "umax"):
-        args = sx.call_args(node)
-        return (args[0],) if args else ()
+    if t == "call_expression":
+        name = fx.call_name(node)
+        if name in ("min", "max", "umin", "umax"):
+            args = sx.call_args(node)
+            return (args[0],) if args else ()
+        cast = _cast_operand(fx, node, name)
+        if cast is not None:
+            return (cast,)
     return ()
+
+
+_CASTS = frozenset({"static_cast", "const_cast"})
+
+
+def _cast_operand(fx: Facts, call: Node, name: str) -> Node | None:
+    """The operand of a C++ cast written as a call: `static_cast<int>(x)`, `int(x)`,
+    `uint32_t(x)`. A value conversion keeps what the value is, as `(int)x` does (a thread id
+    stays one); reinterpret_cast and bit_cast reinterpret the bits and keep nothing."""
+    if name in _CASTS:
+        pass
+    elif name:
+        if name not in TYPES32 and name not in TYPES64:
+            return None
+    else:
+        f = call.child_by_field_id(sx.F_FUNCTION)
+        if f is None or f.type not in ("primitive_type", "sized_type_specifier"):
+            return None
+    args = sx.call_args(call)
+    return args[0] if len(args) == 1 else None
 
 
 def _kinds(fx: Facts, node: Node, fn: Func) -> int:
@@ -344,6 +369,9 @@ def _call_kinds(fx: Facts, node: Node, fn: Func) -> int:
     if name in ("min", "max", "umin", "umax"):
         args = sx.call_args(node)
         return fx.kinds(args[0], fn) & (TID | LANES) if args else 0
+    cast = _cast_operand(fx, node, name)
+    if cast is not None:
+        return fx.kinds(cast, fn)
     callees = fx.by_name.get(name)
     if callees:
         k = 0
