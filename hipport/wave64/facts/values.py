@@ -202,6 +202,11 @@ def _binary_kinds(fx: Facts, node: Node, fn: Func) -> int:
         if site is not None:
             return {"lane32": LANE32, "lanert": LANEHW, "warp32": WARP32, "warprt": WARPHW,
                     "nwarp32": NWARP32, "nwarprt": NWARPHW}.get(site, 0)
+    if op == "%" and lk & TID and not rk & (WS32 | WS64 | WSRT):
+        # `tid % threads_per_rank`: still a thread index, within a group of threads (whose
+        # `/ 32` is a warp id); a modulus that is no multiple of 32 makes no whole warps
+        c = fx.cval(right, fn)
+        return TID if c is None or (c[0] > 0 and c[0] % 32 == 0) else 0
     if op in ("&", "|", "^"):
         k = (lk | rk) & (MASK | SHIFTMASK)
         return k
@@ -402,3 +407,4 @@ def is_coalesced_var(fx: Facts, name: str, fn: Func) -> bool:
         return True
     return var.type_node is not None and b"coalesced_group" in fx.data[
         var.type_node.start_byte:var.type_node.end_byte]
+
