@@ -32,7 +32,7 @@ from hipport.wave64.facts.kinds import (
     WS64,
     WSRT,
 )
-from hipport.wave64.facts.names import MASK_SOURCES, TYPES32, TYPES64, is_warp_name
+from hipport.wave64.facts.names import MASK_SOURCES, SHFL, SHFL_SYNC, TYPES32, TYPES64, is_warp_name
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -408,3 +408,71 @@ def is_coalesced_var(fx: Facts, name: str, fn: Func) -> bool:
     return var.type_node is not None and b"coalesced_group" in fx.data[
         var.type_node.start_byte:var.type_node.end_byte]
 
+
+_SHUFFLES = frozenset(SHFL) | frozenset(SHFL_SYNC)
+_BLOCK_UNIFORM = frozenset({b"blockIdx", b"blockDim", b"gridDim"})
+_UNIFORM_LEAVES = frozenset({"number_literal", "char_literal", "true", "false", "null", "nullptr",
+                             "sizeof_expression"})
+
+
+def is_uniform(fx: Facts, node: Node | None, fn: Func, depth: int = 0) -> bool:
+    """Is the value the same in every thread of the block: literals and constants, `blockIdx`,
+    `blockDim`, `gridDim`, a kernel's scalar parameters, and constant locals and arithmetic of
+    those? (A shuffle of such a value reads the same from any lane, at any width.) Syntactic
+    and conservative: anything else, a warp's value (`tid / 32`) included, is not."""
+    if node is None or depth > 8:
+        return False
+    t = node.type
+    if t in _UNIFORM_LEAVES:
+        return True
+    if t == "field_expression":
+        arg = node.child_by_field_id(sx.F_ARGUMENT)
+        return arg is not None and arg.type == "identifier" and \
+            fx.data[arg.start_byte:arg.end_byte] in _BLOCK_UNIFORM
+    if t == "parenthesized_expression":
+        return node.named_child_count == 1 and is_uniform(fx, node.named_child(0), fn, depth + 1)
+    if t == "cast_expression":
+        return is_uniform(fx, node.child_by_field_id(sx.F_VALUE), fn, depth + 1)
+    if t == "call_expression":
+        name = fx.call_name(node)
+        if name in _SHUFFLES:  # a shuffle of a uniform value is that value
+            args = sx.call_args(node)
+            value = args[1 if name.endswith("_sync") else 0] if len(args) > 1 else None
+            return is_uniform(fx, value, fn, depth + 1)
+        cast = _cast_operand(fx, node, name)
+        return cast is not None and is_uniform(fx, cast, fn, depth + 1)
+    if t == "unary_expression":
+        return is_uniform(fx, node.child_by_field_id(sx.F_ARGUMENT), fn, depth + 1)
+    if t == "binary_expression":
+        _op, left, right = fx.binop(node)
+        return is_uniform(fx, left, fn, depth + 1) and is_uniform(fx, right, fn, depth + 1)
+    if t == "conditional_expression":
+        return all(is_uniform(fx, node.child_by_field_id(f), fn, depth + 1)
+                   for f in (sx.F_CONDITION, sx.F_CONSEQUENCE, sx.F_ALTERNATIVE))
+    if t == "identifier":
+        if fx.cval(node, fn) is not None:
+            return True
+        name = fx.src.text(node)
+        var = fn.vars.get(name)
+        if var is None or var.is_pointer or var.is_array or _assigned(fx, fn, name):
+            return False
+        if var.is_param:  # a kernel's scalar argument: one value for the grid
+            return fn.space == "global" and var.bits is not None and \
+                var.declarator.type not in ("reference_declarator",)
+        return var.value is not None and b"const" in fx.data[var.decl.start_byte:var.declarator.start_byte] \
+            and is_uniform(fx, var.value, fn, depth + 1)
+    return False
+
+
+def _assigned(fx: Facts, fn: Func, name: str) -> bool:
+    """Does the body assign `name` (=, +=, ++ ...) after its declaration?"""
+    for a in fn.nodes.get("assignment_expression", []):
+        left = a.child_by_field_id(sx.F_LEFT)
+        if left is not None and left.type == "identifier" and fx.src.text(left) == name:
+            return True
+    body = fn.body
+    if body is None:
+        return False
+    text = fx.data[body.start_byte:body.end_byte]
+    n = name.encode()
+    return (b"++" + n) in text or (n + b"++") in text or (b"--" + n) in text or (n + b"--") in text
