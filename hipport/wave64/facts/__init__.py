@@ -239,6 +239,7 @@ class Facts:
     in_half = values.in_half
     is_half_mask = values.is_half_mask
     in_lane_idiom = values.in_lane_idiom
+    is_uniform = values.is_uniform
     sink32 = evidence.sink32
     device_funcs = groups.device_funcs
     model_of_const = groups.model_of_const

@@ -49,6 +49,10 @@ def scan_func(fx: Facts, fn: Func) -> None:
     if not fn.quick:
         return
     nodes = _collect(body)
+    for c in fn.node.children:  # a constructor's `: tid(tid), wid(tid % 32)` runs before its body
+        if c.type == "field_initializer_list":
+            for k, lst in _collect(c).items():
+                nodes[k] = lst + nodes.get(k, [])
     decls.parse_params(fx, fn)
     decl = fn.node.child_by_field_id(sx.F_DECLARATOR)
     if decl is not None and b"<" in fx.data[decl.start_byte:decl.end_byte]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
-from hipport.wave64.facts import values
+from hipport.wave64.facts import threads, values
 from hipport.wave64.facts.data import Func, WarpCall, Wrapper
 from hipport.wave64.facts.names import (
     BALLOTS,
@@ -158,6 +158,8 @@ def mark_collective(fx: Facts) -> None:
                 changed = True
         if not changed:
             break
+    for fn in threads.constructors_of_collective_classes(fx):
+        fn.collective = True
 
 
 def _called_names(fx: Facts, fn: Func) -> set[str]:

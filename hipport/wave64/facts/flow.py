@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
+from hipport.wave64.facts import threads
 from hipport.wave64.facts.data import Func
 from hipport.wave64.facts.kinds import LANEN, MASK
 from hipport.wave64.facts.text import Ranges, WordSet, inside
@@ -23,15 +24,20 @@ _SEEDS = re.compile(SEEDS)
 
 def propagate(fx: Facts) -> None:
     """Follow kinds through assignments, parameters, returns and arrays to a fixed point."""
-    flows: list[tuple[Func, str, Node, bool]] = []  # (fn, target, value, global)
+    flows: list[tuple[Func, str, Node, dict[str, int]]] = []  # (fn, target, value, the env it is in)
     calls: list[tuple[Func, Func, list[Node]]] = []  # (caller, callee, arguments)
     returns: list[tuple[Func, list[Node]]] = []
+    members = threads.Members(fx)
     for fn in fx.funcs:
         if not fn.nodes:
             continue
         for v in fn.vars.values():
             if v.value is not None and v.value.type not in ("argument_list", "initializer_list"):
-                flows.append((fn, v.name, v.value, False))
+                flows.append((fn, v.name, v.value, fn.env))
+        for member, value in members.initialisers(fx, fn):
+            env = members.target(fn, member, initialiser=True)
+            if env is not None:
+                flows.append((fn, member, value, env))
         for a in fn.nodes.get("assignment_expression", []):
             left = a.child_by_field_id(sx.F_LEFT)
             right = a.child_by_field_id(sx.F_RIGHT)
@@ -46,8 +52,10 @@ def propagate(fx: Facts) -> None:
                     break
             if lt == "identifier":
                 name = fx.src.text(left)
-                glob = name not in fn.vars and name in fx.gvars
-                flows.append((fn, name, right, glob))
+                menv = members.target(fn, name)
+                env = fx.genv if name not in fn.vars and name in fx.gvars else (
+                    fn.env if menv is None else menv)
+                flows.append((fn, name, right, env))
         for c in fn.nodes.get("call_expression", []):
             name = fx.call_name(c)
             targets = fx.by_name.get(name)
@@ -85,20 +93,45 @@ def propagate(fx: Facts) -> None:
     active = []
     # (flow, start, end) of the values that mention no seed yet, looked at again as variables
     # gain kinds (a set of words per assignment of the file was a tenth of the facts' memory)
-    pending: list[tuple[tuple[Func, str, Node, bool], int, int]] = []
+    pending: list[tuple[tuple[Func, str, Node, dict[str, int]], int, int]] = []
     for f, (start, end) in zip(flows, spans, strict=True):
         if inside(seeds, start, end) or inside(named, start, end):
             active.append(f)
         else:
             pending.append((f, start, end))
+    # Thread ids named as such in parameters no call here refutes: seeded, followed, and taken
+    # back (the whole flow again, without them) where a call of this file passes something else.
+    base = {fn: dict(fn.env) for fn in fx.funcs if fn.env}  # (the inline-asm lane ids and masks)
+    pseeds = threads.param_seeds(fx)
+    while True:
+        for fn, pname, k, _i in pseeds:
+            fn.env[pname] = fn.env.get(pname, 0) | k
+        _solve(fx, active, list(pending), returns, calls, members)
+        refuted = threads.refuted(fx, pseeds, calls)
+        if not refuted:
+            break
+        pseeds = [sd for sd in pseeds if sd not in refuted]
+        for fn in fx.funcs:  # (in place: the flows hold these dicts)
+            fn.env.clear()
+            fn.env.update(base.get(fn, {}))
+            fn.ret = 0
+        fx.genv.clear()
+        members.clear()
+    fx._memo.clear()
+
+
+def _solve(fx: Facts, active: list[tuple[Func, str, Node, dict[str, int]]],
+           pending: list[tuple[tuple[Func, str, Node, dict[str, int]], int, int]],
+           returns: list[tuple[Func, list[Node]]], calls: list[tuple[Func, Func, list[Node]]],
+           members: threads.Members) -> None:
+    active = list(active)
     for _ in range(8):
         fx._memo.clear()
         changed = False
-        for fn, name, value, glob in active:
+        for fn, name, value, env in active:
             k = fx.kinds(value, fn)
             if not k:
                 continue
-            env = fx.genv if glob else fn.env
             old = env.get(name, 0)
             if old | k != old:
                 env[name] = old | k
@@ -118,6 +151,8 @@ def propagate(fx: Facts) -> None:
                     if old | k != old:
                         target.env[p.name] = old | k
                         changed = True
+        if members.spread():
+            changed = True
         if pending:  # values that mention a variable which now has a kind
             tracked = {n for f in fx.funcs for n, k in f.env.items() if k} | {n for n, k in fx.genv.items() if k}
             tracked |= {p.name for f in fx.funcs if f.env for p in f.params if f.env.get(p.name)}
@@ -135,4 +170,3 @@ def propagate(fx: Facts) -> None:
                     changed = True
         if not changed:
             break
-    fx._memo.clear()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hipport.source import Node
+from hipport.source import Node, walk
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts.data import Func, Origin, Site, SiteKind
 from hipport.wave64.facts.kinds import BDIM, LANES, TID, WARPS, WSRT
@@ -71,12 +71,28 @@ def scan_sites(fx: Facts, fn: Func) -> None:
         if o in ("<", "<=", ">", ">=", "%") and _lane_vs_count(fx, b, fn):
             continue
         if o in ("<", ">=") and (fn.calls or fn.idents):
-            if right is not None and fx.kinds(left, fn) & TID and not fx.kinds(left, fn) & (LANES | WARPS):
+            if left is not None and right is not None and fx.kinds(left, fn) & TID and \
+                    not fx.kinds(left, fn) & (LANES | WARPS):
                 cv = fx.cval(right, fn)
-                if cv is not None and cv[0] == 32:
+                if cv is not None and cv[0] == 32 and not _bounds_a_shift(fx, b, left):
                     fn.sites.append(Site("guard", b, right, "named" if cv[2] else "literal", None, fn))
                 elif cv is None and fx.kinds(right, fn) & WSRT and sx.unparen(right).type == "identifier":
                     fn.sites.append(Site("guard", b, right, "rt", None, fn))
+
+
+def _bounds_a_shift(fx: Facts, guard: Node, tid: Node) -> bool:
+    """`tid < 32 && (1 << tid) < n`: the guard keeps a shift by the thread id inside 32 bits
+    (the thread id is a bit number there, not a lane)."""
+    p = sx.parent_skipping_parens(guard)
+    if p is None or p.type != "binary_expression" or fx.binop(p)[0] != "&&":
+        return False
+    name = fx.src.text(sx.unparen(tid))
+    for n in walk(p):
+        if n.type == "binary_expression" and fx.binop(n)[0] == "<<":
+            r = n.child_by_field_id(sx.F_RIGHT)
+            if r is not None and fx.src.text(sx.unparen(r)) == name:
+                return True
+    return False
 
 
 def _lane_vs_count(fx: Facts, b: Node, fn: Func) -> bool:

@@ -33,7 +33,7 @@ from hipport.wave64.facts.kinds import (
     WS64,
     WSRT,
 )
-from hipport.wave64.facts.names import MASK_SOURCES, is_warp_name
+from hipport.wave64.facts.names import MASK_SOURCES, SHFL, SHFL_SYNC, TYPES32, TYPES64, is_warp_name
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -96,10 +96,35 @@ def _operands(fx: Facts, node: Node, fn: Func) -> tuple[Node | None, ...]:
         return (node.child_by_field_id(sx.F_CONSEQUENCE), node.child_by_field_id(sx.F_ALTERNATIVE))
     if t == "unary_expression":
         return (node.child_by_field_id(sx.F_ARGUMENT),)
-    if t == "call_expression" and fx.call_name(node) in ("min", "max", "umin", "umax"):
-        args = sx.call_args(node)
-        return (args[0],) if args else ()
+    if t == "call_expression":
+        name = fx.call_name(node)
+        if name in ("min", "max", "umin", "umax"):
+            args = sx.call_args(node)
+            return (args[0],) if args else ()
+        cast = _cast_operand(fx, node, name)
+        if cast is not None:
+            return (cast,)
     return ()
+
+
+_CASTS = frozenset({"static_cast", "const_cast"})
+
+
+def _cast_operand(fx: Facts, call: Node, name: str) -> Node | None:
+    """The operand of a C++ cast written as a call: `static_cast<int>(x)`, `int(x)`,
+    `uint32_t(x)`. A value conversion keeps what the value is, as `(int)x` does (a thread id
+    stays one); reinterpret_cast and bit_cast reinterpret the bits and keep nothing."""
+    if name in _CASTS:
+        pass
+    elif name:
+        if name not in TYPES32 and name not in TYPES64:
+            return None
+    else:
+        f = call.child_by_field_id(sx.F_FUNCTION)
+        if f is None or f.type not in ("primitive_type", "sized_type_specifier"):
+            return None
+    args = sx.call_args(call)
+    return args[0] if len(args) == 1 else None
 
 
 def _kinds(fx: Facts, node: Node, fn: Func) -> int:
@@ -178,6 +203,11 @@ def _binary_kinds(fx: Facts, node: Node, fn: Func) -> int:
         if site is not None:
             return {"lane32": LANE32, "lanert": LANEHW, "warp32": WARP32, "warprt": WARPHW,
                     "nwarp32": NWARP32, "nwarprt": NWARPHW}.get(site, 0)
+    if op == "%" and lk & TID and not rk & (WS32 | WS64 | WSRT):
+        # `tid % threads_per_rank`: still a thread index, within a group of threads (whose
+        # `/ 32` is a warp id); a modulus that is no multiple of 32 makes no whole warps
+        c = fx.cval(right, fn)
+        return TID if c is None or (c[0] > 0 and c[0] % 32 == 0) else 0
     if op in ("&", "|", "^"):
         k = (lk | rk) & (MASK | SHIFTMASK)
         return k
@@ -345,6 +375,9 @@ def _call_kinds(fx: Facts, node: Node, fn: Func) -> int:
     if name in ("min", "max", "umin", "umax"):
         args = sx.call_args(node)
         return fx.kinds(args[0], fn) & (TID | LANES) if args else 0
+    cast = _cast_operand(fx, node, name)
+    if cast is not None:
+        return fx.kinds(cast, fn)
     callees = fx.by_name.get(name)
     if callees:
         k = 0
@@ -376,3 +409,72 @@ def is_coalesced_var(fx: Facts, name: str, fn: Func) -> bool:
         return True
     return var.type_node is not None and b"coalesced_group" in fx.data[
         var.type_node.start_byte:var.type_node.end_byte]
+
+
+_SHUFFLES = frozenset(SHFL) | frozenset(SHFL_SYNC)
+_BLOCK_UNIFORM = frozenset({b"blockIdx", b"blockDim", b"gridDim"})
+_UNIFORM_LEAVES = frozenset({"number_literal", "char_literal", "true", "false", "null", "nullptr",
+                             "sizeof_expression"})
+
+
+def is_uniform(fx: Facts, node: Node | None, fn: Func, depth: int = 0) -> bool:
+    """Is the value the same in every thread of the block: literals and constants, `blockIdx`,
+    `blockDim`, `gridDim`, a kernel's scalar parameters, and constant locals and arithmetic of
+    those? (A shuffle of such a value reads the same from any lane, at any width.) Syntactic
+    and conservative: anything else, a warp's value (`tid / 32`) included, is not."""
+    if node is None or depth > 8:
+        return False
+    t = node.type
+    if t in _UNIFORM_LEAVES:
+        return True
+    if t == "field_expression":
+        arg = node.child_by_field_id(sx.F_ARGUMENT)
+        return arg is not None and arg.type == "identifier" and \
+            fx.data[arg.start_byte:arg.end_byte] in _BLOCK_UNIFORM
+    if t == "parenthesized_expression":
+        return node.named_child_count == 1 and is_uniform(fx, node.named_child(0), fn, depth + 1)
+    if t == "cast_expression":
+        return is_uniform(fx, node.child_by_field_id(sx.F_VALUE), fn, depth + 1)
+    if t == "call_expression":
+        name = fx.call_name(node)
+        if name in _SHUFFLES:  # a shuffle of a uniform value is that value
+            args = sx.call_args(node)
+            value = args[1 if name.endswith("_sync") else 0] if len(args) > 1 else None
+            return is_uniform(fx, value, fn, depth + 1)
+        cast = _cast_operand(fx, node, name)
+        return cast is not None and is_uniform(fx, cast, fn, depth + 1)
+    if t == "unary_expression":
+        return is_uniform(fx, node.child_by_field_id(sx.F_ARGUMENT), fn, depth + 1)
+    if t == "binary_expression":
+        _op, left, right = fx.binop(node)
+        return is_uniform(fx, left, fn, depth + 1) and is_uniform(fx, right, fn, depth + 1)
+    if t == "conditional_expression":
+        return all(is_uniform(fx, node.child_by_field_id(f), fn, depth + 1)
+                   for f in (sx.F_CONDITION, sx.F_CONSEQUENCE, sx.F_ALTERNATIVE))
+    if t == "identifier":
+        if fx.cval(node, fn) is not None:
+            return True
+        name = fx.src.text(node)
+        var = fn.vars.get(name)
+        if var is None or var.is_pointer or var.is_array or _assigned(fx, fn, name):
+            return False
+        if var.is_param:  # a kernel's scalar argument: one value for the grid
+            return fn.space == "global" and var.bits is not None and \
+                var.declarator.type not in ("reference_declarator",)
+        return var.value is not None and b"const" in fx.data[var.decl.start_byte:var.declarator.start_byte] \
+            and is_uniform(fx, var.value, fn, depth + 1)
+    return False
+
+
+def _assigned(fx: Facts, fn: Func, name: str) -> bool:
+    """Does the body assign `name` (=, +=, ++ ...) after its declaration?"""
+    for a in fn.nodes.get("assignment_expression", []):
+        left = a.child_by_field_id(sx.F_LEFT)
+        if left is not None and left.type == "identifier" and fx.src.text(left) == name:
+            return True
+    body = fn.body
+    if body is None:
+        return False
+    text = fx.data[body.start_byte:body.end_byte]
+    n = name.encode()
+    return (b"++" + n) in text or (n + b"++") in text or (b"--" + n) in text or (n + b"--") in text

@@ -4,7 +4,9 @@ default width in 32-lane code.
 After the port the default width is the wave: `__shfl(v, 0)` gives lanes 32-63 lane 0 of the
 *wave* (lane 32 receives 1 instead of 33 in wave64.md §7.4 H4), a rotation wraps at 64 and
 `__shfl(v, 31)` is no longer the last lane. Logical32 passes `width = 32` (and, below ROCm 5.7,
-masks a computed source lane, W021); natively the last lane is `warpSize - 1`.
+masks a computed source lane, W021); natively the last lane is `warpSize - 1`. A shuffle of a
+value every lane of the block holds (`blockIdx.x`, `gridDim.x`, a kernel argument:
+`facts.is_uniform`) reads the same at any width and is not reported.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         skip = {id(wc) for lp in fn.loops for wc in lp.shuffles} | {id(wc) for wc in unrolled_steps(facts, em, fn)}
         for wc in fn.calls:
             if wc.family != "shfl" or wc.lane is None or id(wc) in skip or em.removed(wc.node):
+                continue
+            if facts.is_uniform(wc.value, fn):  # every lane holds it (blockIdx.x): any width reads the same
                 continue
             if wc.width is not None:
                 if wc.wrapper is not None:
