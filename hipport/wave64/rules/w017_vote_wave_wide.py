@@ -36,7 +36,9 @@ DOC = Doc(
     safety=("Safe under logical32: the vote is computed from the caller's half of a ballot, "
             '`(unsigned)(__ballot(p) >> (__lane_id() & 32)) != 0` for any and the same ballot of '
             '`!p` equal to 0 for all (a ballot counts active lanes only, so this is exact in '
-            'divergent code). Natively a wave-wide vote is right; only the `*_sync` form changes.'),
+            'divergent code); a partial mask (`__any_sync(m, p)`, `m` free of calls and '
+            'assignments) is ANDed with that half, also exact. Natively a wave-wide vote is right '
+            'and only the `*_sync` form changes; dropping a partial mask there is for review.'),
     refs=('ballot', 'design'),
 )
 SIMPLE = ("identifier", "field_expression", "number_literal", "true", "false")
@@ -65,18 +67,25 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         if base == "uni":
             msg += "; HIP has no __uni_sync"
         edits: list[Edit] = []
+        exact = em.mask_is_all(wc)
         if strategy == "logical32":
             half = f"(unsigned)(__ballot({{}}) >> {HALF_SHIFT})"
+            # A partial mask (`__any_sync(m, p)`) votes among its lanes: the half-ballot ANDed
+            # with it, evaluated once, is CUDA's vote exactly (the mask is the caller's half).
+            mask = wc.mask if wc.sync and wc.mask is not None and not exact and _pure(facts, wc.mask) else None
+            within = f" & ({facts.src.text(mask)}))" if mask is not None else ""
+            open_ = "(" if mask is not None else ""
             if base == "any":
-                edits = [sx.replace_span(callee.start_byte, wc.value.start_byte, "((unsigned)(__ballot(", RULE),
-                         sx.replace_span(end - 1, end, f") >> {HALF_SHIFT}) != 0)", RULE)]
+                edits = [sx.replace_span(callee.start_byte, wc.value.start_byte, f"({open_}(unsigned)(__ballot(", RULE),
+                         sx.replace_span(end - 1, end, f") >> {HALF_SHIFT}){within} != 0)", RULE)]
             elif base == "all":
-                edits = [sx.replace_span(callee.start_byte, wc.value.start_byte, "((unsigned)(__ballot(!(", RULE),
-                         sx.replace_span(end - 1, end, f")) >> {HALF_SHIFT}) == 0)", RULE)]
+                edits = [sx.replace_span(callee.start_byte, wc.value.start_byte, f"({open_}(unsigned)(__ballot(!(", RULE),
+                         sx.replace_span(end - 1, end, f")) >> {HALF_SHIFT}){within} == 0)", RULE)]
             elif simple:
                 b, a = half.format(p_text), half.format("1")
                 edits = [sx.replace(wc.node, f"({b} == 0 || {b} == {a})", RULE)]
             title = "vote on the caller's 32-lane half of a ballot"
+            exact = exact or (mask is not None and base in ("any", "all"))
         else:
             if base == "uni":
                 if simple:
@@ -96,5 +105,17 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         if not edits:
             msg += " (rewrite it by hand)"
         # a partial mask restricts the vote to some lanes: dropping it is a judgement call
-        out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits, fn, em.mask_is_all(wc))))
+        out.append(finding(facts, RULE, wc.node, msg, fn, em.fix(title, edits, fn, exact)))
     return out
+
+
+def _pure(facts: Facts, node: sx.Node) -> bool:
+    """A mask written once and read again safely: a name, a member, a literal or an operation
+    on those (no call, assignment or increment)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in ("call_expression", "assignment_expression", "update_expression", "comma_expression"):
+            return False
+        stack.extend(n.named_children)
+    return True
