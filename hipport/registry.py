@@ -90,6 +90,7 @@ class FixKind:
     PORTABLE: Final = "HP-portable"
     ROUNDING: Final = "HP-rounding"
     TEXFETCH: Final = "HP-texfetch"
+    BF16: Final = "HP-bf16"
     TILESHFL: Final = "HP-tileshfl"
 
 

@@ -10,6 +10,7 @@ from hipport.rules import RuleSet
 from hipport.source import SourceFile
 from hipport.translate import (
     atomics,
+    bf16,
     cgroups,
     devicecalls,
     deviceptr,
@@ -39,6 +40,7 @@ SUBPASSES = (
     ("atomics", "write atomicInc_system/atomicDec_system as system-scope CAS loops", atomics.run),
     ("rounding", "write directed-rounding arithmetic (__fadd_rd, ...) HIP declares but lacks", rounding.run),
     ("tileshfl", "tile shuffles of vector and struct values, word by word", tileshfl.run),
+    ("bf16", "float values stored into bfloat16 below ROCm 6.2, as explicit conversions", bf16.run),
     ("texfetch", "fetch textures of non-channel types through a bit copy", texfetch.run),
     ("targets", "report device functions a target in offload_arch cannot compile", targets.run),
     ("ptx", "report inline PTX that the wave64 pass does not port", ptx.run),

@@ -377,6 +377,8 @@ def _cval(fx: Facts, node: Node | None, fn: Func | None) -> tuple[int, int, bool
             return (lit[0], lit[1], False) if lit else None
         defs = fx.macros.get(name)
         if defs:
+            if name in fx.arch_macros:  # a per-architecture wave size (HIPPORT_WAVE_SIZE): no one value
+                return None
             v = fx.eval_text(defs[0][1])
             return (v[0], v[1], False) if v else None
         if fx.external_const(name, fn):

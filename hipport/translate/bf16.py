@@ -1,0 +1,169 @@
+"""Float values stored into bfloat16 below ROCm 6.2, written as conversions.
+
+CUDA's `__nv_bfloat16` converts from float implicitly (`out[i] = r;`, `__nv_bfloat16 t = x;`).
+Below a 6.2 floor it becomes `hip_bfloat16` (hip/hip_bfloat16.h), whose constructor from float
+is explicit: each such store fails to compile with HIP 5.2 ("no viable overloaded '='"). The
+value is written as a conversion to the stored type, spelled as the code spells it
+(`out[i] = floatX(r);`): HIP's conversion rounds to nearest even, as CUDA's does, and the
+functional cast compiles for every type an alias may name (float, half, bfloat16), at every
+HIP from 5.2 on.
+
+The stored type is known from declarations: parameters, locals and globals declared with a
+bfloat16 type or an alias of one (`typedef __nv_bfloat16 floatX;`, `using bf = nv_bfloat16;`,
+in the file or in a header it includes, llm.c's floatX), as a value, pointer or array. A value
+that already has a bfloat16 type (a variable declared so, a conversion to it) is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipport.model import Severity
+from hipport.registry import HP, FixKind
+from hipport.source import Node
+from hipport.translate.context import Context
+
+FLOOR = "6.2"  # from here bfloat16 is __hip_bfloat16, which converts from float implicitly
+BASE = frozenset({"__nv_bfloat16", "nv_bfloat16"})
+_ALIAS = re.compile(rb"\btypedef\s+(?:const\s+)?(\w+)\s+(\w+)\s*;|\busing\s+(\w+)\s*=\s*(?:const\s+)?(\w+)\s*;")
+_DECL_TYPES = ("parameter_declaration", "declaration", "field_declaration", "optional_parameter_declaration")
+
+
+def run(ctx: Context) -> None:
+    data = ctx.src.data
+    if not ctx.floor.lacks(FLOOR):
+        return
+    types = bf16_types(data, ctx.src.closure.found.values() if ctx.src.closure is not None else ())
+    if not any(t.encode() in data for t in types):
+        return
+    names = _declared(ctx, types)  # variable name -> its type's spelling, per scope
+    if not names:
+        return
+    first: Node | None = None
+    stack = [ctx.src.root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.named_children)
+        if n.type == "assignment_expression":
+            op = n.child_by_field_name("operator")
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if op is None or left is None or right is None or ctx.src.text(op) not in ("=", "+=", "-=", "*=", "/="):
+                continue
+            spelled = _stored(ctx, left, names)
+        elif n.type == "init_declarator":
+            left, right = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+            if left is None or right is None or right.type in ("initializer_list", "argument_list"):
+                continue
+            spelled = _stored(ctx, left, names) if left.type == "identifier" else None
+        else:
+            continue
+        if spelled is None or _already(ctx, right, spelled, names, types):
+            continue
+        ctx.edit(right.start_byte, right.start_byte, f"{spelled}(", FixKind.BF16)
+        ctx.edit(right.end_byte, right.end_byte, ")", FixKind.BF16)
+        if first is None or right.start_byte < first.start_byte:
+            first = right
+    if first is not None:
+        ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, first.start_byte, first.end_byte,
+                   f"below ROCm {FLOOR} bfloat16 is hip_bfloat16, which converts from float only "
+                   f"explicitly: stores of float values into bfloat16 are written as conversions "
+                   f"(`T(value)`), here and in the rest of this file", "bfloat16")
+
+
+def bf16_types(data: bytes, headers: object) -> frozenset[str]:
+    """The bfloat16 type names: CUDA's and every alias of one in the file or its headers."""
+    aliases: dict[str, str] = {}
+    for d in (data, *headers):  # type: ignore[misc]
+        if not d or (b"typedef" not in d and b"using" not in d):
+            continue
+        for m in _ALIAS.finditer(d):
+            target, name = (m[1], m[2]) if m[1] else (m[4], m[3])
+            aliases.setdefault(name.decode(), target.decode())
+    out = set(BASE)
+    for _ in range(4):  # chains of aliases
+        more = {n for n, t in aliases.items() if t in out} - out
+        if not more:
+            break
+        out |= more
+    return frozenset(out)
+
+
+def _declared(ctx: Context, types: frozenset[str]) -> dict[tuple[int, str], str]:
+    """(scope start, name) -> the type as written, for each variable declared with a bfloat16
+    type; scope start -1: a global (or a member)."""
+    out: dict[tuple[int, str], str] = {}
+    stack = [ctx.src.root]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.named_children)
+        if n.type not in _DECL_TYPES:
+            continue
+        t = n.child_by_field_name("type")
+        if t is None:
+            continue
+        spelled = ctx.src.text(t).split("::")[-1].strip()
+        if spelled not in types:
+            continue
+        scope = _scope(n)
+        for d in n.named_children:
+            name = _name(ctx, d)
+            if name:
+                out[(scope, name)] = spelled
+    return out
+
+
+def _name(ctx: Context, d: Node) -> str | None:
+    while d is not None and d.type in ("init_declarator", "pointer_declarator", "array_declarator",
+                                       "reference_declarator"):
+        inner = d.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in d.named_children if c.type.endswith(("declarator", "identifier"))), None)
+        if inner is None:
+            return None
+        d = inner
+    return ctx.src.text(d) if d is not None and d.type in ("identifier", "field_identifier") else None
+
+
+def _scope(n: Node) -> int:
+    p = n.parent
+    while p is not None and p.type != "function_definition":
+        p = p.parent
+    return p.start_byte if p is not None else -1
+
+
+def _lookup(names: dict[tuple[int, str], str], node: Node, name: str) -> str | None:
+    return names.get((_scope(node), name)) or names.get((-1, name))
+
+
+def _stored(ctx: Context, left: Node, names: dict[tuple[int, str], str]) -> str | None:
+    """The bfloat16 type spelling of what `left` stores into (`p[i]`, `*p`, `x`), or None."""
+    n = left
+    while n.type in ("subscript_expression", "pointer_expression", "parenthesized_expression"):
+        inner = n.child_by_field_name("argument") or (n.named_child(0) if n.named_child_count else None)
+        if inner is None:
+            return None
+        n = inner
+    if n.type != "identifier":
+        return None
+    return _lookup(names, left, ctx.src.text(n))
+
+
+def _already(ctx: Context, right: Node, spelled: str, names: dict[tuple[int, str], str],
+             types: frozenset[str]) -> bool:
+    """Is the value a bfloat16 already: a variable of such a type (element of a pointer or
+    array of one), a conversion or call to one, or a CUDA bfloat16 function's result?"""
+    r = right
+    while r.type == "parenthesized_expression" and r.named_child_count:
+        r = r.named_child(0)
+    text = ctx.src.text(r)
+    if r.type in ("identifier", "subscript_expression", "pointer_expression"):
+        return _stored(ctx, r, names) is not None
+    if r.type == "call_expression":
+        fn = r.child_by_field_name("function")
+        callee = ctx.src.text(fn).split("<")[0].split("::")[-1] if fn is not None else ""
+        return callee in types or callee.startswith(("__float2bfloat16", "__double2bfloat16", "__int2bfloat16",
+                                                       "__ushort_as_bfloat16", "__hmax", "__hmin", "__ldg"))
+    if r.type == "cast_expression":
+        t = r.child_by_field_name("type")
+        return t is not None and ctx.src.text(t).strip() in types
+    return text.startswith(tuple(f"static_cast<{t}>" for t in types))
