@@ -9,11 +9,12 @@ where their own model finds nothing.
 clang only parses (nothing is compiled or run), in this process. Its options are built from
 the configuration's include folders and defines, checked as for a compile; any failure of
 libclang (missing, a crash it reports, a file it cannot read) makes a `Model` with no values
-and a `note`. Nothing here imports clang: hipport.precise.parse does, on the first parse."""
+and a `note` (one line on stderr). Nothing here imports clang: hipport.precise.parse does, on the first parse."""
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -71,6 +72,8 @@ def model(path: str, data: bytes, headers: Mapping[str, bytes | None], config: C
         from hipport.precise import parse
 
         got = parse.parse(path, data, headers, config)
+    if got.note:  # one line a file (models are kept: a file asked about again says nothing more)
+        sys.stderr.write(f"{path}:1: note: {got.note}; its values are the default model's\n")
     if len(_MODELS) > 256:
         _MODELS.clear()
     _MODELS[key] = got
