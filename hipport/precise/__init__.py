@@ -56,12 +56,15 @@ def available() -> bool:
 _MODELS: dict[tuple[str, bytes, bytes, Config], Model] = {}
 
 
-def model(path: str, data: bytes, headers: Mapping[str, bytes | None], config: Config) -> Model:
+def model(path: str, data: bytes, headers: Mapping[str, bytes | None], config: Config,
+          dirs: tuple[str, ...] = ()) -> Model:
     """The Model of the source at `path` whose bytes are `data`; `headers` are the bytes of
-    its include closure (clang reads those from here, not from the disk)."""
+    its include closure (clang reads those from here, not from the disk), `dirs` the include
+    folders it was looked up in."""
     h = blake2b(digest_size=16)
     for p, d in sorted(headers.items()):
         h.update(p.encode("utf-8", "surrogateescape") + b"\0" + (d if d is not None else b"\1") + b"\0")
+    h.update("\0".join(dirs).encode("utf-8", "surrogateescape"))
     key = (path, blake2b(data, digest_size=16).digest(), h.digest(), config)
     hit = _MODELS.get(key)
     if hit is not None:
@@ -71,7 +74,7 @@ def model(path: str, data: bytes, headers: Mapping[str, bytes | None], config: C
     else:
         from hipport.precise import parse
 
-        got = parse.parse(path, data, headers, config)
+        got = parse.parse(path, data, headers, config, dirs)
     if got.note:  # one line a file (models are kept: a file asked about again says nothing more)
         sys.stderr.write(f"{path}:1: note: {got.note}; its values are the default model's\n")
     if len(_MODELS) > 256:

@@ -33,15 +33,23 @@ _EVAL_INT = 1  # CXEval_Int
 _K = TypeVar("_K")
 
 
-def args(config: Config) -> list[str] | None:
-    """clang's options for a source of this configuration, or None when a value is not one a
-    compile takes (the configuration checked them already: this is the second gate)."""
+def args(config: Config, path: str = "", dirs: tuple[str, ...] = ()) -> list[str] | None:
+    """clang's options for the source at `path` in this configuration, or None when a value is
+    not one a compile takes (the configuration checked them already: this is the second gate).
+    The include folders: the configuration's and `dirs` (where the closure looked), then, last,
+    the folders above the file, where hipport.closure finds a tree's own headers."""
     out = ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70", "-nocudainc", "-nocudalib",
            "-std=c++17", "-w", "-ferror-limit=0", "-include", prelude.PRELUDE, "-isystem", prelude.BUILTIN]
-    for d in config.include_paths:
+    for d in dict.fromkeys((*config.include_paths, *dirs)):
         if not os.path.isabs(d) or any(c < " " for c in d):
             return None
         out.append("-I" + d)
+    up = os.path.dirname(path)
+    for _ in range(4):  # (hipport.closure: folders above the file)
+        up = os.path.dirname(up)
+        if not up or up == "/":
+            break
+        out.append("-idirafter" + up)
     out += ["-idirafter", prelude.HEADERS]
     for d in config.defines:
         if not _DEFINE.fullmatch(d):
@@ -61,12 +69,14 @@ def _probe_names(sources: list[bytes]) -> list[str]:
     return list(out)[:_MAX_PROBES]
 
 
-def parse(path: str, data: bytes, headers: Mapping[str, bytes | None], config: Config) -> Model:
-    opts = args(config)
+def parse(path: str, data: bytes, headers: Mapping[str, bytes | None], config: Config,
+          dirs: tuple[str, ...] = ()) -> Model:
+    path = os.path.abspath(path) if path else path
+    opts = args(config, path, dirs)
     if opts is None:
         return Model(note="precise mode: an include folder or define is not one a compile takes")
     try:
-        return _parse(os.path.abspath(path), data, headers, opts)
+        return _parse(path, data, headers, opts)
     except Exception as e:  # libclang's failures (a load error, a crash it caught) have no common type
         return Model(note=f"precise mode: clang could not parse the file ({type(e).__name__}: {str(e)[:160]})")
 

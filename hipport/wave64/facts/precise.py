@@ -30,7 +30,7 @@ def _model(fx: Facts) -> Model | None:
         if cl is None or not cl.path:
             fx._precise = False
             return None
-        fx._precise = model(cl.path, fx.data, cl.found, fx.config)
+        fx._precise = model(cl.path, fx.data, cl.found, fx.config, cl.dirs)
     return fx._precise
 
 
