@@ -97,6 +97,17 @@ class Config:
         return repr(tuple(getattr(self, k) for k in keep))
 
 
+@cache
+def libclang_installed() -> bool:
+    """The libclang package precise mode parses with is installed (looked for, not imported)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("clang.cindex") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def cores() -> int:
     """The cores this process may run on: its affinity mask (a container or `taskset` may
     give it fewer than the machine has), else the machine's count."""
@@ -230,9 +241,7 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
         if not isinstance(value, bool):
             raise bad("true or false")
         if name == "precise" and value:
-            from hipport.precise import available
-
-            if not available():
+            if not libclang_installed():
                 raise HipportError(f"{'--precise' if cli else 'precise = true'} needs the libclang package: "
                                    "pip install 'hipport[precise]'", *where)
         return value

@@ -115,10 +115,11 @@ def test_default_mode_does_not_import_clang(tmp_path: Path) -> None:
 
 
 def test_precise_without_libclang_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hipport import config as configmod
     from hipport.config import build
     from hipport.errors import HipportError
 
-    monkeypatch.setattr(precise, "available", lambda: False)
+    monkeypatch.setattr(configmod, "libclang_installed", lambda: False)
     with pytest.raises(HipportError, match="needs the libclang package"):
         build(tmp_path, {"precise": True})
     (tmp_path / ".hipport.toml").write_text("precise = 1\n")

@@ -13,15 +13,13 @@ and a `note` (one line on stderr). Nothing here imports clang: hipport.precise.p
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from types import MappingProxyType
 
 from hipport.cache import blake2b
-from hipport.config import Config
+from hipport.config import Config, libclang_installed
 
 _EMPTY: Mapping[object, object] = MappingProxyType({})
 
@@ -42,13 +40,9 @@ class Model:
     note: str = ""
 
 
-@cache
 def available() -> bool:
     """The libclang package is installed (looked for, not imported)."""
-    try:
-        return importlib.util.find_spec("clang.cindex") is not None
-    except (ImportError, ValueError):
-        return False
+    return libclang_installed()
 
 
 # Models by (path, content digest, headers' digest, config): a file asked about by several
