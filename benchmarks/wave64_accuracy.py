@@ -103,13 +103,13 @@ def hazard_class(h: dict) -> str:
 
 
 def analyse(base: Path, path: str, context: str, repos: dict[str, dict],
-            memo: dict[str, dict[str, Included]]) -> Counter[tuple[str, int]]:
+            memo: dict[str, dict[str, Included]], precise: bool = False) -> Counter[tuple[str, int]]:
     """(rule, line) -> reports of the wave64 pass on base/path. `file`: the file alone, no header
     seen; `project`: as `hipport lint` reads it, with its include closure (beside and above it, then
-    the repository's include folders, made absolute under `base`)."""
+    the repository's include folders, made absolute under `base`). `precise`: with --precise."""
     file = base / path
     data = file.read_bytes()
-    config = Config()
+    config = Config(precise=precise)
     if context == "file":
         src = SourceFile(str(file), data)
     else:
@@ -122,9 +122,9 @@ def analyse(base: Path, path: str, context: str, repos: dict[str, dict],
     return Counter((f.rule, f.span.line) for f in run(src, config))
 
 
-def score_real(base: Path, labels: Path = LABELS, context: str = "project") -> Real:
+def score_real(base: Path, labels: Path = LABELS, context: str = "project", precise: bool = False) -> Real:
     """TP / FP / FN over the hand-labelled lines of real code under `base`, each file analysed
-    with `context` ("file" or "project")."""
+    with `context` ("file" or "project"), and with precise mode when `precise`."""
     meta = tomllib.loads(labels.read_text(encoding="utf-8"))
     repos: dict[str, dict] = {r.get("folder", name): r for name, r in meta.get("repos", {}).items()}
     hazards: dict[tuple[str, int], list[dict]] = {}
@@ -141,7 +141,7 @@ def score_real(base: Path, labels: Path = LABELS, context: str = "project") -> R
     for path in sorted({p for p, _ in [*hazards, *clean]}):
         repo = path.split("/", 1)[0]
         out.per_repo.setdefault(repo, Counter())
-        got = analyse(base, path, context, repos, memo)
+        got = analyse(base, path, context, repos, memo, precise)
         lines = {ln for (p, ln) in [*hazards, *clean] if p == path}
         for (_rule, line), n in got.items():
             if line not in lines:

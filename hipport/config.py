@@ -71,6 +71,9 @@ class Config:
     include_paths: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
     compile_commands: str = ""
+    # Precise mode (issue 31): clang (the libclang package) parses each source too, for values
+    # the tree-sitter model cannot evaluate (hipport.precise).
+    precise: bool = False
     # Headers whose name is unique in the tree (name -> absolute path): a quoted include found
     # nowhere else is taken from here. What is found is in each file's cache key (its deps).
     unique_headers: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
@@ -90,8 +93,19 @@ class Config:
         """What the per-file results depend on (the cache key part that is not content)."""
         keep = ("select", "ignore", "severity", "wave_strategy", "rocm", "launch_syntax", "blas",
                 "sparse", "rand", "solver", "fft", "dnn", "include_layout", "include_quotes", "rename_extensions", "apply_review_fixes", "wave64", "build_files",
-                "offload_arch", "data_types", "include_paths", "defines")
+                "offload_arch", "data_types", "include_paths", "defines", "precise")
         return repr(tuple(getattr(self, k) for k in keep))
+
+
+@cache
+def libclang_installed() -> bool:
+    """The libclang package precise mode parses with is installed (looked for, not imported)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("clang.cindex") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def cores() -> int:
@@ -178,7 +192,7 @@ _OPTION = {"include_paths": "--include-dir", "defines": "--define", "compile_com
 _ADDED = ("include_paths", "defines")
 _DEFINE = re.compile(r"[A-Za-z_]\w*(=[^\x00-\x1f\x7f]*)?")
 _BOOLS = ("rename_extensions", "apply_review_fixes", "wave64", "cache", "force_exclude", "build_files",
-          "roc")
+          "roc", "precise")
 
 
 def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
@@ -226,6 +240,10 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
     if name in _BOOLS:
         if not isinstance(value, bool):
             raise bad("true or false")
+        if name == "precise" and value:
+            if not libclang_installed():
+                raise HipportError(f"{'--precise' if cli else 'precise = true'} needs the libclang package: "
+                                   "pip install 'hipport[precise]'", *where)
         return value
     if name == "jobs":
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -99,6 +99,7 @@ NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMake
 OffloadArch = Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target the port is for: ported build files compile for it, device functions it lacks are reported (HP020) (repeatable; default gfx90a).")]
 IncludeDirOpt = Annotated[list[Path] | None, typer.Option("--include-dir", "-I", help="An include folder the project's headers are looked up in, after those beside and above each file (repeatable; added to the configuration's include-paths).")]
 DefineOpt = Annotated[list[str] | None, typer.Option("--define", "-D", help="A macro the HIP build defines, NAME or NAME=VALUE (repeatable): #if branches on it are read as the HIP build takes them.")]
+PreciseOpt = Annotated[bool, typer.Option("--precise", help="Also parse each source with clang (the libclang package: pip install 'hipport[precise]') for the values the default model cannot evaluate: macros built by function-like macros or token pasting, typedef chains, template arguments.")]
 CompileCommandsOpt = Annotated[Path | None, typer.Option("--compile-commands", "-p", help="compile_commands.json, or the folder holding it: its include folders are searched too (each value checked first; see docs/security.md).")]
 
 
@@ -125,12 +126,12 @@ LIBRARIES: dict[str, Opt] = {"blas": (BlasOpt, None), "sparse": (SparseOpt, None
                              "roc": (RocOpt, False)}
 BUILD: dict[str, Opt] = {"no_build_files": (NoBuildFiles, False)}
 PROJECT: dict[str, Opt] = {"include_paths": (IncludeDirOpt, None), "defines": (DefineOpt, None),
-                           "compile_commands": (CompileCommandsOpt, None)}
+                           "compile_commands": (CompileCommandsOpt, None), "precise": (PreciseOpt, False)}
 RUN: dict[str, Opt] = {"jobs": (Jobs, None), "no_cache": (NoCache, False), "cache_dir": (CacheDir, None),
                        "config_file": (ConfigOpt, None)}
 # Flags whose "off" means "not given" (the configuration file decides), as configuration keys.
 _FLAGS = {"force_exclude": ("force_exclude", True), "roc": ("roc", True), "no_cache": ("cache", False),
-          "no_build_files": ("build_files", False)}
+          "no_build_files": ("build_files", False), "precise": ("precise", True)}
 _NOT_CONFIG = ("cache_dir", "config_file")
 
 

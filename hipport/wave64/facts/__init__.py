@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
 from hipport.config import Config
+from hipport.precise import Model
 from hipport.source import Node, SourceFile
 from hipport.wave64.facts import (
     bodies,
@@ -194,6 +195,8 @@ class Facts:
         self._header_platform: dict[str, tuple[str, int | None]] = {}  # their platform macros
         self._project: frozenset[tuple[str, str, int | None]] | None = None  # project_platform
         self._defined_here: frozenset[str] | None = None  # names this file #defines (tree_defines)
+        # precise: clang's Model of the file, read on the first question (False: never, for a header)
+        self._precise: Model | bool | None = None if headers else False
         # exprs
         self._bin: dict[int, str] = {}  # the operator of each binary expression, by node id
         self._names: dict[int, str] = {}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from hipport.source import Node
 from hipport.wave64 import platform
 from hipport.wave64 import syntax as sx
+from hipport.wave64.facts import precise
 from hipport.wave64.facts.data import Func, IdentUse, WarpConst
 from hipport.wave64.facts.names import is_warp_name, type_bits
 from hipport.wave64.facts.text import SPACES, word_hits
@@ -117,13 +118,16 @@ def find_consts(fx: Facts) -> None:
             continue
         for node, text, amd in defs:
             v = fx.eval_text(text)
+            clang = v is None and fx.config.precise and len(defs) == 1  # (precise: macros with one definition)
+            if clang:
+                v = precise.value(fx, name)
             if v is None or v[0] not in (32, 64) or not is_warp_name(name):
                 continue
             value = node.child_by_field_id(sx.F_VALUE)
             if value is None:
                 continue
             raw = fx.data[value.start_byte:value.end_byte]
-            m = re.search(rb"\b(32|64)\b", raw)
+            m = None if clang else re.search(rb"\b(32|64)\b", raw)  # (clang's value: the whole body is it)
             span = (value.start_byte + m.start(), value.start_byte + m.end()) if m else (
                 value.start_byte, value.end_byte)
             fx.consts.setdefault(name, []).append(WarpConst(
@@ -218,6 +222,13 @@ def consts_in_decl(fx: Facts, item: Node, fn: Func | None) -> None:
                     name=var.name, value=via[1], kind="variable", node=var.declarator, value_node=var.value,
                     value_span=(var.value.start_byte, var.value.end_byte), func=fn,
                     amd_only=bool(fx.amd_only) and fx.is_amd_only(item.start_byte), via=via[0]))
+            elif via is None and fx.config.precise and is_warp_name(var.name):  # clang's value, if any
+                pv = precise.declared(fx, var.declarator)
+                if pv is not None and pv[0] in (32, 64):
+                    fx.consts.setdefault(var.name, []).append(WarpConst(
+                        name=var.name, value=pv[0], kind="variable", node=var.declarator, value_node=var.value,
+                        value_span=(var.value.start_byte, var.value.end_byte), func=fn,
+                        amd_only=bool(fx.amd_only) and fx.is_amd_only(item.start_byte)))
             continue
         lit = sx.int_literal(fx.src.text(var.value))
         if lit and lit[0] in (32, 64) and is_warp_name(var.name):
@@ -250,7 +261,7 @@ def const_value(fx: Facts, name: str) -> int | None:
         if name in fx.macros or name in fx.gvars:
             return None  # the file's own definition, not a warp-size constant, hides the header's
         h = fx.header_const(name)
-        return h[0] if h is not None else None
+        return h[0] if h is not None else (precise.warp_value(fx, name) if fx.config.precise else None)
     for d in defs:
         if d.amd_only:
             return d.value
@@ -334,6 +345,8 @@ def cval(fx: Facts, node: Node | None, fn: Func | None = None) -> tuple[int, int
             break
     if not found:
         a = _cval(fx, node, fn)
+        if a is None and node is not None and fx.config.precise:
+            a = precise.cval(fx, node, fn)
     for b in reversed(chain):  # innermost first
         t = b.type
         if t == "unary_expression":

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from hipport.source import Node, children, named_children
 from hipport.wave64 import syntax as sx
+from hipport.wave64.facts import precise
 from hipport.wave64.facts.data import Func, Var
 from hipport.wave64.facts.names import type_bits
 
@@ -51,6 +52,8 @@ def var_from_declarator(fx: Facts, d: Node, decl: Node, type_node: Node | None, 
         data[c.start_byte:c.end_byte] == b"__shared__" for c in children(decl) if c.type == "type_qualifier")
     bits = None if (is_pointer or type_node is None) else type_bits(
         data[type_node.start_byte:type_node.end_byte].decode("utf-8", "surrogateescape"))
+    if bits is None and type_node is not None and not is_pointer and fx.config.precise:  # a typedef's width
+        bits = precise.type_bits(fx, data[type_node.start_byte:type_node.end_byte].decode("utf-8", "replace"))
     # (the name interned: one string per distinct name, not one per declaration of the file)
     return Var(intern(data[tstart:target.end_byte].decode("utf-8", "surrogateescape")), decl, type_node, d,
                bits, value, False, is_array, shared, is_pointer, size, index, count)

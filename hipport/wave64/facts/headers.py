@@ -16,6 +16,7 @@ from hipport.closure import Closure
 from hipport.config import Config
 from hipport.source import SourceFile
 from hipport.wave64 import platform as platformmod
+from hipport.wave64.facts import precise
 from hipport.wave64.facts.names import might_hold_hazards
 
 if TYPE_CHECKING:
@@ -204,9 +205,10 @@ def header_value(fx: Facts, name: str) -> tuple[int, int] | None:
     evaluates here, a const/constexpr variable or an enumerator."""
     _load_headers(fx)
     body = fx._header_bodies.get(name)
-    if body is not None:
-        return fx.eval_text(body, 1)
-    return fx._header_values.get(name)
+    got = fx.eval_text(body, 1) if body is not None else fx._header_values.get(name)
+    if got is None and fx.config.precise:
+        got = precise.value(fx, name)
+    return got
 
 
 def tree_defines(fx: Facts, name: str) -> bool:

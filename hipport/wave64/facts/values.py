@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
-from hipport.wave64.facts import tiles
+from hipport.wave64.facts import precise, tiles
 from hipport.wave64.facts.data import Func
 from hipport.wave64.facts.kinds import (
     BDIM,
@@ -145,6 +145,9 @@ def _kinds(fx: Facts, node: Node, fn: Func) -> int:
             v = fn.tparams[name]
             if v.type == "number_literal":
                 k |= WS64 if fx.src.text(v) == "64" else WS32
+            elif fx.config.precise:  # the one value its instantiations give it
+                tv = precise.tparam(fx, fn, name)
+                k |= WS64 if tv == 64 else (WS32 if tv == 32 else 0)
         elif fx.external_const(name, fn):
             k |= WS32
         elif not k:
