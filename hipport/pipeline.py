@@ -379,7 +379,9 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
     even read; any other file goes to a worker, which may still find its content cached."""
     t0 = time.perf_counter()
     salt = salt_of(config)
-    use_cache = cache_dir is not None and config.cache
+    # --precise: clang reads headers beyond the closure hipport keys results on, so its results
+    # are never kept (a cache is keyed on everything a result depends on).
+    use_cache = cache_dir is not None and config.cache and not config.precise
     looks = _Deps()
     paths = [wf.file for wf in files]
     results: list[FileResult | None] = [None] * len(files)

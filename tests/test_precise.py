@@ -129,3 +129,14 @@ def test_precise_without_libclang_is_a_usage_error(tmp_path: Path, monkeypatch: 
 
 def test_precise_is_in_the_cache_fingerprint() -> None:
     assert Config(precise=True).fingerprint() != Config().fingerprint()
+
+
+@needs_libclang
+def test_a_precise_run_keeps_no_results_in_the_cache(tmp_path: Path) -> None:
+    """clang reads headers hipport's key does not cover: a second run ports again."""
+    (tmp_path / "k.cu").write_text(SOURCE)
+    cache = tmp_path / "cache"
+    for _ in range(2):
+        r = hipport("lint", "k.cu", "--precise", "--cache-dir", str(cache), "--fail-on", "never", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr.decode()
+    assert "0 from cache" in r.stdout.decode() + r.stderr.decode()
