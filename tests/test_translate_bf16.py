@@ -44,3 +44,16 @@ def test_strings_comments_and_bfloat16_values_are_left_alone(tmp_path: Path) -> 
     src = (b"#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16* o, const __nv_bfloat16* i) {\n"
            b"  // o[0] = 1.0f;\n  o[1] = i[0];\n  __nv_bfloat16 t = i[1];\n  o[2] = t;\n}\n")
     assert port(src, "5.2", None, tmp_path).count(b"__nv_bfloat16(") == 0
+
+
+def test_pointers_and_shadowed_names_are_not_bfloat16_stores(tmp_path: Path) -> None:
+    """llm.c: `residual += C * idx` moves a floatX pointer; a local `x128 wte` shadows a floatX*
+    parameter: neither is a store of a bfloat16 value."""
+    src = (b"#include <cuda_bf16.h>\ntypedef __nv_bfloat16 floatX;\nstruct x128 { float v[4]; };\n"
+           b"__device__ x128 load(const floatX* p);\n"
+           b"__global__ void k(floatX* residual, const floatX* wte, int C) {\n"
+           b"  residual += C * threadIdx.x;\n  x128 wte = load(residual);\n  floatX* p = residual;\n"
+           b"  p = residual + 1;\n  *p = wte.v[0];\n}\n")
+    out = port(src, "5.2", None, tmp_path)
+    assert b"residual += C * threadIdx.x;" in out and b"x128 wte = load(residual);" in out
+    assert b"p = residual + 1;" in out and b"*p = floatX(wte.v[0]);" in out

@@ -36,7 +36,7 @@ def run(ctx: Context) -> None:
     types = bf16_types(data, ctx.src.closure.found.values() if ctx.src.closure is not None else ())
     if not any(t.encode() in data for t in types):
         return
-    names = _declared(ctx, types)  # variable name -> its type's spelling, per scope
+    names = _declared(ctx, types)  # variable name -> its type's spelling and levels, per scope
     if not names:
         return
     first: Node | None = None
@@ -88,10 +88,11 @@ def bf16_types(data: bytes, headers: object) -> frozenset[str]:
     return frozenset(out)
 
 
-def _declared(ctx: Context, types: frozenset[str]) -> dict[tuple[int, str], str]:
-    """(scope start, name) -> the type as written, for each variable declared with a bfloat16
-    type; scope start -1: a global (or a member)."""
-    out: dict[tuple[int, str], str] = {}
+def _declared(ctx: Context, types: frozenset[str]) -> dict[tuple[int, str], tuple[str, int]]:
+    """(scope start, name) -> (the type as written, pointer and array levels), for each variable
+    whose every declaration in its scope has a bfloat16 type (a local `x128 wte` that shadows a
+    `floatX* wte` parameter makes `wte` ambiguous: left alone); scope start -1: a global."""
+    seen: dict[tuple[int, str], set[tuple[str, int] | None]] = {}
     stack = [ctx.src.root]
     while stack:
         n = stack.pop()
@@ -102,26 +103,30 @@ def _declared(ctx: Context, types: frozenset[str]) -> dict[tuple[int, str], str]
         if t is None:
             continue
         spelled = ctx.src.text(t).split("::")[-1].strip()
-        if spelled not in types:
-            continue
         scope = _scope(n)
         for d in n.named_children:
-            name = _name(ctx, d)
-            if name:
-                out[(scope, name)] = spelled
-    return out
+            got = _name(ctx, d)
+            if got:
+                name, depth = got
+                seen.setdefault((scope, name), set()).add((spelled, depth) if spelled in types else None)
+    return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1 and None not in v}  # type: ignore[misc]
 
 
-def _name(ctx: Context, d: Node) -> str | None:
+def _name(ctx: Context, d: Node) -> tuple[str, int] | None:
+    """The declared name and its pointer / array levels (`*p`: 1, `a[4][4]`: 2)."""
+    depth = 0
     while d is not None and d.type in ("init_declarator", "pointer_declarator", "array_declarator",
                                        "reference_declarator"):
+        depth += d.type in ("pointer_declarator", "array_declarator")
         inner = d.child_by_field_name("declarator")
         if inner is None:
             inner = next((c for c in d.named_children if c.type.endswith(("declarator", "identifier"))), None)
         if inner is None:
             return None
         d = inner
-    return ctx.src.text(d) if d is not None and d.type in ("identifier", "field_identifier") else None
+    if d is None or d.type not in ("identifier", "field_identifier"):
+        return None
+    return ctx.src.text(d), depth
 
 
 def _scope(n: Node) -> int:
@@ -131,25 +136,33 @@ def _scope(n: Node) -> int:
     return p.start_byte if p is not None else -1
 
 
-def _lookup(names: dict[tuple[int, str], str], node: Node, name: str) -> str | None:
+Names = dict[tuple[int, str], tuple[str, int]]
+
+
+def _lookup(names: Names, node: Node, name: str) -> tuple[str, int] | None:
     return names.get((_scope(node), name)) or names.get((-1, name))
 
 
-def _stored(ctx: Context, left: Node, names: dict[tuple[int, str], str]) -> str | None:
-    """The bfloat16 type spelling of what `left` stores into (`p[i]`, `*p`, `x`), or None."""
+def _stored(ctx: Context, left: Node, names: Names) -> str | None:
+    """The bfloat16 type spelling of what `left` stores into (`p[i]`, `*p`, `x`: an element,
+    not a pointer to one), or None."""
     n = left
+    derefs = 0
     while n.type in ("subscript_expression", "pointer_expression", "parenthesized_expression"):
+        if n.type == "pointer_expression" and ctx.src.text(n).startswith("&"):
+            return None
+        derefs += n.type != "parenthesized_expression"
         inner = n.child_by_field_name("argument") or (n.named_child(0) if n.named_child_count else None)
         if inner is None:
             return None
         n = inner
     if n.type != "identifier":
         return None
-    return _lookup(names, left, ctx.src.text(n))
+    got = _lookup(names, left, ctx.src.text(n))
+    return got[0] if got is not None and got[1] == derefs else None
 
 
-def _already(ctx: Context, right: Node, spelled: str, names: dict[tuple[int, str], str],
-             types: frozenset[str]) -> bool:
+def _already(ctx: Context, right: Node, spelled: str, names: Names, types: frozenset[str]) -> bool:
     """Is the value a bfloat16 already: a variable of such a type (element of a pointer or
     array of one), a conversion or call to one, or a CUDA bfloat16 function's result?"""
     r = right
