@@ -108,6 +108,13 @@ def _port_deep(display: str, role: str, data: bytes, config: Config,
     return out[0] if out else not_analysed(display, role, "nested deeper than hipport follows")
 
 
+# Translate findings about an AMD build (no HIP name, a newer ROCm, a target's instructions):
+# not reported in a branch AMD never compiles (`#else` of `__HIP_PLATFORM_AMD__`, which HIP's
+# NVIDIA platform compiles with CUDA's own names).
+_AMD_BUILD_RULES = frozenset({HP.UNSUPPORTED_API, HP.UNKNOWN_CUDA_NAME, HP.NEEDS_NEWER_ROCM,
+                              HP.UNSUPPORTED_ON_TARGET})
+
+
 def _not_found(src: SourceFile, rules: rulesmod.RuleSet) -> list[Finding]:
     """HP021 at each quoted include of the file that no header of its closure answered."""
     cl = src.closure
@@ -152,8 +159,11 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
             findings.extend(_not_found(src, rules))
             if config.wave64:  # wave64 judges AMD code too (a HIP branch may hard-code 64),
                 layer = ctx.hip.layer() if ctx.hip else None  # not a compatibility layer
-                findings.extend(f for f in wave64pass.run(src, config)
-                                if not (layer and layer.covers(f.span.start, f.span.end)))
+                w64, facts = wave64pass.run_facts(src, config)
+                if facts.inactive:  # what AMD never compiles is no AMD port's problem
+                    findings = [f for f in findings if f.rule not in _AMD_BUILD_RULES
+                                or not facts.is_inactive(f.span.start)]
+                findings.extend(f for f in w64 if not (layer and layer.covers(f.span.start, f.span.end)))
                 findings = _drop_ported_ptx(findings, ctx.edits)
             # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
             findings = suppress.apply(src, findings)

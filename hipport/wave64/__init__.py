@@ -17,6 +17,7 @@ from hipport.edits import keep_comments
 from hipport.model import Applicability, Edit, Finding, Fix, Severity, evolve
 from hipport.registry import W
 from hipport.source import SourceFile
+from hipport.wave64 import amdcode
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts
 from hipport.wave64.registry import RULES
@@ -26,9 +27,14 @@ __all__ = ["run", "RULES"]
 
 def run(src: SourceFile, config: Config) -> list[Finding]:
     """All wave64 findings for one file, in file order."""
+    return run_facts(src, config)[0]
+
+
+def run_facts(src: SourceFile, config: Config) -> tuple[list[Finding], Facts]:
+    """The findings and the facts they came from (the branches AMD never compiles: `inactive`)."""
     facts = Facts(src, config)
     if facts.empty:
-        return []
+        return [], facts
     em = Emitter(facts)
     findings: list[Finding] = []
     for mod in _rule_modules():
@@ -36,7 +42,8 @@ def run(src: SourceFile, config: Config) -> list[Finding]:
     findings = [f if f.fix is None else evolve(f, fix=em.portable(f.fix)) for f in findings]
     if facts.inactive or facts.amd_only:
         findings = [f for f in findings if not _left_alone(facts, f)]
-    return _canonical(_one_per_line(findings), src.data)
+        findings.extend(amdcode.check(facts))  # what is wrong on AMD in code written for it
+    return _canonical(_one_per_line(findings), src.data), facts
 
 
 _SEVERITY = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
