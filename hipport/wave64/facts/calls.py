@@ -146,7 +146,7 @@ def mark_collective(fx: Facts) -> None:
             pl is not None and b"thread_block_tile" in fx.data[pl.start_byte:pl.end_byte])  # takes a tile
         if not fn.collective:
             fn.collective = bool(WARP_FN.search(fn.name)) or any(
-                name not in fx.by_name and WARP_FN.search(name) for name in _called_names(fx, fn))
+                name not in fx.by_name and _collective_callee(fx, name) for name in _called_names(fx, fn))
     # a function whose callee is collective, or that passes lane values to one, counts too
     for _ in range(4):
         changed = False
@@ -164,3 +164,12 @@ def mark_collective(fx: Facts) -> None:
 
 def _called_names(fx: Facts, fn: Func) -> set[str]:
     return {fx.call_name(c) for c in fn.nodes.get("call_expression", [])}
+
+
+def _collective_callee(fx: Facts, name: str) -> bool:
+    """A function defined elsewhere: collective when a header's summary says so (from its code);
+    one no header defines, by its name."""
+    s = fx.header_func(name)
+    if s is not None:
+        return s.collective
+    return bool(WARP_FN.search(name))

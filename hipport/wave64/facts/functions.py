@@ -225,7 +225,9 @@ def _add_macro(fx: Facts, node: Node) -> None:
 
 def qualify(fx: Facts) -> None:
     """Which functions need the full analysis: a cheap byte search, then callers of those."""
-    extra = sorted(set(fx.consts) | set(fx.wrappers) | fx.aliases | fx.wave_macros)
+    # (and the collective functions of the headers: a kernel calling one is analysed)
+    extra = sorted(set(fx.consts) | set(fx.wrappers) | fx.aliases | fx.wave_macros |
+                   {n for n, s in fx.header_funcs().items() if s.collective or s.ret})
     extra_rx = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in extra) + rb")\b") if extra else None
     pending = []
     for fn in fx.funcs:
