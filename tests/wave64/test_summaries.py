@@ -85,3 +85,12 @@ def test_a_wrapper_lane_gets_the_32_lane_form_under_logical32(tmp_path: Path) ->
     src = SourceFile(str(path), code.encode(), closure=closure.read(str(path), code.encode()))
     got = [f for f in run(src, config("logical32")) if f.rule == "W004"]
     assert got and "(hw() & 31)" in apply(code, got)
+
+
+def test_a_strided_macro_of_the_file_itself() -> None:
+    from tests.wave64.helpers import findings
+    code = ('#include <hip/hip_runtime.h>\n#define COPY(L, N, D, S) for (int i = (L); i < (N); i += 32) (D)[i] = (S)[i]\n'
+            '__global__ void k(float* out, const float* in, int n) {\n  COPY(__lane_id(), n, out, in);\n'
+            '  out[0] = __shfl(out[0], 0);\n}\n')
+    got = [f for f in findings(code, "native", rule="W004") if f.span.line == 4]
+    assert got and got[0].fix is None and "t.cu:2" in got[0].message

@@ -10,6 +10,7 @@ from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import threads, values
 from hipport.wave64.facts.data import Func, WarpCall, Wrapper
+from hipport.wave64.facts.kinds import LANES, MASK, WARPS
 from hipport.wave64.facts.names import (
     BALLOTS,
     COALESCED_VOTES,
@@ -145,7 +146,8 @@ def mark_collective(fx: Facts) -> None:
             for n in fn.nodes.get("template_function", []) + fn.nodes.get("template_type", [])) or (
             pl is not None and b"thread_block_tile" in fx.data[pl.start_byte:pl.end_byte])  # takes a tile
         if not fn.collective:
-            fn.collective = bool(WARP_FN.search(fn.name)) or any(
+            # (a function that returns a lane or warp id or a mask is a warp primitive by its code)
+            fn.collective = bool(fn.ret & (LANES | WARPS | MASK)) or any(
                 name not in fx.by_name and _collective_callee(fx, name) for name in _called_names(fx, fn))
     # a function whose callee is collective, or that passes lane values to one, counts too
     for _ in range(4):

@@ -118,7 +118,7 @@ def _header_calls(fx: Facts, fn: Func) -> None:
     a 32-lane id (`threadIdx.x & 31`), a reduction over 32 lanes at the default width, or a macro
     striding by 32 lanes are 32-lane evidence; `__lane_id()` is wave-agnostic. (A PTX `%laneid`
     lane follows the strategy: no evidence.)"""
-    if fx.src.closure is None or not fx.src.closure.found:
+    if not fx.header_funcs():
         return
     for c in fn.nodes.get("call_expression", []):
         name = fx.call_name(c)

@@ -327,14 +327,16 @@ def _macro_strides(path: str, data: bytes) -> dict[str, Summary]:
 
 def header_funcs(fx: Facts) -> dict[str, Summary]:
     """The summaries of the device functions the included headers define (the nearer
-    definition wins; two in one header are merged)."""
+    definition wins; two in one header are merged), and of the strided macros of the file
+    and its headers (`summaries.macro_strides`)."""
     if fx._header_funcs is not None:
         return fx._header_funcs
-    fx._header_funcs = {}
+    # the file's own strided macros first (its functions are analysed with it: no summary)
+    out: dict[str, Summary] = dict(_macro_strides(fx.src.path, fx.data)) if b"#" in fx.data else {}
+    fx._header_funcs = out
     cl = closuremod.of(fx.src)
     if not cl.found:
         return fx._header_funcs
-    out: dict[str, Summary] = {}
     seen = {cl.path}
     level = [p for p in (cl.resolve(cl.path, m.group(1).decode(errors="replace"))
                          for m in closuremod.INCLUDE.finditer(fx.data)

@@ -204,7 +204,7 @@ def header_calls(facts: Facts, fn: Func) -> list[tuple[Node, Summary]]:
     """The calls in `fn` of device functions an included header defines, with their summaries
     (hipport.wave64.facts.summaries)."""
     out: list[tuple[Node, Summary]] = []
-    if facts.src.closure is None or not facts.src.closure.found:
+    if not facts.header_funcs():
         return out
     for c in fn.node_list("call_expression"):
         name = facts.call_name(c)
