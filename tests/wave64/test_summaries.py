@@ -94,3 +94,14 @@ def test_a_strided_macro_of_the_file_itself() -> None:
             '  out[0] = __shfl(out[0], 0);\n}\n')
     got = [f for f in findings(code, "native", rule="W004") if f.span.line == 4]
     assert got and got[0].fix is None and "t.cu:2" in got[0].message
+
+
+def test_a_thread_index_from_a_header_is_one_at_the_call(tmp_path: Path) -> None:
+    from hipport.wave64 import run
+    (tmp_path / "w.cuh").write_text("__device__ int gtid() { return blockIdx.x * blockDim.x + threadIdx.x; }\n")
+    code = ('#include <hip/hip_runtime.h>\n#include "w.cuh"\n__global__ void k(float* out) {\n'
+            '  int lane = gtid() & 31;\n  out[lane] = __shfl_down(out[0], 1);\n}\n')
+    path = tmp_path / "k.cu"
+    path.write_text(code)
+    src = SourceFile(str(path), code.encode(), closure=closure.read(str(path), code.encode()))
+    assert [f.span.line for f in run(src, config("logical32")) if f.rule == "W004"] == [4]

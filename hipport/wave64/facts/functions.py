@@ -30,6 +30,9 @@ _COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
 _WRAPPED = re.compile(r"^\s*(__shfl(?:_up|_down|_xor)?(?:_sync)?|__ballot(?:_sync)?)\s*\(")
 # `#define DEVICE_FUNCTION static inline __device__`: a macro that declares device functions
 QUAL_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*__(?:device|global)__[^\n]*)$", re.M)
+# a small device function that returns a thread index (`gtid() { return blockIdx.x * blockDim.x +
+# threadIdx.x; }`): its callers' `gtid() & 31` are lane ids
+_THREAD_HELPER = re.compile(rb"\A[^{]*\{\s*return\b[^;{}]*\bthreadIdx\b[^;{}]*;\s*\}\Z")
 _OWN_HELPER = re.compile(r"hipport_(?:warp_size|match_any|reduce_(?:add|min|max|and|or|xor))")
 
 
@@ -237,7 +240,7 @@ def qualify(fx: Facts) -> None:
         raw = fx.data[fn.node.start_byte:body.end_byte]
         quick = FUNC_QUICK if fn.device else HOST_QUICK
         if quick.search(raw) or (extra_rx is not None and extra_rx.search(raw)) or (
-                fn.device and WARP_FN.search(fn.name)):
+                fn.device and WARP_FN.search(fn.name)) or (fn.device and _THREAD_HELPER.search(raw)):
             fn.quick = True
         elif fn.device:
             pending.append((fn, raw))

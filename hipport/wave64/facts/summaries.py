@@ -19,7 +19,20 @@ from typing import TYPE_CHECKING
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts.data import Func
-from hipport.wave64.facts.kinds import LANE32, LANEHW, LANEN, LANEREL, LANES, MASK, SHIFTMASK
+from hipport.wave64.facts.kinds import (
+    BDIM,
+    LANE32,
+    LANEHW,
+    LANEN,
+    LANEREL,
+    LANES,
+    MASK,
+    NWARP32,
+    NWARPHW,
+    SHIFTMASK,
+    TID,
+    WARPS,
+)
 from hipport.wave64.facts.names import BITOPS32, type_bits
 
 if TYPE_CHECKING:
@@ -93,7 +106,7 @@ def summarize(hf: Facts) -> dict[str, Summary]:
 
 
 def _summary(hf: Facts, f: Func, reduce: int, collective: bool) -> Summary:
-    ret = f.ret & (LANES | MASK | SHIFTMASK)
+    ret = f.ret & (LANES | MASK | SHIFTMASK | WARPS | NWARP32 | NWARPHW | TID | BDIM)
     if f.ret & LANEREL:  # lane +/- k: not a lane id
         ret &= ~LANES
     strategy = f.group.strategy if f.group is not None else "native"
