@@ -1,9 +1,11 @@
 """Header constants: the warp-size constants (and every macro name) that the headers a file
 includes define, taken from the file's include closure (hipport.closure: found next to the
 file or in a folder above it, three includes deep), each header's own definitions analysed
-once per process and content; and the names the file or its headers #define
-(`tree_defines`). Nothing here opens a file: what the result depends on is what the
-pipeline read and keyed the cache on."""
+once per process and content; the names the file or its headers #define
+(`tree_defines`); and the summaries of the headers' device functions (`header_funcs`,
+hipport.wave64.facts.summaries), each header analysed with the headers it includes.
+Nothing here opens a file: what the result depends on is what the pipeline read and keyed
+the cache on."""
 
 from __future__ import annotations
 
@@ -256,16 +258,45 @@ def _load_headers(fx: Facts) -> None:
 
 # ---- function summaries (hipport.wave64.facts.summaries) -------------------------------------
 
-# Headers worth summarising: a device function in them may do something with lanes.
-# (Names too: a header defining `get_lane_id()` is summarised, so that its code, not the name,
-# says what it returns.)
-_SUMMARY_QUICK = re.compile(rb"__shfl|__ballot|__lane_id|laneid|lanemask|__activemask|__any|__all|__match|"
-                            rb"__reduce_|__popc|__clz|__ffs|__brev|__syncwarp|threadIdx|tiled_partition|"
-                            rb"[Ll]ane|[Ww]arp|ballot|shfl")
+# Headers worth summarising: a device function in them may do something with lanes (names too:
+# a header defining `get_lane_id()` is summarised, so that its code, not the name, says what it
+# returns). Substring tests: a regex alternation over every header was a tenth of the run.
+_SUMMARY_TOKENS = (b"threadIdx", b"lane", b"Lane", b"warp", b"Warp", b"ballot", b"shfl", b"__any", b"__all",
+                   b"__match", b"__reduce_", b"__popc", b"__clz", b"__ffs", b"__brev", b"tiled_partition",
+                   b"__activemask")
+
+
+def _worth_summarising(data: bytes) -> bool:
+    return any(t in data for t in _SUMMARY_TOKENS)
+
+
 # A header's summaries, by (path, content digest, config, the headers it reaches and their
 # contents): its facts read their declaration macros and callees from those.
 _SUMS: dict[tuple[object, ...], dict[str, Summary]] = {}
 _BUSY: set[tuple[object, ...]] = set()  # being built: an include cycle answers nothing
+
+
+class _Read(NamedTuple):
+    data: bytes  # (held: the key is its id)
+    specs: list[str]
+    quick: bool
+    digest: bytes
+
+
+_READ: dict[int, _Read] = {}
+
+
+def _read(data: bytes) -> _Read:
+    """The include specs, summary test and digest of a header's bytes, once per bytes object
+    (the same bytes are asked about by every header that includes them)."""
+    hit = _READ.get(id(data))
+    if hit is not None and hit.data is data:
+        return hit
+    if len(_READ) > 4096:
+        _READ.clear()
+    r = _READ[id(data)] = _Read(data, closuremod.specs(data), _worth_summarising(data),
+                                blake2b(data, digest_size=16).digest())
+    return r
 
 
 def _reach(cl: Closure, path: str) -> dict[str, bytes]:
@@ -277,7 +308,7 @@ def _reach(cl: Closure, path: str) -> dict[str, bytes]:
         data = cl.found.get(p)
         if data is None or depth > closuremod.LEVELS:
             continue
-        for spec in closuremod.specs(data):
+        for spec in _read(data).specs:
             sub = cl.resolve(p, spec)
             if sub is not None and sub not in out and sub != path and cl.found.get(sub) is not None:
                 out[sub] = cl.found[sub]  # type: ignore[assignment]
@@ -291,10 +322,11 @@ def _summaries(cl: Closure, path: str, config: Config) -> dict[str, Summary]:
     data = cl.found.get(path)
     if data is None:
         return {}
-    if not _SUMMARY_QUICK.search(data):
+    read = _read(data)
+    if not read.quick:
         return _macro_strides(path, data)
     reach = _reach(cl, path)
-    key = (path, blake2b(data, digest_size=16).digest(), config,
+    key = (path, read.digest, config,
            tuple(sorted((p, hash(d)) for p, d in reach.items())), cl.dirs, cl.fallback)
     hit = _SUMS.get(key)
     if hit is not None:
@@ -318,7 +350,7 @@ _STRIDES: dict[tuple[str, bytes], dict[str, Summary]] = {}
 
 
 def _macro_strides(path: str, data: bytes) -> dict[str, Summary]:
-    key = (path, blake2b(data, digest_size=16).digest())
+    key = (path, _read(data).digest)
     hit = _STRIDES.get(key)
     if hit is None:
         hit = _STRIDES[key] = macro_strides(path, data)
@@ -350,7 +382,7 @@ def header_funcs(fx: Facts) -> dict[str, Summary]:
             for name, s in _summaries(cl, path, fx.config).items():
                 out.setdefault(name, s)
             data = cl.found.get(path)
-            for spec in closuremod.specs(data) if data is not None else ():
+            for spec in _read(data).specs if data is not None else ():
                 sub = cl.resolve(path, spec)
                 if sub is not None and sub not in seen:
                     below.append(sub)
