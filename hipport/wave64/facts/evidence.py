@@ -116,7 +116,8 @@ def sink32(fx: Facts, node: Node, fn: Func) -> bool:
 def _header_calls(fx: Facts, fn: Func) -> None:
     """Calls of header functions count as their code would inline, by what it assumes on CUDA:
     a 32-lane id (`threadIdx.x & 31`), a reduction over 32 lanes at the default width, or a macro
-    striding by 32 lanes are 32-lane evidence; `__lane_id()` is wave-agnostic. (A PTX `%laneid`
+    striding by 32 lanes are 32-lane evidence; `__lane_id()` and a reduction over the wave are
+    wave-agnostic. (A PTX `%laneid`
     lane follows the strategy: no evidence.)"""
     if not fx.header_funcs():
         return
@@ -125,8 +126,8 @@ def _header_calls(fx: Facts, fn: Func) -> None:
         s = fx.header_func(name) if name and sx.field_object(c) is None else None
         if s is None:
             continue
-        if s.reduce == 32 and not explicit_template_args(c):
-            fn.strong32.append(c)
+        if s.reduce and not explicit_template_args(c):
+            (fn.strong32 if s.reduce == 32 else fn.agnostic).append(c)
         elif s.stride_arg >= 0:
             args = sx.call_args(c)
             if len(args) > s.stride_arg and fx.kinds(args[s.stride_arg], fn) & LANES:

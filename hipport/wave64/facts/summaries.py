@@ -52,7 +52,7 @@ class Summary:
     ret_bits: int | None = None  # bits of the return type (32: `unsigned ballot(...)`)
     lane_port: int = 0  # lanes of the returned lane id once the header is ported: 32 or 64
     bitop: str = ""  # the 32-bit builtin it applies to its first, 32-bit, parameter (`__popc`)
-    reduce: int = 0  # 32: a shuffle reduction / butterfly over 32 lanes at the default width
+    reduce: int = 0  # a shuffle reduction / butterfly at the default width over 32 lanes, or the wave (64)
     strategy: str = ""  # the strategy the header's own analysis gives its group
     collective: bool = False  # it, or what it calls, performs a cross-lane operation
     templated: bool = False  # a template: explicit template arguments at a call may change it
@@ -94,7 +94,7 @@ def summarize(hf: Facts) -> dict[str, Summary]:
                     if collective[id(g)] and not collective[id(f)]:
                         collective[id(f)] = changed = True
                     if reduce[id(g)] and not reduce[id(f)] and _passes_width(hf, f, g):
-                        reduce[id(f)] = 32
+                        reduce[id(f)] = reduce[id(g)]
                         changed = True
         if not changed:
             break
@@ -140,16 +140,20 @@ def _collective(hf: Facts, f: Func) -> bool:
 def _reduces(hf: Facts, f: Func) -> int:
     """32 when `f` holds a shuffle loop over 32 lanes, or unrolled steps 16, 8, 4, 2, 1, at the
     default width (W006's sites): each 32-lane half of a wave64 reduces on its own."""
+    wave = 0
     for lp in f.loops:
-        if lp.warp == "32" and lp.shuffles and all(wc.width is None for wc in lp.shuffles):
-            return 32
+        if lp.shuffles and all(wc.width is None for wc in lp.shuffles):
+            if lp.warp == "32":
+                return 32
+            if lp.warp in ("rt", "64"):
+                wave = 64  # over the whole wave (`for (o = warpSize / 2; ...)`)
     deltas = set()
     for wc in f.calls:
         if wc.family == "shfl" and wc.base in ("shfl_xor", "shfl_down") and wc.width is None and wc.lane is not None:
             cv = hf.cval(wc.lane, f)
             if cv is not None and not cv[2] and cv[0] in _UNROLLED:
                 deltas.add(cv[0])
-    return 32 if 16 in deltas else 0
+    return 32 if 16 in deltas else wave
 
 
 def _passes_width(hf: Facts, f: Func, g: Func) -> bool:

@@ -227,15 +227,19 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
 def _reduce_wrappers(facts: Facts, em: Emitter, fn: Func, strategy: str) -> list[Finding]:
     """Calls of a header function that reduces over 32 lanes at the default width (its xor /
     down steps start at 16), from a kernel with warp-size sites: each 32-lane half of the wave
-    gets its own result. Consistent when the header is ported with this kernel's strategy;
+    gets its own result; or over the whole wave from a kernel that also assumes 32 lanes. Consistent when the header is ported with this kernel's strategy;
     otherwise the two must be made to agree by hand. Explicit template arguments may choose
     another width: not judged."""
     out: list[Finding] = []
     for c, s in header_calls(facts, fn):
-        if s.reduce != 32 or em.removed(c) or explicit_template_args(c):
+        if not s.reduce or em.removed(c) or explicit_template_args(c):
             continue
+        if s.reduce == 64 and em.model(fn) != "mixed":
+            continue  # a wave-wide reduction in wave-agnostic code
         name = short(facts.src.text(c), 40)
-        msg = f"`{name}` reduces over 32 lanes ({s.where}: shuffle steps from 16 at the default width)"
+        msg = (f"`{name}` reduces over 32 lanes ({s.where}: shuffle steps from 16 at the default width)"
+               if s.reduce == 32 else
+               f"`{name}` reduces over the whole wave ({s.where}) while other sites of this kernel assume 32 lanes")
         if agree(strategy, s):
             how = ("each 32-lane half of the wave is a logical warp" if strategy == "logical32"
                    else "the reduction is made wave-wide")
@@ -243,7 +247,6 @@ def _reduce_wrappers(facts: Facts, em: Emitter, fn: Func, strategy: str) -> list
                                fn, kept=True))
         else:
             mine = "32-lane logical warps" if strategy == "logical32" else "the whole wave"
-            out.append(finding(facts, RULE, c, f"{msg}, but the header's port ({s.strategy}) does not match this"
-                               f" kernel's ({mine}): a single lane reading the result misses lanes; port them"
-                               " with one strategy", fn))
+            out.append(finding(facts, RULE, c, f"{msg}; the header's port ({s.strategy}) and this kernel's ({mine})"
+                               " disagree on the lanes the result covers: port them with one strategy", fn))
     return out
