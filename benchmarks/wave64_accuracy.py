@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hipport import inputs  # noqa: E402
+from hipport import closure, inputs  # noqa: E402
 from hipport.config import Config  # noqa: E402
 from hipport.model import Included  # noqa: E402
 from hipport.source import SourceFile  # noqa: E402
@@ -62,7 +62,9 @@ def score(held_out: bool = False) -> tuple[dict[str, Counter[str]], list[str]]:
     notes: list[str] = []
     for name, path, meta in cases(held_out):
         rocm = meta.get("config", {}).get("rocm", "5.2")
-        src = SourceFile(str(path), path.read_bytes())
+        data = path.read_bytes()
+        beside = [p for p in path.parent.iterdir() if p.suffix in (".h", ".cuh", ".hpp")] if not held_out else []
+        src = SourceFile(str(path), data, closure=closure.read(str(path), data) if beside else None)
         for strategy in ("logical32", "native"):
             truth = Counter((x["rule"], x["line"], x["model"]) for x in meta["findings"] + meta.get("missed", [])
                             if x.get("strategy", strategy) == strategy)  # a label may hold under one only

@@ -15,6 +15,7 @@ import json
 import sys
 from pathlib import Path
 
+from hipport import closure
 from hipport.source import SourceFile
 from hipport.wave64 import run
 from tests.wave64.helpers import FIXTURES, apply, config
@@ -32,9 +33,17 @@ def fixture_config(folder: Path, strategy: str):  # type: ignore[no-untyped-def]
     return config(strategy, cfg.get("rocm", "5.2"))
 
 
+def source_for(folder: Path) -> SourceFile:
+    """input.cu, with its include closure when the folder holds a header beside it (found as
+    `hipport lint` finds a project's headers)."""
+    path = folder / "input.cu"
+    data = path.read_bytes()
+    headers = [p for p in folder.iterdir() if p.suffix in (".h", ".cuh", ".hpp")]
+    return SourceFile(str(path), data, closure=closure.read(str(path), data) if headers else None)
+
+
 def findings_for(folder: Path, strategy: str) -> list:
-    data = (folder / "input.cu").read_bytes()
-    return run(SourceFile(str(folder / "input.cu"), data), fixture_config(folder, strategy))
+    return run(source_for(folder), fixture_config(folder, strategy))
 
 
 def output_for(folder: Path, strategy: str) -> str:

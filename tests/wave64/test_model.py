@@ -16,6 +16,7 @@ from hipport.wave64 import run
 from hipport.wave64.facts import Facts
 from hipport.wave64.syntax import PRIORITY
 from tests.wave64.helpers import FIXTURES, HEADER, findings, port
+from tests.wave64.regen import source_for
 
 WARP32 = ("__global__ void w32(float* p) {\n  const int lane = threadIdx.x & 31;\n  float v = p[threadIdx.x];\n"
           "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down(v, o);\n  if (lane == 0) p[threadIdx.x >> 5] = v;\n}\n")
@@ -73,7 +74,7 @@ NATIVE = re.compile(r"warpSize|HIPPORT_WAVE_SIZE|__popcll|unsigned long long|1ul
 @pytest.mark.parametrize("folder", sorted(p.name for p in FIXTURES.iterdir() if (p / "input.cu").is_file()))
 def test_never_two_strategies_inside_one_kernel(folder: str) -> None:
     """Under auto, the edits of one kernel come from one strategy (the consistency rule)."""
-    src = SourceFile("t.cu", (FIXTURES / folder / "input.cu").read_bytes())
+    src = source_for(FIXTURES / folder)  # (with the header beside it, if any)
     per_kernel: dict[str, set[str]] = {}
     for f in run(src, Config()):
         if f.fix is None or f.kernel is None or f.rule in ("W012", "W014", "W020"):

@@ -13,6 +13,9 @@ Each module of this package computes one fact, in the spirit of LibCST's metadat
 - `values` and `flow`: value *kinds* (`kinds`) followed through assignments, arithmetic,
   function parameters, return values and shared arrays: thread index, lane id (32-lane or
   hardware), warp id, warp count, wave mask, warp-size constant;
+- `summaries` (with `headers`): what each device function of the included headers does with
+  lanes (returns a lane id or a 32-bit wave mask, reduces over 32 lanes, is collective), read
+  from its code once per header content; kinds, evidence and rules follow them at call sites;
 - `calls`, `sites`, `loops`: the warp intrinsic calls, the lane/warp arithmetic sites and the
   shuffle loops; `evidence`: what they say about the warp width a function assumes;
 - `groups`: one *model* per group of functions that must agree (a kernel, the device functions
@@ -101,13 +104,14 @@ from hipport.wave64.facts.names import (
     might_hold_hazards,
     type_bits,
 )
+from hipport.wave64.facts.summaries import Summary
 
 __all__ = [
     "BALLOTS", "BDIM", "BID", "BITOPS32", "LANE32", "LANEHW", "LANEMASKS", "LANEN", "LANEREL", "LANES", "MASK",
     "MASK_SOURCES", "MATCHES", "NWARP32", "NWARPHW", "QUICK_TOKENS", "REDUCES", "SHFL", "SHFL_SYNC", "SHIFTMASK",
     "TID", "TILE_MEMBERS", "TILE_SHFL", "TYPES32", "TYPES64", "VOTES", "WARP32", "WARPHW", "WARPS", "WARP_CALLS",
     "WS32", "WS64", "WSRT",
-    "ArgSpan", "Facts", "Func", "Group", "IdentUse", "Loop", "MacroDef", "Site", "Var", "WarpCall", "WarpConst", "Wrapper",
+    "ArgSpan", "Facts", "Func", "Group", "IdentUse", "Loop", "MacroDef", "Site", "Summary", "Var", "WarpCall", "WarpConst", "Wrapper",
     "is_warp_name", "might_hold_hazards", "type_bits",
 ]
 
@@ -197,6 +201,7 @@ class Facts:
         self._defined_here: frozenset[str] | None = None  # names this file #defines (tree_defines)
         # precise: clang's Model of the file, read on the first question (False: never, for a header)
         self._precise: Model | bool | None = None if headers else False
+        self._header_funcs: dict[str, Summary] | None = None  # the headers' function summaries
         # exprs
         self._bin: dict[int, str] = {}  # the operator of each binary expression, by node id
         self._names: dict[int, str] = {}
@@ -233,6 +238,8 @@ class Facts:
     project_platform = headers.project_platform
     header_body = headers.header_body
     header_value = headers.header_value
+    header_func = headers.header_func
+    header_funcs = headers.header_funcs
     tree_defines = headers.tree_defines
     call_name = exprs.call_name
     binop = exprs.binop

@@ -10,6 +10,7 @@ from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import threads, values
 from hipport.wave64.facts.data import Func, WarpCall, Wrapper
+from hipport.wave64.facts.kinds import LANES, MASK, WARPS
 from hipport.wave64.facts.names import (
     BALLOTS,
     COALESCED_VOTES,
@@ -145,8 +146,9 @@ def mark_collective(fx: Facts) -> None:
             for n in fn.nodes.get("template_function", []) + fn.nodes.get("template_type", [])) or (
             pl is not None and b"thread_block_tile" in fx.data[pl.start_byte:pl.end_byte])  # takes a tile
         if not fn.collective:
-            fn.collective = bool(WARP_FN.search(fn.name)) or any(
-                name not in fx.by_name and WARP_FN.search(name) for name in _called_names(fx, fn))
+            # (a function that returns a lane or warp id or a mask is a warp primitive by its code)
+            fn.collective = bool(fn.ret & (LANES | WARPS | MASK)) or any(
+                name not in fx.by_name and _collective_callee(fx, name) for name in _called_names(fx, fn))
     # a function whose callee is collective, or that passes lane values to one, counts too
     for _ in range(4):
         changed = False
@@ -164,3 +166,12 @@ def mark_collective(fx: Facts) -> None:
 
 def _called_names(fx: Facts, fn: Func) -> set[str]:
     return {fx.call_name(c) for c in fn.nodes.get("call_expression", [])}
+
+
+def _collective_callee(fx: Facts, name: str) -> bool:
+    """A function defined elsewhere: collective when a header's summary says so (from its code);
+    one no header defines, by its name."""
+    s = fx.header_func(name)
+    if s is not None:
+        return s.collective
+    return bool(WARP_FN.search(name))

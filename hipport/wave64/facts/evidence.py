@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts.data import Func, WarpCall
-from hipport.wave64.facts.kinds import MASK, SHIFTMASK
+from hipport.wave64.facts.kinds import LANE32, LANEHW, LANEN, LANES, MASK, SHIFTMASK
 from hipport.wave64.facts.names import BITOPS32, type_bits
+from hipport.wave64.facts.summaries import explicit_template_args
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -73,6 +74,7 @@ def scan_evidence(fx: Facts, fn: Func) -> None:
                 fn.weak32.append(n)
             elif cv is not None and cv[0] == 64:
                 fn.agnostic.append(n)
+    _header_calls(fx, fn)
     for d in fn.nodes.get("declaration", []):
         for v in fx.declared_vars(d):
             if v.bits == 32 and (fn.env.get(v.name, 0) & MASK) and not (fn.env.get(v.name, 0) & SHIFTMASK):
@@ -109,3 +111,28 @@ def sink32(fx: Facts, node: Node, fn: Func) -> bool:
             if name in BITOPS32:
                 return True
     return False
+
+
+def _header_calls(fx: Facts, fn: Func) -> None:
+    """Calls of header functions count as their code would inline, by what it assumes on CUDA:
+    a 32-lane id (`threadIdx.x & 31`), a reduction over 32 lanes at the default width, or a macro
+    striding by 32 lanes are 32-lane evidence; `__lane_id()` and a reduction over the wave are
+    wave-agnostic. (A PTX `%laneid`
+    lane follows the strategy: no evidence.)"""
+    if not fx.header_funcs():
+        return
+    for c in fn.nodes.get("call_expression", []):
+        name = fx.call_name(c)
+        s = fx.header_func(name) if name and sx.field_object(c) is None else None
+        if s is None:
+            continue
+        if s.reduce and not explicit_template_args(c):
+            (fn.strong32 if s.reduce == 32 else fn.agnostic).append(c)
+        elif s.stride_arg >= 0:
+            args = sx.call_args(c)
+            if len(args) > s.stride_arg and fx.kinds(args[s.stride_arg], fn) & LANES:
+                fn.strong32.append(c)
+        elif s.ret & LANEHW and not s.ret & LANE32:
+            fn.agnostic.append(c)
+        elif s.ret & LANE32 and not s.ret & (LANEHW | LANEN):
+            fn.strong32.append(c)

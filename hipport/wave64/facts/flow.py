@@ -86,7 +86,8 @@ def propagate(fx: Facts) -> None:
         if rets:
             returns.append((fn, rets))
     names = sorted(set(fx.consts) | fx.aliases | fx.wave_macros | set(fx.wrappers) |
-                   {f.name for f in fx.funcs if f.quick and f.name})
+                   {f.name for f in fx.funcs if f.quick and f.name} |
+                   {n for n, s in fx.header_funcs().items() if s.ret})  # lane ids, masks of headers
     spans = [(f[2].start_byte, f[2].end_byte) for f in flows]
     values = Ranges(fx.data, spans)
     seeds, named = values.matches(_SEEDS), values.word_matches(WordSet(names))

@@ -30,6 +30,9 @@ _COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
 _WRAPPED = re.compile(r"^\s*(__shfl(?:_up|_down|_xor)?(?:_sync)?|__ballot(?:_sync)?)\s*\(")
 # `#define DEVICE_FUNCTION static inline __device__`: a macro that declares device functions
 QUAL_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*__(?:device|global)__[^\n]*)$", re.M)
+# a small device function that returns a thread index (`gtid() { return blockIdx.x * blockDim.x +
+# threadIdx.x; }`): its callers' `gtid() & 31` are lane ids
+_THREAD_HELPER = re.compile(rb"\A[^{]*\{\s*return\b[^;{}]*\bthreadIdx\b[^;{}]*;\s*\}\Z")
 _OWN_HELPER = re.compile(r"hipport_(?:warp_size|match_any|reduce_(?:add|min|max|and|or|xor))")
 
 
@@ -225,7 +228,9 @@ def _add_macro(fx: Facts, node: Node) -> None:
 
 def qualify(fx: Facts) -> None:
     """Which functions need the full analysis: a cheap byte search, then callers of those."""
-    extra = sorted(set(fx.consts) | set(fx.wrappers) | fx.aliases | fx.wave_macros)
+    # (and the collective functions of the headers: a kernel calling one is analysed)
+    extra = sorted(set(fx.consts) | set(fx.wrappers) | fx.aliases | fx.wave_macros |
+                   {n for n, s in fx.header_funcs().items() if s.collective or s.ret})
     extra_rx = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in extra) + rb")\b") if extra else None
     pending = []
     for fn in fx.funcs:
@@ -235,7 +240,7 @@ def qualify(fx: Facts) -> None:
         raw = fx.data[fn.node.start_byte:body.end_byte]
         quick = FUNC_QUICK if fn.device else HOST_QUICK
         if quick.search(raw) or (extra_rx is not None and extra_rx.search(raw)) or (
-                fn.device and WARP_FN.search(fn.name)):
+                fn.device and WARP_FN.search(fn.name)) or (fn.device and _THREAD_HELPER.search(raw)):
             fn.quick = True
         elif fn.device:
             pending.append((fn, raw))

@@ -1,9 +1,11 @@
 """Header constants: the warp-size constants (and every macro name) that the headers a file
 includes define, taken from the file's include closure (hipport.closure: found next to the
 file or in a folder above it, three includes deep), each header's own definitions analysed
-once per process and content; and the names the file or its headers #define
-(`tree_defines`). Nothing here opens a file: what the result depends on is what the
-pipeline read and keyed the cache on."""
+once per process and content; the names the file or its headers #define
+(`tree_defines`); and the summaries of the headers' device functions (`header_funcs`,
+hipport.wave64.facts.summaries), each header analysed with the headers it includes.
+Nothing here opens a file: what the result depends on is what the pipeline read and keyed
+the cache on."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from hipport.source import SourceFile
 from hipport.wave64 import platform as platformmod
 from hipport.wave64.facts import precise
 from hipport.wave64.facts.names import might_hold_hazards
+from hipport.wave64.facts.summaries import Summary, macro_strides, summarize
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -253,3 +256,146 @@ def _load_headers(fx: Facts) -> None:
     fx._header_platform = platform
     fx._header_bodies = bodies
     fx._header_values = values
+
+
+# ---- function summaries (hipport.wave64.facts.summaries) -------------------------------------
+
+# Headers worth summarising: a device function in them may do something with lanes (names too:
+# a header defining `get_lane_id()` is summarised, so that its code, not the name, says what it
+# returns). Substring tests: a regex alternation over every header was a tenth of the run.
+_SUMMARY_TOKENS = (b"threadIdx", b"lane", b"Lane", b"warp", b"Warp", b"ballot", b"shfl", b"__any", b"__all",
+                   b"__match", b"__reduce_", b"__popc", b"__clz", b"__ffs", b"__brev", b"tiled_partition",
+                   b"__activemask")
+
+
+def _worth_summarising(data: bytes) -> bool:
+    return any(t in data for t in _SUMMARY_TOKENS)
+
+
+# A header's summaries, by (path, content digest, config, the headers it reaches and their
+# contents): its facts read their declaration macros and callees from those.
+_SUMS: dict[tuple[object, ...], dict[str, Summary]] = {}
+_BUSY: set[tuple[object, ...]] = set()  # being built: an include cycle answers nothing
+
+
+class _Read(NamedTuple):
+    data: bytes  # (held: the key is its id)
+    specs: list[str]
+    quick: bool
+    digest: bytes
+
+
+_READ: dict[int, _Read] = {}
+
+
+def _read(data: bytes) -> _Read:
+    """The include specs, summary test and digest of a header's bytes, once per bytes object
+    (the same bytes are asked about by every header that includes them)."""
+    hit = _READ.get(id(data))
+    if hit is not None and hit.data is data:
+        return hit
+    if len(_READ) > 4096:
+        _READ.clear()
+    r = _READ[id(data)] = _Read(data, closuremod.specs(data), _worth_summarising(data),
+                                blake2b(data, digest_size=16).digest())
+    return r
+
+
+def _reach(cl: Closure, path: str) -> dict[str, bytes]:
+    """The headers `path` includes, to the closure's depth, with their bytes."""
+    out: dict[str, bytes] = {}
+    todo = [(path, 0)]
+    while todo:
+        p, depth = todo.pop()
+        data = cl.found.get(p)
+        if data is None or depth > closuremod.LEVELS:
+            continue
+        for spec in _read(data).specs:
+            sub = cl.resolve(p, spec)
+            if sub is not None and sub not in out and sub != path and cl.found.get(sub) is not None:
+                out[sub] = cl.found[sub]  # type: ignore[assignment]
+                todo.append((sub, depth + 1))
+    return out
+
+
+def _summaries(cl: Closure, path: str, config: Config) -> dict[str, Summary]:
+    """The summaries of the device functions one header defines (once per content and
+    reachable headers)."""
+    data = cl.found.get(path)
+    if data is None:
+        return {}
+    read = _read(data)
+    if not read.quick:
+        return _macro_strides(path, data)
+    reach = _reach(cl, path)
+    key = (path, read.digest, config,
+           tuple(sorted((p, hash(d)) for p, d in reach.items())), cl.dirs, cl.fallback)
+    hit = _SUMS.get(key)
+    if hit is not None:
+        return hit
+    if key in _BUSY:
+        return {}
+    _BUSY.add(key)
+    try:
+        from hipport.wave64.facts import Facts  # (the façade builds these providers)
+
+        sub = Closure(path, {path: data, **reach}, dirs=cl.dirs, fallback=cl.fallback)
+        h = Facts(SourceFile(path, data, closure=sub), config, always=True)
+        out = {**_macro_strides(path, data), **summarize(h)}
+    finally:
+        _BUSY.discard(key)
+    _SUMS[key] = out
+    return out
+
+
+_STRIDES: dict[tuple[str, bytes], dict[str, Summary]] = {}
+
+
+def _macro_strides(path: str, data: bytes) -> dict[str, Summary]:
+    key = (path, _read(data).digest)
+    hit = _STRIDES.get(key)
+    if hit is None:
+        hit = _STRIDES[key] = macro_strides(path, data)
+    return hit
+
+
+def header_funcs(fx: Facts) -> dict[str, Summary]:
+    """The summaries of the device functions the included headers define (the nearer
+    definition wins; two in one header are merged), and of the strided macros of the file
+    and its headers (`summaries.macro_strides`)."""
+    if fx._header_funcs is not None:
+        return fx._header_funcs
+    # the file's own strided macros first (its functions are analysed with it: no summary)
+    out: dict[str, Summary] = dict(_macro_strides(fx.src.path, fx.data)) if b"#" in fx.data else {}
+    fx._header_funcs = out
+    cl = closuremod.of(fx.src)
+    if not cl.found:
+        return fx._header_funcs
+    seen = {cl.path}
+    level = [p for p in (cl.resolve(cl.path, m.group(1).decode(errors="replace"))
+                         for m in closuremod.INCLUDE.finditer(fx.data)
+                         if not (fx.inactive and fx.is_inactive(m.start()))) if p is not None]
+    for _depth in range(closuremod.LEVELS + 1):
+        below: list[str] = []
+        for path in level:
+            if path in seen:
+                continue
+            seen.add(path)
+            for name, s in _summaries(cl, path, fx.config).items():
+                out.setdefault(name, s)
+            data = cl.found.get(path)
+            for spec in _read(data).specs if data is not None else ():
+                sub = cl.resolve(path, spec)
+                if sub is not None and sub not in seen:
+                    below.append(sub)
+        level = below
+    fx._header_funcs = out
+    return out
+
+
+def header_func(fx: Facts, name: str) -> Summary | None:
+    """The summary of `name` when an included header defines it as a device function and this
+    file does not define it."""
+    if name in fx.by_name:
+        return None
+    return header_funcs(fx).get(name)

@@ -387,6 +387,14 @@ def _call_kinds(fx: Facts, node: Node, fn: Func) -> int:
         for c in callees:
             k |= c.ret
         return k
+    summary = fx.header_func(name) if name else None
+    if summary is not None:  # defined in a header: what its code returns, whatever its name
+        k = summary.ret
+        if summary.ret_arg >= 0:  # bits of its argument: a mask stays one
+            args = sx.call_args(node)
+            if len(args) > summary.ret_arg:
+                k |= fx.kinds(args[summary.ret_arg], fn) & (MASK | SHIFTMASK)
+        return k
     if _lane_fn(name):
         return LANEN
     return 0

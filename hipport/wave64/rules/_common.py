@@ -6,7 +6,7 @@ from hipport.model import Edit, Finding, Fix, Severity
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
-from hipport.wave64.facts import Facts, Func, Var
+from hipport.wave64.facts import Facts, Func, Summary, Var
 
 MASK_OPS = ("&", "|", "^", "<<", ">>", "~")
 
@@ -198,3 +198,22 @@ def tile_relative(facts: Facts, em: Emitter, fn: Func, node: Node) -> bool:
         if n is not None and (n > 32 or (n == 32 and em.strategy(wc.fn) == "native")):
             return False
     return True
+
+
+def header_calls(facts: Facts, fn: Func) -> list[tuple[Node, Summary]]:
+    """The calls in `fn` of device functions an included header defines, with their summaries
+    (hipport.wave64.facts.summaries)."""
+    out: list[tuple[Node, Summary]] = []
+    if not facts.header_funcs():
+        return out
+    for c in fn.node_list("call_expression"):
+        name = facts.call_name(c)
+        s = facts.header_func(name) if name and sx.field_object(c) is None else None
+        if s is not None:
+            out.append((c, s))
+    return out
+
+
+def agree(strategy: str, s: Summary) -> bool:
+    """Does the header's own port of `s` (its group's strategy) match this kernel's strategy?"""
+    return s.strategy == strategy

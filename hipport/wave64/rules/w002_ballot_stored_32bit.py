@@ -13,9 +13,9 @@ from hipport.registry import W
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
-from hipport.wave64.facts import BITOPS32, MASK, Facts, Func, Var, WarpCall, type_bits
+from hipport.wave64.facts import BITOPS32, MASK, Facts, Func, Summary, Var, WarpCall, type_bits
 from hipport.wave64.ruledoc import Doc
-from hipport.wave64.rules._common import WIDE, consumer, finding, short, tile_relative, widen_var
+from hipport.wave64.rules._common import WIDE, agree, consumer, finding, short, tile_relative, widen_var
 
 RULE = W.BALLOT_STORED_32BIT
 # The page `hipport explain W002` and rules/wave64/W002.md show (hipport/wave64/ruledoc.py renders it;
@@ -204,6 +204,10 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             covered.add(id(var))
             strategy = em.strategy(fn)
+            wrapper = _wrapper_source(facts, fn, var)
+            if wrapper is not None:
+                out.append(_from_wrapper(facts, fn, var, wrapper, strategy))
+                continue
             msg = f"`{var.name}` is 32-bit but holds a 64-bit wave mask"
             if strategy == "logical32":
                 out.append(finding(facts, RULE, var.declarator, msg + "; kept: under logical32 the mask is"
@@ -213,3 +217,38 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             out.append(finding(facts, RULE, var.declarator, msg, fn,
                                em.fix("keep the mask in `unsigned long long`", edits, fn, True)))
     return out
+
+
+def _wrapper_source(facts: Facts, fn: Func, var: Var) -> Summary | None:
+    """The header function returning a wave mask in 32 bits (`unsigned ballot(int p)`) that
+    `var` is set from, if any: its initialiser or an assignment to it calls one."""
+    values = [var.value] if var.value is not None else []
+    for a in fn.node_list("assignment_expression"):
+        left, right = a.child_by_field_id(sx.F_LEFT), a.child_by_field_id(sx.F_RIGHT)
+        if left is not None and right is not None and left.type == "identifier" and facts.src.text(left) == var.name:
+            values.append(right)
+    for v in values:
+        v = sx.unparen(v)
+        while v.type == "cast_expression":
+            inner = v.child_by_field_id(sx.F_VALUE)
+            if inner is None:
+                break
+            v = sx.unparen(inner)
+        if v.type != "call_expression" or sx.field_object(v) is not None:
+            continue
+        summary = facts.header_func(facts.call_name(v))
+        if summary is not None and summary.ret & MASK and summary.ret_bits == 32:
+            return summary
+    return None
+
+
+def _from_wrapper(facts: Facts, fn: Func, var: Var, s: Summary, strategy: str) -> Finding:
+    """A 32-bit variable set from a header's 32-bit ballot wrapper: the wrapper already drops lanes
+    32-63, so widening the variable alone changes nothing. Consistent when both keep 32-lane
+    logical warps; otherwise the wrapper and its callers change together, by hand."""
+    msg = f"`{var.name}` holds the wave mask `{s.name}()` ({s.where}) returns in 32 bits: lanes 32-63 are lost"
+    if strategy == "logical32" and agree(strategy, s):
+        return finding(facts, RULE, var.declarator, msg + "; kept: the header and this kernel keep logical"
+                       " 32-lane warps (the caller's half)", fn, kept=True)
+    return finding(facts, RULE, var.declarator, msg + "; widen the wrapper's return type and this variable"
+                   " together by hand", fn)

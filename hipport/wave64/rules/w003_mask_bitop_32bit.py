@@ -17,7 +17,7 @@ from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import BITOPS32, MASK, SHIFTMASK, Facts, Func
 from hipport.wave64.ruledoc import Doc
-from hipport.wave64.rules._common import consumer, finding, short, tile_relative
+from hipport.wave64.rules._common import consumer, finding, header_calls, short, tile_relative
 
 RULE = W.MASK_BITOP_32BIT
 # The page `hipport explain W003` and rules/wave64/W003.md show (hipport/wave64/ruledoc.py renders it;
@@ -57,6 +57,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
     for fn in facts.device_funcs():
         strategy = em.strategy(fn)
+        out += _bitop_wrappers(facts, em, fn, strategy)
         for c in fn.node_list("call_expression"):
             name = facts.call_name(c)
             if name not in BITOPS32 or em.removed(c):
@@ -154,4 +155,27 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                     edits.append(sx.replace(lit, "1ull", RULE))
             out.append(finding(facts, RULE, bound, msg, fn, em.fix("loop to `warpSize` over 64-bit bits",
                                                                  edits, fn, False)))
+    return out
+
+
+def _bitop_wrappers(facts: Facts, em: Emitter, fn: Func, strategy: str) -> list[Finding]:
+    """Calls of a header function that applies a 32-bit bit operation to its 32-bit first
+    parameter (`popc(x) { return __popc(x); }`) on a wave mask: the mask loses lanes 32-63 at the
+    call. Its body serves every caller, so a 64-bit rewrite is the header's and the callers'
+    together: reported without a fix (kept under logical32, where the mask is the 32-lane half)."""
+    out: list[Finding] = []
+    for c, s in header_calls(facts, fn):
+        if not s.bitop or em.removed(c):
+            continue
+        args = sx.call_args(c)
+        if not args or not facts.kinds(args[0], fn) & (MASK | SHIFTMASK) or tile_relative(facts, em, fn, args[0]):
+            continue
+        msg = (f"`{short(facts.src.text(c), 40)}` applies `{s.bitop}` ({s.where}) to a wave mask through a 32-bit"
+               " parameter: only lanes 0-31 count")
+        if strategy == "logical32":
+            out.append(finding(facts, RULE, c, msg + "; kept: under logical32 the mask is the caller's 32-lane half",
+                               fn, kept=True))
+        else:
+            out.append(finding(facts, RULE, c, msg + f"; give the wrapper a 64-bit parameter and `{BITOPS32[s.bitop]}`"
+                               " with its callers by hand", fn))
     return out

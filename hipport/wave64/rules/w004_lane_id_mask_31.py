@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from hipport.model import Finding
 from hipport.registry import W
+from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
-from hipport.wave64.facts import Facts
+from hipport.wave64.facts import LANEHW, LANEN, LANES, Facts, Func, Summary
 from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import (
     finding,
+    header_calls,
     idents_in,
     in_constant_context,
     named_const,
@@ -90,6 +92,8 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 edits = [sx.replace(i, "32", RULE) for i in idents_in(facts, s.const, "warpSize")]
                 out.append(finding(facts, RULE, s.node, msg, fn, em.fix(
                     "use the 32-lane logical lane", edits, fn, False)))
+        if model != "agnostic":
+            out += _lane_wrappers(facts, em, fn, model, strategy)
         if model == "mixed":
             for wc in fn.calls:
                 if wc.family != "lane_id" or em.removed(wc.node) or facts.in_lane_idiom(wc.node):
@@ -103,3 +107,64 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                     "use the 32-lane logical lane `(__lane_id() & 31)`",
                     sx.wrap(wc.node, "(", " & 31)", RULE), fn, False)))
     return out
+
+
+def _lane_wrappers(facts: Facts, em: Emitter, fn: Func, model: str, strategy: str) -> list[Finding]:
+    """Calls of a header function that returns a lane id (`get_lane_id()` over PTX `%laneid`,
+    `__lane_id()`, `threadIdx.x & 31`), in a kernel with 32-lane sites: the lanes the header's
+    own port returns (0..63, or 0..31 kept as logical warps) must be the kernel's."""
+    out: list[Finding] = []
+    for c, s in header_calls(facts, fn):
+        if s.stride_arg >= 0:
+            out += _strided_macro(facts, em, fn, strategy, c, s)
+            continue
+        if not s.ret & LANES or not s.lane_port or em.removed(c) or _masked31(facts, c, fn):
+            continue
+        src = "PTX `%laneid`" if s.ret & LANEN else "`__lane_id()`" if s.ret & LANEHW else "a 32-lane id"
+        name = short(facts.src.text(c), 30)
+        if s.lane_port == 64:
+            msg = (f"`{name}` returns the wave lane (0..63: {src} in {s.where}, ported wave-wide) while"
+                   " this kernel assumes 32-lane warps")
+            if strategy == "logical32":
+                out.append(finding(facts, RULE, c, msg, fn, em.fix(
+                    "use the 32-lane logical lane `(... & 31)`", sx.wrap(c, "(", " & 31)", RULE), fn, False)))
+            else:
+                out.append(finding(facts, RULE, c, msg + "; kept: the kernel becomes wave-agnostic", fn,
+                                   kept=True))
+            continue
+        msg = f"`{name}` returns a 32-lane id ({src} in {s.where}, kept as logical 32-lane warps)"
+        if strategy == "logical32":
+            out.append(finding(facts, RULE, c, msg + "; kept: logical 32-lane warps", fn, kept=True))
+        else:
+            out.append(finding(facts, RULE, c, msg + " while this kernel becomes wave-agnostic: port the header"
+                               " and this kernel with one strategy", fn))
+    return out
+
+
+def _strided_macro(facts: Facts, em: Emitter, fn: Func, strategy: str, c: Node, s: Summary) -> list[Finding]:
+    """A header macro looping from a lane argument by 32 lanes a step (`UNROLLED_WARP_COPY(5,
+    lane_id, ...)`): right for a 32-lane lane id (logical32); with a wave lane (0..63) lanes
+    32-63 repeat the next step's elements. The macro body serves every caller: no fix here."""
+    args = sx.call_args(c)
+    if len(args) <= s.stride_arg or em.removed(c):
+        return []
+    k = facts.kinds(args[s.stride_arg], fn) & LANES
+    if not k:
+        return []
+    name = short(facts.src.text(sx.call_function(c) or c), 30)
+    msg = f"`{name}` ({s.where}) strides from the lane by {s.stride} lanes a step"
+    if strategy == "logical32" and not k & LANEHW:
+        return [finding(facts, RULE, c, msg + "; kept: logical 32-lane warps", fn, kept=True)]
+    return [finding(facts, RULE, c, msg + " while the lane it gets is 0..63: lanes 32-63 repeat the next step's"
+                    " elements; stride the macro by `warpSize` (for every caller) by hand", fn)]
+
+
+def _masked31(facts: Facts, call: Node, fn: Func) -> bool:
+    """`get_lane_id() & 31`: already the 32-lane lane (hipport's own logical-32 form)."""
+    p = sx.parent_skipping_parens(call)
+    if p is None or p.type != "binary_expression":
+        return False
+    op, left, right = facts.binop(p)
+    other = right if left is not None and sx.unparen(left).id == call.id else left
+    cv = facts.cval(other, fn) if op == "&" and other is not None else None
+    return cv is not None and cv[0] == 31

@@ -16,8 +16,9 @@ from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts, Func, Loop, WarpCall
+from hipport.wave64.facts.summaries import explicit_template_args
 from hipport.wave64.ruledoc import Doc
-from hipport.wave64.rules._common import finding, idents_in, short
+from hipport.wave64.rules._common import agree, finding, header_calls, idents_in, short
 
 RULE = W.SHUFFLE_LOOP_FROM_16
 # The page `hipport explain W006` and rules/wave64/W006.md show (hipport/wave64/ruledoc.py renders it;
@@ -150,6 +151,7 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
         model, strategy = em.model(fn), em.strategy(fn)
         if model == "agnostic":
             continue
+        out += _reduce_wrappers(facts, em, fn, strategy)
         in_loops: set[int] = set()
         for lp in fn.loops:
             for wc in lp.shuffles:
@@ -219,4 +221,32 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             else:
                 out.append(finding(facts, RULE, wc.node, msg + "; kept: the step at 32 is added before delta 16",
                                    fn, kept=True))
+    return out
+
+
+def _reduce_wrappers(facts: Facts, em: Emitter, fn: Func, strategy: str) -> list[Finding]:
+    """Calls of a header function that reduces over 32 lanes at the default width (its xor /
+    down steps start at 16), from a kernel with warp-size sites: each 32-lane half of the wave
+    gets its own result; or over the whole wave from a kernel that also assumes 32 lanes. Consistent when the header is ported with this kernel's strategy;
+    otherwise the two must be made to agree by hand. Explicit template arguments may choose
+    another width: not judged."""
+    out: list[Finding] = []
+    for c, s in header_calls(facts, fn):
+        if not s.reduce or em.removed(c) or explicit_template_args(c):
+            continue
+        if s.reduce == 64 and em.model(fn) != "mixed":
+            continue  # a wave-wide reduction in wave-agnostic code
+        name = short(facts.src.text(c), 40)
+        msg = (f"`{name}` reduces over 32 lanes ({s.where}: shuffle steps from 16 at the default width)"
+               if s.reduce == 32 else
+               f"`{name}` reduces over the whole wave ({s.where}) while other sites of this kernel assume 32 lanes")
+        if agree(strategy, s):
+            how = ("each 32-lane half of the wave is a logical warp" if strategy == "logical32"
+                   else "the reduction is made wave-wide")
+            out.append(finding(facts, RULE, c, f"{msg}; kept: the header is ported as this kernel is ({how})",
+                               fn, kept=True))
+        else:
+            mine = "32-lane logical warps" if strategy == "logical32" else "the whole wave"
+            out.append(finding(facts, RULE, c, f"{msg}; the header's port ({s.strategy}) and this kernel's ({mine})"
+                               " disagree on the lanes the result covers: port them with one strategy", fn))
     return out

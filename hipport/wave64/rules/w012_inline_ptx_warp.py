@@ -47,14 +47,15 @@ DOC = Doc(
             '(review). Other PTX with warp semantics is reported without a fix.'),
     refs=('design',),
 )
-# lane / warp semantics: special registers of the lane and the warp, warp-wide instructions
-PTX = re.compile(r"%%(?:laneid|lanemask_\w+|warpid|nwarpid)\b|\bWARP_SZ\b|"
+# lane / warp semantics: special registers of the lane and the warp (`%%laneid`, or `%laneid`
+# as nvcc also accepts), warp-wide instructions
+PTX = re.compile(r"%%?(?:laneid|lanemask_\w+|warpid|nwarpid)\b|\bWARP_SZ\b|"
                  r"\b(?:shfl|vote|match|redux|activemask|elect)\.[a-z0-9]|\bbar\.warp\b")
 FORMS = {
-    "laneid": re.compile(r"^mov\.[us]32\s+%0\s*,\s*%%laneid\s*;?$"),
-    "lanemask": re.compile(r"^mov\.[ub]32\s+%0\s*,\s*%%lanemask_(lt|le|eq|ge|gt)\s*;?$"),
+    "laneid": re.compile(r"^mov\.[us]32\s+%0\s*,\s*%%?laneid\s*;?$"),
+    "lanemask": re.compile(r"^mov\.[ub]32\s+%0\s*,\s*%%?lanemask_(lt|le|eq|ge|gt)\s*;?$"),
     "activemask": re.compile(r"^activemask\.b32\s+%0\s*;?$"),
-    "warpid": re.compile(r"^mov\.[us]32\s+%0\s*,\s*%%warpid\s*;?$"),
+    "warpid": re.compile(r"^mov\.[us]32\s+%0\s*,\s*%%?warpid\s*;?$"),
 }
 
 
