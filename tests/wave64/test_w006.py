@@ -39,6 +39,9 @@ FIX = [
     pytest.param(dev("  v += __shfl_xor(v, 16);\n  v += __shfl_xor(v, 8);\n"),
                  dev("  if (warpSize > 32) v += __shfl_xor(v, 32);\n  v += __shfl_xor(v, 16);\n"
                      "  v += __shfl_xor(v, 8);\n"), "native", id="unrolled-steps-get-a-delta-32-step"),
+    pytest.param(dev("  if (lane < 32) v += __shfl_xor(v, 16);\n  v += __shfl_xor(v, 8);\n"),
+                 dev("  if (lane < 32) { if (warpSize > 32) v += __shfl_xor(v, 32); v += __shfl_xor(v, 16); }\n"
+                     "  v += __shfl_xor(v, 8);\n"), "native", id="a-step-under-an-unbraced-if-stays-under-it"),
     pytest.param(dev("  for (int k = 2; k <= 32; k <<= 1)\n    for (int j = k >> 1; j > 0; j >>= 1)\n"
                      "      v = fmaxf(v, __shfl_xor(v, j));\n"),
                  dev("  for (int k = 2; k <= warpSize; k <<= 1)\n    for (int j = k >> 1; j > 0; j >>= 1)\n"

@@ -109,6 +109,11 @@ def _extra_step(facts: Facts, em: Emitter, wc: WarpCall) -> list[Edit]:
     if indent.strip():
         indent = b""
     nl = facts.src.newline
+    parent = stmt.parent
+    if parent is not None and parent.type != "compound_statement":
+        # the step is the body of an unbraced if / loop: the added step goes inside it too
+        return [sx.insert(stmt.start_byte, f"{{ if (warpSize > 32) {text} ", RULE),
+                sx.insert(stmt.end_byte, " }", RULE)]
     return [sx.insert(stmt.start_byte, f"if (warpSize > 32) {text}{nl}{indent.decode()}", RULE)]
 
 
