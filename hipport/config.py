@@ -153,6 +153,13 @@ def _line_of(text: str, key: str) -> int | None:
     return None
 
 
+def _header_line(text: str, table: str) -> int | None:
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.strip().replace(" ", "").startswith(f"[{table}"):
+            return i
+    return None
+
+
 def load_file(path: Path) -> dict[str, tuple[Any, int | None]]:
     """The file's hipport settings by Config field name, each with its line."""
     import tomllib  # only where a config file exists: a no-op run over a plain tree skips it
@@ -171,6 +178,18 @@ def load_file(path: Path) -> dict[str, tuple[Any, int | None]]:
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         data = tool.get("hipport", {}) if isinstance(tool, dict) else {}
+    elif isinstance(data.get("tool"), dict) and "hipport" in data["tool"]:
+        # The README's pyproject block pasted into .hipport.toml whole: its table is read as
+        # pyproject's is, but not beside top-level keys (which would win is unclear).
+        for key in data:
+            if key != "tool":
+                raise HipportError(f"{key!r} beside [tool.hipport]: in .hipport.toml keep the keys at the "
+                                   "top (no header) or all under [tool.hipport]", path, _line_of(text, key))
+        for key in data["tool"]:
+            if key != "hipport":
+                raise HipportError(f"[tool.{key}] in .hipport.toml: the file holds hipport's keys only",
+                                   path, _header_line(text, f"tool.{key}"))
+        data = data["tool"]["hipport"]
     if not isinstance(data, dict):
         raise HipportError("[tool.hipport] must be a table", path)
     out: dict[str, tuple[Any, int | None]] = {}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+from pathlib import Path
 
 import click
 import typer
@@ -44,3 +47,30 @@ def test_help_is_readable_at_80_columns() -> None:
                 assert shown in text, (path, shown, text)  # on one line, whole
     port = hipport("port", "--help", env={"COLUMNS": "80"}).stdout.decode()
     assert "'hipport[precise]'" in re.sub(r"\s+", " ", port)
+
+
+README_BLOCK = '[tool.hipport]\nexclude = ["third_party/*"]\nrocm = "6.2"\nseverity = { W014 = "info" }\n'
+
+
+def test_the_readme_block_pasted_into_hipport_toml_is_read(tmp_path: Path) -> None:
+    """It failed with "unknown configuration key 'tool'" and no hint."""
+    (tmp_path / ".hipport.toml").write_text(README_BLOCK)
+    r = hipport("config", tmp_path, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["rocm"] == {"value": "6.2", "from": str(tmp_path / ".hipport.toml")}
+    assert doc["exclude"]["value"] == ["third_party/*"] and doc["severity"]["value"] == [["W014", "info"]]
+
+
+def test_hipport_toml_keys_at_the_top_and_under_tool_hipport_is_one_line_exit_2(tmp_path: Path) -> None:
+    (tmp_path / ".hipport.toml").write_text('jobs = 2\n' + README_BLOCK)
+    err = _one_error(hipport("config", tmp_path))
+    assert ".hipport.toml:1: 'jobs' beside [tool.hipport]" in err
+    (tmp_path / ".hipport.toml").write_text(README_BLOCK + "[tool.black]\nline-length = 100\n")
+    assert ".hipport.toml:5: [tool.black] in .hipport.toml" in _one_error(hipport("config", tmp_path))
+
+
+def _one_error(r: subprocess.CompletedProcess[bytes]) -> str:
+    err = r.stderr.decode()
+    assert r.returncode == 2 and err.count("\n") == 1 and err.startswith("hipport: error: "), err
+    return err
