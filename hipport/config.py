@@ -196,10 +196,19 @@ def load_file(path: Path) -> dict[str, tuple[Any, int | None]]:
     for key, value in data.items():
         name = KEYS.get(key) or (key if key in KEYS.values() else None)
         if name is None:
-            raise HipportError(f"unknown configuration key {key!r} (known: {', '.join(sorted(KEYS))})",
-                               path, _line_of(text, key))
+            raise HipportError(f"unknown configuration key {key!r}{_nearest_key(key)}", path, _line_of(text, key))
         out[name] = (value, _line_of(text, key))
     return out
+
+
+def _nearest_key(key: str) -> str:
+    """The known key a misspelt one most likely meant (listing every key buried it)."""
+    import difflib
+
+    if key == "tool":
+        return " (in .hipport.toml the keys stand at the top, or under [tool.hipport])"
+    close = difflib.get_close_matches(key.lower().replace("_", "-"), sorted(KEYS), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else " (`hipport config` lists the keys)"
 
 
 _ARCH = re.compile(r"gfx[0-9a-f]{3,5}(:(xnack|sramecc)[+-])*")

@@ -74,3 +74,13 @@ def _one_error(r: subprocess.CompletedProcess[bytes]) -> str:
     err = r.stderr.decode()
     assert r.returncode == 2 and err.count("\n") == 1 and err.startswith("hipport: error: "), err
     return err
+
+
+def test_an_unknown_key_names_the_closest_one_not_all_of_them(tmp_path: Path) -> None:
+    for text, says in [('wave-stratgey = "native"\n', "unknown configuration key 'wave-stratgey' (did you mean wave-strategy?)"),
+                       ("offload_archs = []\n", "(did you mean offload-arch?)"),
+                       ("colour = 1\n", "(`hipport config` lists the keys)"),
+                       ("[tool]\nx = 1\n", "at the top, or under [tool.hipport]")]:
+        (tmp_path / ".hipport.toml").write_text(text)
+        err = _one_error(hipport("lint", tmp_path))
+        assert says in err and "apply-review-fixes" not in err, err
