@@ -84,3 +84,14 @@ def test_an_unknown_key_names_the_closest_one_not_all_of_them(tmp_path: Path) ->
         (tmp_path / ".hipport.toml").write_text(text)
         err = _one_error(hipport("lint", tmp_path))
         assert says in err and "apply-review-fixes" not in err, err
+
+
+def test_a_command_that_writes_nothing_says_would_change(tmp_path: Path) -> None:
+    """lint's summary said "13 changed" for a run that wrote nothing."""
+    (tmp_path / "k.cu").write_text("__global__ void k(float* a) { a[0] = 1; }\n"
+                                   "void h(float* d) { cudaMalloc(&d, 4); }\n")
+    for args, says in [(("lint",), "1 would change,"), (("port", "--check"), "1 would change,"),
+                       (("port", "--diff"), "1 would change,"),
+                       (("port", "-o", tmp_path / "out"), "1 changed,")]:
+        r = hipport(args[0], tmp_path / "k.cu", *args[1:], "--no-cache")
+        assert says in (r.stdout + r.stderr).decode(), (args, r.stdout, r.stderr)
