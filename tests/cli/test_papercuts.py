@@ -95,3 +95,34 @@ def test_a_command_that_writes_nothing_says_would_change(tmp_path: Path) -> None
                        (("port", "-o", tmp_path / "out"), "1 changed,")]:
         r = hipport(args[0], tmp_path / "k.cu", *args[1:], "--no-cache")
         assert says in (r.stdout + r.stderr).decode(), (args, r.stdout, r.stderr)
+
+
+def test_rename_extensions_rewrites_exactly_the_includes_of_renamed_files(tmp_path: Path) -> None:
+    """`#include "k.cu"` was left in a .cpp (not a CUDA file by its content, so copied), and an
+    include of a .cu outside the tree, or of none, became a .hip name that does not exist."""
+    tree, lib = tmp_path / "t" / "src", tmp_path / "t" / "lib"
+    tree.mkdir(parents=True)
+    lib.mkdir()
+    (tmp_path / "ext").mkdir()
+    (tree / "k.cu").write_text("__global__ void k(float* a) { a[0] = 1; }\n")
+    (lib / "l.cu").write_text("__global__ void l() {}\n")
+    (tmp_path / "ext" / "e.cu").write_text("__global__ void e() {}\n")
+    (tree / "main.cpp").write_text('#include "k.cu"\nint main() { return 0; }\n')
+    (tree / "u.cu").write_text('#include "k.cu"\n#include "../lib/l.cu"\n#include "../../ext/e.cu"\n'
+                               '#include "nowhere.cu"\n__global__ void j() {}\n')
+    out = tmp_path / "out"
+    r = hipport("port", tmp_path / "t", "--rename-extensions", "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert (out / "src" / "main.cpp").read_text().startswith('#include "k.hip"\n')
+    assert (out / "src" / "u.hip").read_text().endswith(
+        '#include "k.hip"\n#include "../lib/l.hip"\n#include "../../ext/e.cu"\n'
+        '#include "nowhere.cu"\n__global__ void j() {}\n')
+    assert (out / "src" / "k.hip").is_file() and (out / "lib" / "l.hip").is_file()
+    # Ported alone, src/ is the tree: lib/l.cu lies outside it and keeps its name. One cache
+    # answers both trees, each with its own result (the file's stat is the same in both).
+    cache = tmp_path / "cache"
+    for folder, lib_include in [(tmp_path / "t", "+#include \"../lib/l.hip\""),
+                                (tree, " #include \"../lib/l.cu\""),
+                                (tmp_path / "t", "+#include \"../lib/l.hip\"")]:
+        r = hipport("port", folder, "--rename-extensions", "--diff", "--cache-dir", cache)
+        assert lib_include in r.stdout.decode().splitlines(), (folder, r.stdout)
