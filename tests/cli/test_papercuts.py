@@ -126,3 +126,19 @@ def test_rename_extensions_rewrites_exactly_the_includes_of_renamed_files(tmp_pa
                                 (tmp_path / "t", "+#include \"../lib/l.hip\"")]:
         r = hipport("port", folder, "--rename-extensions", "--diff", "--cache-dir", cache)
         assert lib_include in r.stdout.decode().splitlines(), (folder, r.stdout)
+
+
+def test_the_report_index_counts_failed_files_once(tmp_path: Path) -> None:
+    """The files card said "0 failed" beside "Files that failed (9)", which counted files that
+    were only in part not parsed (HP005): those have their own list, and the card names both."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ok.cu").write_text("__global__ void k(float* a) { a[0] = 1; }\n")
+    (src / "odd.cu").write_text("__global__ void k(float* a) {\n  TCNN_PRAGMA_UNROLL\n"
+                                "  for (int i = 0; i < 4; ++i) a[i] = 0;\n}\n")
+    r = hipport("report", src, "-o", tmp_path / "rep", "--no-cache")
+    assert r.returncode == 0, r.stderr
+    index = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert "2 changed, 0 failed, 1 not fully parsed," in index
+    assert 'id="failed-files"' not in index
+    assert "Files in part not parsed (1)" in index and "odd.cu</a>: parts could not be parsed" in index
