@@ -271,7 +271,7 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
         if name == "precise" and value:
             if not libclang_installed():
                 raise HipportError(f"{'--precise' if cli else 'precise = true'} needs the libclang package: "
-                                   "pip install 'hipport[precise]'", *where)
+                                   "pip install libclang (or '.[precise]' in hipport's clone)", *where)
         return value
     if name == "jobs":
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:

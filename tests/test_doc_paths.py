@@ -30,3 +30,15 @@ def test_the_paths_the_docs_name_exist() -> None:
                 missing.append(f"{md.relative_to(ROOT)}: {p}")
         missing += [f"{md.relative_to(ROOT)}: ({t})" for t in _LINK.findall(text) if not (md.parent / t).exists()]
     assert not missing, "\n".join(missing)
+
+
+def test_no_instruction_installs_hipport_from_a_package_index() -> None:
+    """hipport is not published: `pip install hipport` (or 'hipport[precise]') fails for a new
+    user. The docs, the messages and the help say how to install from a clone."""
+    index_install = re.compile(r"pip install ['\"]?hipport\b(?!\s*@)")
+    places = [*_docs(), *sorted((ROOT / "hipport").rglob("*.py")), *sorted((ROOT / "scripts").glob("*"))]
+    found = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in places if p.is_file()
+             for m in index_install.finditer(p.read_text(encoding="utf-8", errors="replace"))]
+    assert not found, found
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "python3 -m pip install .  " in readme and "bash scripts/setup.sh && bash scripts/demo.sh" in readme

@@ -31,7 +31,7 @@ def _commands() -> list[tuple[str, ...]]:
 
 def test_help_is_readable_at_80_columns() -> None:
     """Rich's option table folded choice lists mid-word (`<auto|logical32|nativ` / `e>`) and read
-    help text as markup (`pip install 'hipport[precise]'` lost `[precise]`)."""
+    help text as markup (`pip install '.[precise]'` lost `[precise]`)."""
     for path in _commands():
         r = hipport(*path, "--help", env={"COLUMNS": "80"})
         text = r.stdout.decode()
@@ -46,7 +46,7 @@ def test_help_is_readable_at_80_columns() -> None:
                 shown = "<" + "|".join(map(str, p.type.choices)) + ">"
                 assert shown in text, (path, shown, text)  # on one line, whole
     port = hipport("port", "--help", env={"COLUMNS": "80"}).stdout.decode()
-    assert "'hipport[precise]'" in re.sub(r"\s+", " ", port)
+    assert "'.[precise]'" in re.sub(r"\s+", " ", port)
 
 
 README_BLOCK = '[tool.hipport]\nexclude = ["third_party/*"]\nrocm = "6.2"\nseverity = { W014 = "info" }\n'
