@@ -44,7 +44,9 @@ from hipport.options import (
     shared,
 )
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="rich",
+# Click's plain help, not rich's: rich's option table folds a choice list mid-word at 80 columns
+# and reads help text as markup (`'hipport[precise]'` lost `[precise]`).
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Port CUDA C++ code bases to HIP for AMD Instinct GPUs, wave64-correct.")
 rules_app = typer.Typer(no_args_is_help=True, help="Look up API mappings and list rules.")
 app.add_typer(rules_app, name="rules")

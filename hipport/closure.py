@@ -46,6 +46,7 @@ class Closure:
     # The quoted includes of the file and its headers that no header answered (angle includes
     # are the system's and libraries': not looked for outside the include folders).
     unresolved: tuple[str, ...] = ()
+    root: str = ""  # the folder of the tree the file lies in, absolute ("": unknown)
 
     def resolve(self, including: str, spec: str) -> str | None:
         """The header that `#include spec` in `including` (a path in `found`, or this file)

@@ -153,6 +153,13 @@ def _line_of(text: str, key: str) -> int | None:
     return None
 
 
+def _header_line(text: str, table: str) -> int | None:
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.strip().replace(" ", "").startswith(f"[{table}"):
+            return i
+    return None
+
+
 def load_file(path: Path) -> dict[str, tuple[Any, int | None]]:
     """The file's hipport settings by Config field name, each with its line."""
     import tomllib  # only where a config file exists: a no-op run over a plain tree skips it
@@ -171,16 +178,37 @@ def load_file(path: Path) -> dict[str, tuple[Any, int | None]]:
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         data = tool.get("hipport", {}) if isinstance(tool, dict) else {}
+    elif isinstance(data.get("tool"), dict) and "hipport" in data["tool"]:
+        # The README's pyproject block pasted into .hipport.toml whole: its table is read as
+        # pyproject's is, but not beside top-level keys (which would win is unclear).
+        for key in data:
+            if key != "tool":
+                raise HipportError(f"{key!r} beside [tool.hipport]: in .hipport.toml keep the keys at the "
+                                   "top (no header) or all under [tool.hipport]", path, _line_of(text, key))
+        for key in data["tool"]:
+            if key != "hipport":
+                raise HipportError(f"[tool.{key}] in .hipport.toml: the file holds hipport's keys only",
+                                   path, _header_line(text, f"tool.{key}"))
+        data = data["tool"]["hipport"]
     if not isinstance(data, dict):
         raise HipportError("[tool.hipport] must be a table", path)
     out: dict[str, tuple[Any, int | None]] = {}
     for key, value in data.items():
         name = KEYS.get(key) or (key if key in KEYS.values() else None)
         if name is None:
-            raise HipportError(f"unknown configuration key {key!r} (known: {', '.join(sorted(KEYS))})",
-                               path, _line_of(text, key))
+            raise HipportError(f"unknown configuration key {key!r}{_nearest_key(key)}", path, _line_of(text, key))
         out[name] = (value, _line_of(text, key))
     return out
+
+
+def _nearest_key(key: str) -> str:
+    """The known key a misspelt one most likely meant (listing every key buried it)."""
+    import difflib
+
+    if key == "tool":
+        return " (in .hipport.toml the keys stand at the top, or under [tool.hipport])"
+    close = difflib.get_close_matches(key.lower().replace("_", "-"), sorted(KEYS), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else " (`hipport config` lists the keys)"
 
 
 _ARCH = re.compile(r"gfx[0-9a-f]{3,5}(:(xnack|sramecc)[+-])*")
@@ -243,7 +271,7 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
         if name == "precise" and value:
             if not libclang_installed():
                 raise HipportError(f"{'--precise' if cli else 'precise = true'} needs the libclang package: "
-                                   "pip install 'hipport[precise]'", *where)
+                                   "pip install libclang (or '.[precise]' in hipport's clone)", *where)
         return value
     if name == "jobs":
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -57,6 +57,9 @@ class FileInput:
         here = os.path.dirname(self.path)
         tag = b"".join(b"\0%s\0%d:%s" % (os.fsencode(os.path.relpath(p, here)), -1 if d is None else len(d),
                                           d or b"") for p, d in self.deps)
+        if self.root is not None and any(p.endswith(".cu") for p, _ in self.deps):
+            # --rename-extensions renames an included .cu only where it lies in the tree
+            tag += b"\0root\0" + os.fsencode(os.path.relpath(os.path.abspath(self.root), here))
         return cachemod.key(tag, self.kind, own)
 
     @cached_property
@@ -64,7 +67,8 @@ class FileInput:
         """The headers a source includes, as the passes ask about them (None: not a source)."""
         if self.kind != HEADERS:
             return None
-        return Closure(self.path, dict(self.deps), self.looked, self.dirs, self.fallback, self.unresolved)
+        return Closure(self.path, dict(self.deps), self.looked, self.dirs, self.fallback, self.unresolved,
+                       os.path.normpath(os.path.abspath(self.root)) if self.root else "")
 
     @property
     def included(self) -> tuple[bytes, ...]:

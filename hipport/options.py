@@ -99,7 +99,7 @@ NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMake
 OffloadArch = Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target the port is for: ported build files compile for it, device functions it lacks are reported (HP020) (repeatable; default gfx90a).")]
 IncludeDirOpt = Annotated[list[Path] | None, typer.Option("--include-dir", "-I", help="An include folder the project's headers are looked up in, after those beside and above each file (repeatable; added to the configuration's include-paths).")]
 DefineOpt = Annotated[list[str] | None, typer.Option("--define", "-D", help="A macro the HIP build defines, NAME or NAME=VALUE (repeatable): #if branches on it are read as the HIP build takes them.")]
-PreciseOpt = Annotated[bool, typer.Option("--precise", help="Also parse each source with clang (the libclang package: pip install 'hipport[precise]') for the values the default model cannot evaluate: macros built by function-like macros or token pasting, typedef chains, template arguments.")]
+PreciseOpt = Annotated[bool, typer.Option("--precise", help="Also parse each source with clang (the libclang package: pip install '.[precise]' in hipport's clone) for the values the default model cannot evaluate: macros built by function-like macros or token pasting, typedef chains, template arguments.")]
 CompileCommandsOpt = Annotated[Path | None, typer.Option("--compile-commands", "-p", help="compile_commands.json, or the folder holding it: its include folders are searched too (each value checked first; see docs/security.md).")]
 
 

@@ -396,8 +396,15 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
             results[i] = _unreadable_result(wf.display, e)
     ids = [_identity(st) for st in stats]
     findings_only = findings_only and keep_original
-    snap_key = cachemod.key(repr(sink).encode(), "findings" if findings_only else "snapshot",
-                            salt)[:24]
+    # A result depends on the tree a file lies in (a Makefile's includes never leave it;
+    # --rename-extensions renames only the tree's .cu files), so the stat rows and the
+    # snapshot hold the roots: a file's stat alone would answer for another tree's run.
+    roots: dict[Path, str] = {}
+    for wf in files:
+        if wf.root not in roots:
+            roots[wf.root] = os.path.abspath(wf.root)
+    snap_key = cachemod.key(repr((sink, sorted(set(roots.values())))).encode(),
+                            "findings" if findings_only else "snapshot", salt)[:24]
     if use_cache and (findings_only or not keep_original):
         snap = cachemod.load_snapshot(cache_dir, snap_key)  # type: ignore[arg-type]
         if snap is not None and snap.paths == paths and snap.stats == ids \
@@ -414,7 +421,8 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
                 if findings_only:  # the source lines the findings show
                     done = complete(done, files, None, ported=False, which=lambda r: bool(r.findings))
                 return replace(done, seconds=time.perf_counter() - t0)
-    sigs = [cachemod.stat_sig(st, salt) if st is not None else "" for st in stats]
+    sigs = [cachemod.stat_sig(st, f"{salt}:{roots[wf.root]}") if st is not None else ""
+            for st, wf in zip(stats, files, strict=True)]
     modes = [st.st_mode & 0o7777 if st is not None else 0o644 for st in stats]
     notes: list[str] = []
     store = _open_store(cache_dir, notes) if use_cache else None

@@ -53,18 +53,29 @@ def parse(src: SourceFile) -> list[Suppression]:
     seen: set[int] = set()
     for m in re.finditer(rb"hipport:", data):
         node = src.node_at(m.start(), m.end())
-        while node is not None and node.type != "comment":
+        while node is not None and node.type not in ("comment", "preproc_arg"):
             node = node.parent if node.type not in ("translation_unit",) else None
-        if node is None or node.id in seen:
+        if node is None:
             continue
-        seen.add(node.id)
-        text = src.text(node)
+        if node.type == "preproc_arg":
+            # tree-sitter keeps a `//` comment in the text of `#define WARP 32 // ...` (and of
+            # `#pragma`, `#error`): the comment is found by lexing that text
+            found = _comment_in(data, node.start_byte, node.end_byte, m.start())
+            if found is None:
+                continue
+            start, end = found
+        else:
+            start, end = node.start_byte, node.end_byte
+        if start in seen:
+            continue
+        seen.add(start)
+        text = src.slice(start, end)
         d = _DIRECTIVE.search(text)
         if d is None:
             continue
-        line, _ = src.position(node.start_byte)
-        line_start = data.rfind(b"\n", 0, node.start_byte) + 1
-        standalone = not data[line_start:node.start_byte].strip()
+        line, _ = src.position(start)
+        line_start = data.rfind(b"\n", 0, start) + 1
+        standalone = not data[line_start:start].strip()
         keys: tuple[str, ...] | None = None
         raw: tuple[str, ...] = ()
         unknown: tuple[str, ...] = ()
@@ -76,10 +87,34 @@ def parse(src: SourceFile) -> list[Suppression]:
             keys = tuple(_key(k) for k in raw)
             if not keys and not unknown:
                 keys = None
-        end_line, _ = src.position(node.end_byte)
-        out.append(Suppression(node.start_byte, node.end_byte, end_line + 1 if standalone else line, keys, raw,
+        end_line, _ = src.position(end)
+        out.append(Suppression(start, end, end_line + 1 if standalone else line, keys, raw,
                                standalone, unknown=unknown))
     return out
+
+
+def _comment_in(data: bytes, start: int, end: int, at: int) -> tuple[int, int] | None:
+    """The comment of the preprocessor text data[start:end] that holds offset `at` (None when
+    `at` lies in code or in a string or character literal)."""
+    i = start
+    while i < end:
+        c = data[i:i + 1]
+        if c in (b'"', b"'"):
+            j = i + 1
+            while j < end and data[j:j + 1] != c:
+                j += 2 if data[j:j + 1] == b"\\" else 1
+            i = j + 1
+        elif data.startswith(b"//", i):
+            return (i, end) if i <= at else None
+        elif data.startswith(b"/*", i):
+            close = data.find(b"*/", i + 2, end)
+            stop = end if close == -1 else close + 2
+            if i <= at < stop:
+                return i, stop
+            i = stop
+        else:
+            i += 1
+    return None
 
 
 def apply(src: SourceFile, findings: list[Finding]) -> list[Finding]:

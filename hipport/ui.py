@@ -68,7 +68,7 @@ class UI:
             yield update
 
     def report(self, result: RunResult, fmt: str, to_stderr: bool = False,
-               findings: bool = False) -> None:
+               findings: bool = False, writes: bool = True) -> None:
         """The run in `fmt`. Quiet text shows only failures, or with `findings` (lint -q)
         the findings without the summary."""
         for note in result.notes:
@@ -80,7 +80,7 @@ class UI:
             return
         render = formats()[fmt]
         text = render(result, ViewOptions(fail_on=self.fail_on, color=self.color and not to_stderr,
-                                          summary=not self.quiet))
+                                          summary=not self.quiet, writes=writes))
         stream = sys.stderr if to_stderr else sys.stdout
         stream.write(text)
         stream.flush()

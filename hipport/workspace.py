@@ -55,7 +55,9 @@ _CUDA_HINT = re.compile(rb"cuda[A-Z_]|\bcu[A-Z][a-z]|__global__|__device__|<<<|c
                         rb"#\s*include\s*[<\"](?:cuda|cu[a-z]+|nv|npp|thrust/system/cuda|vector_(?:types|functions)|"
                         rb"math_constants|(?:builtin|driver|texture|surface)_types|device_launch_parameters|mma\.h)|"
                         # host code standing in for a CUDA vector type (`#define uint4 uint32_t`)
-                        rb"#[ \t]*define[ \t]+u?(?:char|short|int|long|longlong|float|double)[1-4][ \t]")
+                        rb"#[ \t]*define[ \t]+u?(?:char|short|int|long|longlong|float|double)[1-4][ \t]|"
+                        # a CUDA source included (`#include "k.cu"`): --rename-extensions renames it
+                        rb"#[ \t]*include[ \t]*\"[^\"\n]*\.cu\"")
 
 
 @dataclass(slots=True)  # not frozen: a frozen init costs a warm run of 6,500 files 5 ms

@@ -18,7 +18,7 @@ from hipport.config import Config
 from tests.conftest import hipport
 
 needs_libclang = pytest.mark.skipif(not precise.available(), reason="the libclang package is not installed "
-                                    "(pip install 'hipport[precise]')")
+                                    "(pip install libclang)")
 
 # Each width is one the tree-sitter model cannot evaluate: token pasting, a function-like
 # macro, a template parameter with no default, sizeof.

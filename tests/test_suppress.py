@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from hipport.model import Finding, Severity
@@ -120,3 +123,24 @@ def test_end_to_end_with_the_wave64_pass() -> None:
     found = run(s, Config())
     assert {f.rule for f in found} >= {"W004", "W006"}
     assert [f.rule for f in apply(s, found) if f.rule in ("W004", "W006", UNUSED)] == []
+
+
+def test_a_suppression_on_a_preprocessor_line_covers_it_or_is_unused(tmp_path: Path) -> None:
+    """tree-sitter keeps `// ...` in the text of `#define WARP 32 // ...` (no comment node): the
+    suppression was neither applied nor reported unused. A `//` in a string is still no comment."""
+    from hipport.edits import apply_edits, resolve
+    from tests.conftest import hipport
+
+    (tmp_path / "k.cu").write_text(
+        "#define WARP 32  // hipport: ignore[W008]\n"
+        '#define S "// hipport: ignore"\n'
+        "#pragma unroll /* hipport: ignore[W006] */\n"
+        "__global__ void k(float* a) {\n  a[threadIdx.x % WARP] = 0;\n}\n")
+    r = hipport("lint", tmp_path, "--format", "json", "--no-cache")
+    found = [(f["line"], f["rule"]) for f in json.loads(r.stdout)["findings"]]
+    assert (1, "W008") not in found and (1, "HP900") not in found and (2, "HP900") not in found
+    assert (3, "HP900") in found and (5, "W004") in found
+    s = src("#define WARP 64  // hipport: ignore[W008]\n")
+    (hp,) = apply(s, [])
+    assert hp.rule == UNUSED and hp.fix is not None
+    assert apply_edits(s.data, resolve(list(hp.fix.edits))[0]) == b"#define WARP 64\n"

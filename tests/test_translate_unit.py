@@ -8,7 +8,10 @@ Parameter ids say why each input must (not) change.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from tree_sitter import Node
 
 from hipport import rules as rulesmod
 from hipport import translate
@@ -650,3 +653,26 @@ def test_macro_parameter_named_like_an_api_is_the_files_own(rules: rulesmod.Rule
     _, ctx, _ = run(rules, HIP + b"#define INIT(cuDevice) do { cuDevice = 0; } while (0)\n")
     assert "cuDevice" in ctx.defines
     assert reported(ctx, "HP002") == []
+
+
+def test_one_parse_note_per_region(rules: rulesmod.RuleSet) -> None:
+    """A `missing )` and the ERROR after it on one line were two HP005 notes (321 on tiny-cuda-nn);
+    regions lines apart stay apart."""
+    code = (b"__global__ void k(float* a) {\n  TCNN_PRAGMA_UNROLL\n"
+            b"  for (int i = 0; i < 4; ++i) a[i] = 0;\n  a[0] = 1;\n  a[1] = 2;\n"
+            b"  auto f = [=] __device__ (int x) { return x; };\n}\n")
+    src = SourceFile("t.cu", HIP + code)
+    assert sum(1 for n in _error_nodes(src.root)) > 2  # tree-sitter's own nodes: more than the regions
+    _, ctx, _ = run(rules, HIP + code)
+    notes = [f for f in ctx.findings if f.rule == "HP005"]
+    first = HIP.count(b"\n")
+    assert [f.span.line - first for f in notes] == [3, 6], notes
+    assert all("cannot parse" in f.message for f in notes)
+
+
+def _error_nodes(node: Node) -> Iterator[Node]:
+    if node.type == "ERROR" or node.is_missing:
+        yield node
+        return
+    for c in node.children:
+        yield from _error_nodes(c)

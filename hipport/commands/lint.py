@@ -33,7 +33,7 @@ def lint(paths: list[Path], config: Config, ui: UI, fmt: str, diff_base: str | N
     if diff_base:
         result = engine.narrow(result, changed_lines(diff_base, Path.cwd()),
                                {wf.display: str(wf.path.resolve()) for wf in files})
-    ui.report(result, fmt, findings=True)
+    ui.report(result, fmt, findings=True, writes=False)
     if fmt == "github":
         _step_summary(result, ui)
     return exit_code(result, config.fail_on)

@@ -133,7 +133,7 @@ def _port(o: PortOptions, mode: str, files: list[WorkFile], config: Config, cach
         except OSError as e:
             raise HipportError(f"cannot write the report: {e.strerror}",
                                e.filename or o.report_dir) from None
-    ui.report(result, o.fmt, to_stderr=mode in ("--diff",))
+    ui.report(result, o.fmt, to_stderr=mode in ("--diff",), writes=mode in ("--output", "--in-place"))
     if result.count(FileStatus.FAILED):
         rc = max(rc, 1)
     return rc

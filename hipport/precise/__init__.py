@@ -64,7 +64,7 @@ def model(path: str, data: bytes, headers: Mapping[str, bytes | None], config: C
     if hit is not None:
         return hit
     if not available():
-        got = Model(note="precise mode: the libclang package is not installed (pip install 'hipport[precise]')")
+        got = Model(note="precise mode: the libclang package is not installed (pip install libclang)")
     else:
         from hipport.precise import parse
 

@@ -15,6 +15,7 @@ class ViewOptions:
     color: bool = False
     show_source: bool = True
     summary: bool = True  # the text view's table and totals
+    writes: bool = True  # the command writes the port (lint, --diff, --check: files "would change")
 
 
 Renderer = Callable[[RunResult, ViewOptions], str]

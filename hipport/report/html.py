@@ -543,6 +543,9 @@ def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem])
             wave_sev[f.severity.value] = wave_sev.get(f.severity.value, 0) + 1
     wave = sum(wave_sev.values())
     residual = ref["unsupported"] + unknown
+    # The files card and the lists below count the same rows (the card said "0 failed" beside
+    # "Files that failed (9)", which counted files that were only partly parsed).
+    failed, unparsed = _failed_rows(rows), _unparsed_rows(rows, run)
     # One headline, as the porting seed counts it: the share of CUDA references ported
     # automatically, with what is left for a person beside it (the effort page lists them).
     cards = [
@@ -555,8 +558,9 @@ def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem])
         t["card"](cls="wave", id="total-wave", value=_num(wave), label="wave64 findings",
                   detail=", ".join(f"{v:,} {k}" for k, v in sorted(wave_sev.items())) or "none"),
         t["card"](cls="files", id="total-files", value=_num(s["files_scanned"]), label="CUDA files",
-                  detail=f"{s['files_changed']} changed, {s['files_failed']} failed, "
-                         f"{s['files_skipped']} skipped, {s['files_total']} in all"),
+                  detail=f"{s['files_changed']} changed, {len(failed)} failed, "
+                         + (f"{len(unparsed)} not fully parsed, " if unparsed else "")
+                         + f"{s['files_skipped']} skipped, {s['files_total']} in all"),
     ]
     row_t, nolink_t = t["index_row"], t["index_row_nolink"]
     row_html = []
@@ -578,7 +582,7 @@ def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem])
                            pct=_pct(ref["ported"], ref["found"]),
                            wave=sum(r.wave for r in rows), api=sum(r.api for r in rows),
                            changes=sum(r.changes for r in rows))
-    note = _other_files(rows, run) + _run_info(run)
+    note = _other_files(rows, failed, unparsed) + _run_info(run)
     fams = [(k, c["found"], c["ported"], c["unsupported"]) for k, c in
             sorted(s["families"].items(), key=lambda kv: (-kv[1]["found"], kv[0]))]
     content = t["index"](totals=Safe("\n".join(cards)), validation=Safe(_validation(run.validation)),
@@ -588,19 +592,28 @@ def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem])
     return _page("hipport porting report", "Porting report", content, "index")
 
 
-def _other_files(rows: list[IndexRow], run: RunResult) -> str:
-    """Files with no page in their own sections: those that failed, or could not be parsed
-    (HP005 on a page), first; then those skipped (not CUDA code, links, special files)."""
-    failed = [r for r in rows if r.status == "failed"]
-    unparsed = {r.path for r in run.files if any(f.rule == HP.PARSE_ERROR for f in r.findings)}
-    broken = [r for r in rows if r.page and r.path in unparsed]
+def _failed_rows(rows: list[IndexRow]) -> list[IndexRow]:
+    return [r for r in rows if r.status == "failed"]
+
+
+def _unparsed_rows(rows: list[IndexRow], run: RunResult) -> list[IndexRow]:
+    """The files with a page whose code could in part not be parsed (HP005)."""
+    paths = {r.path for r in run.files if any(f.rule == HP.PARSE_ERROR for f in r.findings)}
+    return [r for r in rows if r.page and r.path in paths]
+
+
+def _other_files(rows: list[IndexRow], failed: list[IndexRow], unparsed: list[IndexRow]) -> str:
+    """Files in their own sections: those that failed (no page), those in part not parsed
+    (HP005, linked to their pages), then those skipped (not CUDA code, links, special files)."""
     skipped = [r for r in rows if not r.page and r.status != "failed"]
     t = templates()
     out = []
-    if failed or broken:
+    if failed:
         items = [t["failed_item"](path=r.path, error=r.error or "failed") for r in failed]
-        items += [t["unparsed_item"](path=r.path, page=r.page) for r in broken]
         out.append(t["failed_files"](n=f"{len(items):,}", items=Safe("".join(items[:MAX_SITES]))))
+    if unparsed:
+        items = [t["unparsed_item"](path=r.path, page=r.page) for r in unparsed]
+        out.append(t["unparsed_files"](n=f"{len(items):,}", items=Safe("".join(items[:MAX_SITES]))))
     if skipped:
         items = [t["skipped_item"](path=r.path, why=r.error or r.role) for r in skipped]
         out.append(t["skipped_files"](n=f"{len(skipped):,}", items=Safe("".join(items[:MAX_SITES]))))

@@ -81,7 +81,8 @@ def render(run: RunResult, opts: ViewOptions) -> str:
     s = summary(run)
     done, held = run.review_fixes()  # as the result records them: a view infers nothing
     con.print(summary_table(run, s))
-    con.print(f"{s['files_scanned']} files scanned, {s['files_changed']} changed, "
+    changed = "changed" if opts.writes else "would change"
+    con.print(f"{s['files_scanned']} files scanned, {s['files_changed']} {changed}, "
               f"{s['files_failed']} failed, {s['cached']} from cache, {s['seconds']:.2f}s")
     if s["findings_by_rule"]:
         con.print("findings: " + ", ".join(f"{k} {v}" for k, v in s["findings_by_rule"].items()))

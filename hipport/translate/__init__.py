@@ -73,16 +73,26 @@ def hip_note(ctx: Context) -> list[Finding]:
 
 
 def _parse_findings(ctx: Context) -> None:
-    """One finding per outermost ERROR (or MISSING) node; the code in it is still ported.
+    """One finding per parse region: the outermost ERROR (or MISSING) nodes, those that start on
+    a line the one before ends on taken together (a `missing )` and the ERROR after it on one
+    line were two notes); the code in them is still ported.
 
     Only subtrees that contain an error are entered, so a clean file costs nothing here.
     """
+    regions: list[tuple[int, int, list[str]]] = []  # start, end, what each node is
     stack = [ctx.src.root]
-    while stack:
+    while stack:  # depth first, children in order: the nodes come in the file's order
         node = stack.pop()
         if node.type == "ERROR" or node.is_missing:
-            what = f"missing {node.type}" if node.is_missing else "code tree-sitter-cuda cannot parse"
-            ctx.report(HP.PARSE_ERROR, Severity.INFO, node.start_byte, node.end_byte,
-                       f"{what}; identifiers in it were ported token by token, check this region")
+            what = f"missing {node.type}" if node.is_missing else ""
+            if regions and ctx.src.position(node.start_byte)[0] <= ctx.src.position(regions[-1][1])[0]:
+                start, end, kinds = regions[-1]
+                regions[-1] = (start, max(end, node.end_byte), [*kinds, what])
+            else:
+                regions.append((node.start_byte, node.end_byte, [what]))
             continue
         stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
+    for start, end, kinds in regions:
+        what = kinds[0] if len(kinds) == 1 and kinds[0] else "code tree-sitter-cuda cannot parse"
+        ctx.report(HP.PARSE_ERROR, Severity.INFO, start, end,
+                   f"{what}; identifiers in it were ported token by token, check this region")

@@ -3,6 +3,7 @@ runtime, and the headers that declare names CUDA's own headers declare unasked."
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from itertools import islice
@@ -44,7 +45,7 @@ def run(ctx: Context) -> None:
         h = headers.get(path)
         if runtime_at is None and (path in RUNTIME_HEADERS or h is not None and h.hip in RUNTIME_HEADERS):
             runtime_at = line
-        if ctx.config.rename_extensions and m.group(1) == b'"' and path.endswith(".cu"):
+        if ctx.config.rename_extensions and m.group(1) == b'"' and path.endswith(".cu") and _renamed(ctx, path):
             ctx.edit(end - 3, end, ".hip", FixKind.INCLUDE)
         if h is None or m.group(1) == b'"' and _beside(ctx, path):
             present.add(path)  # not CUDA's, or a quoted name the project's own file shadows
@@ -108,6 +109,16 @@ def run(ctx: Context) -> None:
                    f"CUDA's headers): HIP's headers, which a ported header that uses {name} now "
                    f"includes, would be read after it and break; <{RUNTIME_HEADERS[0]}> is "
                    "included before it")
+
+
+def _renamed(ctx: Context, spec: str) -> bool:
+    """Does `#include "spec"` name a .cu file of the tree (which --rename-extensions renames)?
+    One outside it, or found nowhere, keeps its name: a .hip one would not exist."""
+    cl = closure.of(ctx.src)
+    if not cl.path or not cl.root:
+        return False
+    target = cl.resolve(cl.path, f'"{spec}"')
+    return target is not None and target.endswith(".cu") and target.startswith(cl.root.rstrip(os.sep) + os.sep)
 
 
 def _moved(ctx: Context, end: int, later: str) -> None:

@@ -256,6 +256,7 @@ def test_a_file_nested_too_deeply_fails_port_and_report_and_the_rest_is_done(dee
     index = (rep / "index.html").read_text(encoding="utf-8")
     assert rc == 1 and b"deep.cu: error: nested too deeply" in err
     assert 'id="failed-files"' in index and "deep.cu: nested too deeply" in index
+    assert "Files that failed (1)" in index and "1 failed," in index  # one count, in both places
 
 
 def test_validate_reports_a_file_it_could_not_port(deep_tree: Path, sarif_validator) -> None:

@@ -45,7 +45,7 @@ def test_a_bad_option_is_one_line_and_exit_2(tmp_path: Path, args: list[str], sa
     ("jobs = true", ["pyproject.toml:3:", "jobs"]),
     ('offload-arch = ["sm_80"]', ["pyproject.toml:3:", "sm_80", "AMD GPU target"]),
     ('wave-strategy = "wave128"', ["pyproject.toml:3:", "wave128", "logical32"]),
-    ("colour = 1", ["pyproject.toml", "colour", "known:"]),
+    ("colour = 1", ["pyproject.toml", "colour", "`hipport config` lists the keys"]),
 ])
 def test_a_bad_config_value_names_the_file_and_line(tmp_path: Path, toml: str, says: list[str]) -> None:
     tree = cuda_tree(tmp_path / "repo")
