@@ -42,6 +42,7 @@ from hipport.wave64.facts import (
     groups,
     headers,
     loops,
+    members,
     preproc,
     sites,
     tiles,
@@ -128,6 +129,7 @@ PROVIDERS: tuple[Callable[[Facts], None], ...] = (
     loops.scan,  # Func.loops
     evidence.scan,  # Func.strong32, weak32, agnostic
     groups.group,  # groups, Func.group (model and strategy)
+    members.scan,  # member_sites, member_arrays: warp counts at class scope
 )
 
 
@@ -205,6 +207,9 @@ class Facts:
         # calls and groups
         self.calls: list[WarpCall] = []
         self.groups: list[Group] = []
+        # members: warp counts of class scope (enumerators, member array bounds)
+        self.member_sites: list[Site] = []
+        self.member_arrays: list[tuple[Node, Node, Func]] = []  # (bound, member declaration, owner)
         self._device: list[Func] | None = None
         self._cg: bool | None = None  # the file names cooperative_groups (tiles.uses_cooperative_groups)
         self.empty = not always and not might_hold_hazards(self.data)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
-from hipport.wave64.facts import tiles
+from hipport.wave64.facts import threads, tiles
 from hipport.wave64.facts.data import Func
 from hipport.wave64.facts.kinds import (
     BDIM,
@@ -147,6 +147,8 @@ def _kinds(fx: Facts, node: Node, fn: Func) -> int:
                 k |= WS64 if fx.src.text(v) == "64" else WS32
         elif fx.external_const(name, fn):
             k |= WS32
+        elif name in fn.tparams and threads.block_tparam(name) and name not in fn.vars:
+            k |= BDIM
         elif not k:
             fx._plain.add((fn, intern(name)))  # never anything special: skip the checks next time
         return k

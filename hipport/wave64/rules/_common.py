@@ -123,6 +123,24 @@ def _constant_context(facts: Facts, node: Node, memo: dict[int, bool], seen: lis
     return False
 
 
+def in_bound_or_template_argument(facts: Facts, node: Node) -> bool:
+    """True when `node` is part of an array bound or a template argument: the constant contexts
+    W007 (array sizes) and W008 / W009 (template arguments) answer for."""
+    child = node
+    for p in facts.src.ancestors(node):
+        t = p.type
+        if t in _STOP or t in ("declaration", "field_declaration", "init_declarator"):
+            return False
+        if t == "template_argument_list":
+            return True
+        if t in ("array_declarator", "abstract_array_declarator"):
+            size = p.child_by_field_id(sx.F_SIZE)
+            if size is not None and sx.inside(child, size):
+                return True
+        child = p
+    return False
+
+
 def idents_in(facts: Facts, node: Node, name: str) -> list[Node]:
     """Identifier nodes spelled `name` inside `node` (small subtrees only)."""
     out = []

@@ -1,5 +1,6 @@
 """W005 warp-id-shift-5: a warp id or warp count computed with `>> 5`, `/ 32`, `(n + 31) / 32`,
-and first-warp guards `tid < 32` around warp collectives.
+and first-warp guards `tid < 32` around warp collectives; also the warp counts of class scope
+(`enum { num_warps = nt / warp_size }`, facts/members.py).
 
 Natively these become `/ warpSize` (a run-time value is fine outside constant expressions; array
 bounds and template arguments are W007 / W008). Under logical32 they stay: a wave64 holds two
@@ -19,6 +20,7 @@ from hipport.wave64.ruledoc import Doc
 from hipport.wave64.rules._common import (
     finding,
     idents_in,
+    in_bound_or_template_argument,
     in_constant_context,
     named_const,
     named_site_message,
@@ -44,7 +46,10 @@ DOC = Doc(
             '  if ((threadIdx.x & 31) == 0) out[blockIdx.x * nwarps + warp] = v;\n'
             '}\n'),
     safety=('Review: natively `>> 5` and `/ 32` become `/ warpSize` (a run-time value, right on ROCm '
-            '7 outside constant expressions; array bounds are W007/W008). Under logical32 they stay.'),
+            '7 outside constant expressions; array bounds are W007/W008). A warp count in another '
+            'constant expression (`constexpr int nwarps = kThreads / 32`, an enumerator of a class '
+            'template) is reported without a fix: `warpSize` cannot go there, and the constant sizes '
+            'code the rewrite cannot see. Under logical32 they stay.'),
     refs=('waves', 'warpsize7', 'design'),
 )
 _FLOAT = re.compile(r"\d+\.\d*(?:[eE][-+]?\d+)?[fFlL]?|\d+[eE][-+]?\d+[fFlL]?")
@@ -85,8 +90,33 @@ def native_edits(facts: Facts, s: Site) -> list[Edit]:
     return edits
 
 
-def check(facts: Facts, em: Emitter) -> list[Finding]:
+def _member_counts(facts: Facts, em: Emitter) -> list[Finding]:
+    """Warp counts of class scope (`enum { num_warps = nt / warp_size }`): constant expressions,
+    reported as the class's collective member function's sites are, without a fix."""
     out: list[Finding] = []
+    for s in facts.member_sites:
+        fn = s.fn
+        if fn is None:
+            continue
+        model, strategy = em.model(fn), em.strategy(fn)
+        text = short(facts.src.text(s.node), 40)
+        if s.origin == "named":
+            name = named_const(facts, s.const)
+            if name is not None and model != "agnostic":
+                out.append(finding(facts, RULE, s.node, named_site_message(facts, "warp count", text, name,
+                                                                          strategy), fn, kept=True))
+            continue
+        msg = f"warp count `{text}` assumes 32-lane warps"
+        if strategy == "logical32":
+            out.append(finding(facts, RULE, s.node, msg + "; kept: logical 32-lane warps", fn, kept=True))
+        else:
+            out.append(finding(facts, RULE, s.node, msg + "; in a constant expression, where the run-time"
+                               " `warpSize` cannot go: review (no automatic fix)", fn))
+    return out
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = _member_counts(facts, em)
     for fn in facts.device_funcs():
         model, strategy = em.model(fn), em.strategy(fn)
         for s in fn.sites:
@@ -94,8 +124,9 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             if s.origin == "rt" and model != "mixed":
                 continue
-            if in_constant_context(facts, s.node):
-                continue
+            constant = in_constant_context(facts, s.node)
+            if constant and in_bound_or_template_argument(facts, s.node):
+                continue  # an array bound (W007) or a template argument (W008, W009)
             if s.kind == "guard" and not _guards_collective(facts, fn, s):
                 continue
             text = short(facts.src.text(s.node), 40)
@@ -112,10 +143,16 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                     out.append(finding(facts, RULE, s.node, msg + "; kept: logical 32-lane warps", fn,
                                        kept=True))
                     continue
+                if constant:  # `constexpr int nwarps = kThreads / 32`: `warpSize` is no constant on ROCm 7
+                    out.append(finding(facts, RULE, s.node, msg + "; in a constant expression, where the"
+                                       " run-time `warpSize` cannot go: review (no automatic fix)", fn))
+                    continue
                 out.append(finding(facts, RULE, s.node, msg, fn, em.fix(
                     "count warps of `warpSize` lanes", native_edits(facts, s), fn, False)))
             else:
                 msg = f"{what} `{text}` follows the wave while other sites of this kernel assume 32 lanes"
+                if constant:
+                    continue  # `warpSize` in a constant expression is W008's
                 if strategy == "native":
                     out.append(finding(facts, RULE, s.node, msg + "; kept: the kernel becomes wave-agnostic",
                                        fn, kept=True))

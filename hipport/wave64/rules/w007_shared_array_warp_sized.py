@@ -18,7 +18,7 @@ from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import LANES, WARPS, Facts, Func, Var
 from hipport.wave64.ruledoc import Doc
-from hipport.wave64.rules._common import finding
+from hipport.wave64.rules._common import finding, short
 
 RULE = W.SHARED_ARRAY_WARP_SIZED
 # The page `hipport explain W007` and rules/wave64/W007.md show (hipport/wave64/ruledoc.py renders it;
@@ -110,8 +110,23 @@ def _divides_by_32(facts: Facts, fn: Func, size: Node, depth: int = 0) -> bool:
     return op is not None and cv is not None and ((op.type == "/" and cv[0] == 32) or (op.type == ">>" and cv[0] == 5))
 
 
-def check(facts: Facts, em: Emitter) -> list[Finding]:
+def _member_arrays(facts: Facts, em: Emitter) -> list[Finding]:
+    """Per-warp bounds of class scope (a shared storage union's `T warps[nt / warp_size]`,
+    `using TempStorage = T[BLOCK / WARP_SIZE]`): kept, as per-warp arrays are."""
     out: list[Finding] = []
+    for size, item, fn in facts.member_arrays:
+        if em.model(fn) == "agnostic":
+            continue
+        decl = short(facts.src.text(item).split("=")[0].strip().rstrip(";"), 60) if item.type != "alias_declaration" \
+            else short(facts.src.text(item).rstrip(";"), 60)
+        msg = (f"`{decl}` holds one slot per 32-lane warp; kept: that bounds the warps of any wave size"
+               " (guard reads with the real warp count)")
+        out.append(finding(facts, RULE, size, msg, fn, kept=True))
+    return out
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = _member_arrays(facts, em)
     for fn in facts.device_funcs():
         if not fn.collective:
             continue
