@@ -7,6 +7,7 @@ from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts, Func, Var
+from hipport.wave64.facts.consts import call_const
 
 MASK_OPS = ("&", "|", "^", "<<", ">>", "~")
 
@@ -182,6 +183,11 @@ def named_const(facts: Facts, node: Node | None) -> str | None:
     stack = [node] if node is not None else []
     while stack:
         n = stack.pop()
+        if n.type == "call_expression":
+            key = call_const(facts, n)  # `warp_size()`, a constexpr function returning 32
+            if key is not None:
+                return key
+            continue
         if n.type == "identifier":
             name = facts.src.text(n)
             if name != "warpSize" and name not in facts.arch_macros and name not in facts.wave_macros and (
