@@ -34,6 +34,7 @@ from hipport.wave64.facts import (
     bodies,
     calls,
     consts,
+    crosslane,
     decls,
     evidence,
     exprs,
@@ -130,6 +131,7 @@ PROVIDERS: tuple[Callable[[Facts], None], ...] = (
     evidence.scan,  # Func.strong32, weak32, agnostic
     groups.group,  # groups, Func.group (model and strategy)
     members.scan,  # member_sites, member_arrays: warp counts at class scope
+    crosslane.scan,  # thread_groups: groups with no cross-lane operation
 )
 
 
@@ -210,6 +212,7 @@ class Facts:
         # members: warp counts of class scope (enumerators, member array bounds)
         self.member_sites: list[Site] = []
         self.member_arrays: list[tuple[Node, Node, Func]] = []  # (bound, member declaration, owner)
+        self.thread_groups: set[int] = set()  # ids of groups with no cross-lane operation (crosslane)
         self._device: list[Func] | None = None
         self._cg: bool | None = None  # the file names cooperative_groups (tiles.uses_cooperative_groups)
         self.empty = not always and not might_hold_hazards(self.data)
@@ -251,6 +254,7 @@ class Facts:
     tile_mask_sources = tiles.tile_mask_sources
     tile_size = tiles.tile_size
     is_group_param = tiles.is_group_param
+    is_thread_group = crosslane.is_thread_group
 
     def var(self, fn: Func, name: str) -> Var | None:
         return fn.vars.get(name) or self.gvars.get(name)

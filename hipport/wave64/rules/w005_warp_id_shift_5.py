@@ -33,7 +33,9 @@ RULE = W.WARP_ID_SHIFT_5
 DOC = Doc(
     what=('Finds warp ids and warp counts computed as `tid >> 5`, `tid / 32`, `blockDim.x / 32`, '
           '`(n + 31) / 32`, lanes compared with `BLOCK / 32`, and `tid < 32` guards around warp '
-          'collectives.'),
+          'collectives. Not where no function of the kernel runs a cross-lane operation (only '
+          '`__syncwarp` and shared memory) and the 32 is this file\'s own: a group of 32 threads, right '
+          'at any wave size (W004, W007 and W008 skip it too).'),
     why=('With 64-lane waves a block holds half as many warps: per-warp indices, final-stage '
          'guards and partial counts all change. Mixed with wave-wide reductions they read slots '
          'nobody wrote or skip data.'),
@@ -119,8 +121,9 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = _member_counts(facts, em)
     for fn in facts.device_funcs():
         model, strategy = em.model(fn), em.strategy(fn)
+        thread_group = facts.is_thread_group(fn)  # no cross-lane operation: its 32s number threads
         for s in fn.sites:
-            if s.kind not in ("warp", "nwarp", "guard") or em.removed(s.node):
+            if s.kind not in ("warp", "nwarp", "guard") or em.removed(s.node) or thread_group:
                 continue
             if s.origin == "rt" and model != "mixed":
                 continue

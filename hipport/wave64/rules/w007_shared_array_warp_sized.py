@@ -128,7 +128,7 @@ def _member_arrays(facts: Facts, em: Emitter) -> list[Finding]:
 def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = _member_arrays(facts, em)
     for fn in facts.device_funcs():
-        if not fn.collective:
+        if not fn.collective or facts.is_thread_group(fn):
             continue
         model, strategy = em.model(fn), em.strategy(fn)
         for var in fn.vars.values():

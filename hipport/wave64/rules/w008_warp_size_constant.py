@@ -78,6 +78,9 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             model, strategy = facts.model_of_const(c)
             fn = c.func
+            grouped = [u for u in c.users if u.group is not None]
+            if grouped and all(facts.is_thread_group(u) for u in grouped):
+                continue  # only numbers threads and 32-slot groups of shared memory (crosslane.py)
             if c.via is not None:  # natively W008 makes `via` the wave size where it is defined
                 what = "template parameter" if c.kind == "template" else "constant"
                 out.append(finding(facts, RULE, c.node, f"{what} `{name} = {c.via}` is a 32-lane warp size; kept: "
