@@ -42,6 +42,7 @@ from hipport.wave64.facts import (
     functions,
     groups,
     headers,
+    hostsizes,
     loops,
     members,
     preproc,
@@ -132,6 +133,7 @@ PROVIDERS: tuple[Callable[[Facts], None], ...] = (
     groups.group,  # groups, Func.group (model and strategy)
     members.scan,  # member_sites, member_arrays: warp counts at class scope
     crosslane.scan,  # thread_groups: groups with no cross-lane operation
+    hostsizes.scan,  # host_counts, host_blocks: launch sizes host code computes by a 32-lane warp
 )
 
 
@@ -212,6 +214,8 @@ class Facts:
         # members: warp counts of class scope (enumerators, member array bounds)
         self.member_sites: list[Site] = []
         self.member_arrays: list[tuple[Node, Node, Func]] = []  # (bound, member declaration, owner)
+        self.host_counts: list[tuple[Node, Func]] = []  # host warp counts (hostsizes)
+        self.host_blocks: list[tuple[Node, Node, Func]] = []  # (block, its warp-size factor, host function)
         self.thread_groups: set[int] = set()  # ids of groups with no cross-lane operation (crosslane)
         self._device: list[Func] | None = None
         self._cg: bool | None = None  # the file names cooperative_groups (tiles.uses_cooperative_groups)

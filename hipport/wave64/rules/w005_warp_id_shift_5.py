@@ -117,8 +117,26 @@ def _member_counts(facts: Facts, em: Emitter) -> list[Finding]:
     return out
 
 
+def _host_counts(facts: Facts) -> list[Finding]:
+    """Warp counts host code computes to size a launch (`(n + WARP_SIZE - 1) / WARP_SIZE`,
+    facts/hostsizes.py): 32 lanes under logical32; natively the host has no wave size (the
+    constant is 64 in the host pass), so it is for review."""
+    out: list[Finding] = []
+    native = facts.config.wave_strategy == "native"
+    for node, fn in facts.host_counts:
+        name = named_const(facts, node) or "the warp size"
+        msg = f"host warp count `{short(facts.src.text(node), 40)}` assumes 32-lane warps through `{name}`"
+        if native:
+            out.append(finding(facts, RULE, node, msg + "; the host has no wave size (a constant is 64 in the host"
+                               " pass, 32 on RDNA): size the launch by the queried wave size", fn, model="warp32"))
+        else:
+            out.append(finding(facts, RULE, node, msg + "; kept: logical 32-lane warps", fn, kept=True,
+                               model="warp32"))
+    return out
+
+
 def check(facts: Facts, em: Emitter) -> list[Finding]:
-    out: list[Finding] = _member_counts(facts, em)
+    out: list[Finding] = _member_counts(facts, em) + _host_counts(facts)
     for fn in facts.device_funcs():
         model, strategy = em.model(fn), em.strategy(fn)
         thread_group = facts.is_thread_group(fn)  # no cross-lane operation: its 32s number threads
