@@ -29,9 +29,39 @@ def scan(fx: Facts) -> None:
             continue
         if _LAUNCHES.search(fx.data, fn.body.start_byte, fn.body.end_byte) is None:
             continue
-        if not any(_warp_const(fx, fn, n) for n in _names_in(fx, fn)):
+        if any(_warp_const(fx, fn, n) for n in _names_in(fx, fn)):
+            _scan_host(fx, fn)
+        if _BLOCK_32.search(fx.data, fn.body.start_byte, fn.body.end_byte):
+            _literal_blocks(fx, fn)
+
+
+# `num_threads = std::max(128, 32 * num_ranks)`: a thread count made of 32-thread warps
+_BLOCK_32 = re.compile(rb"\b(?:n_?threads|num_?threads|threads|block_?size|block_?dim)\s*=[^;]*\b32\s*\*", re.I)
+_BLOCK_NAME = re.compile(r"(?i)^(?:n_?threads|num_?threads|threads|block_?size|block_?dim)$")
+
+
+def _literal_blocks(fx: Facts, fn: Func) -> None:
+    """A variable named as the block's thread count set to `32 * n` (inside max / min too):
+    one 32-thread warp per unit of n, a literal the warp-size constants above do not name."""
+    assert fn.body is not None
+    for n in walk(fn.body):
+        if n.type == "init_declarator":
+            target, value = n.child_by_field_id(sx.F_DECLARATOR), n.child_by_field_id(sx.F_VALUE)
+        elif n.type == "assignment_expression":
+            target, value = n.child_by_field_id(sx.F_LEFT), n.child_by_field_id(sx.F_RIGHT)
+        else:
             continue
-        _scan_host(fx, fn)
+        if target is None or value is None or target.type != "identifier" or \
+                not _BLOCK_NAME.match(fx.src.text(target)):
+            continue
+        for b in walk(value):
+            if b.type == "binary_expression" and fx.binop(b)[0] == "*":
+                _op, left, right = fx.binop(b)
+                lit = next((x for x in (left, right) if x is not None and x.type == "number_literal"
+                            and fx.src.text(x) == "32"), None)
+                if lit is not None:
+                    fx.host_blocks.append((b, lit, fn))
+                    break
 
 
 def _names_in(fx: Facts, fn: Func) -> set[str]:
