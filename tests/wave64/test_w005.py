@@ -78,3 +78,22 @@ def test_constexpr_warp_count_is_reported_without_a_fix() -> None:
 def test_block_size_names_only_as_template_parameters() -> None:
     assert_noop("__global__ void k(float* p, int kNumThreads) {\n"
                 "  const int n = kNumThreads / 32;\n  p[n] = __shfl_xor(p[0], 1);\n}\n", RULE)
+
+
+def test_a_count_divided_by_a_named_warp_size_is_a_warp_count() -> None:
+    """`MAX_THREADS / WARP_SIZE`, `nworkers / WARP_SIZE`: kept (the constant is W008's); not a
+    lane compared with one (`lane < BLOCK / WARP_SIZE`, which stays silent as before)."""
+    from tests.wave64.helpers import findings
+
+    code = ("#define WARP_SIZE 32\n#define MAX_THREADS 512\n"
+            "__device__ float f(float* p, int nworkers) {\n"
+            "  const int total = MAX_THREADS / WARP_SIZE;\n"
+            "  const int nw = nworkers / WARP_SIZE;\n"
+            "  const int lane = threadIdx.x % WARP_SIZE;\n"
+            "  float v = __shfl_xor(p[lane], 1);\n"
+            "  return lane < MAX_THREADS / WARP_SIZE ? v + total + nw : 0.f;\n"
+            "}\n")
+    for strategy in ("logical32", "native"):
+        got = findings(code, strategy, rule=RULE)
+        assert sorted(f.span.line for f in got) == [4, 5]
+        assert all(f.fix is None and f.severity.value == "info" for f in got)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from hipport.source import Node, walk
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts.data import Func, Origin, Site, SiteKind
-from hipport.wave64.facts.kinds import BDIM, LANES, TID, WARPS, WSRT
+from hipport.wave64.facts.kinds import BDIM, LANES, MASK, TID, WARPS, WSRT
+from hipport.wave64.facts.names import is_warp_name
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -46,6 +47,10 @@ def scan_sites(fx: Facts, fn: Func) -> None:
                 fn.sites.append(Site("nwarp" if lk & BDIM and not lk & TID else "warp", b, right, "literal",
                                      None, fn))
                 continue
+        if kind is None and o == "/" and left is not None and right is not None and \
+                _count_by_name(fx, fn, left, right):
+            fn.sites.append(Site("nwarp", b, right, "named", None, fn))
+            continue
         if kind is not None and left is not None and right is not None:  # (a kind implies both operands)
             const = right
             if o == "&" and fx.kinds(right, fn) & TID and not fx.kinds(left, fn) & TID:
@@ -78,6 +83,26 @@ def scan_sites(fx: Facts, fn: Func) -> None:
                     fn.sites.append(Site("guard", b, right, "named" if cv[2] else "literal", None, fn))
                 elif cv is None and fx.kinds(right, fn) & WSRT and sx.unparen(right).type == "identifier":
                     fn.sites.append(Site("guard", b, right, "rt", None, fn))
+
+
+def _count_by_name(fx: Facts, fn: Func, left: Node, right: Node) -> bool:
+    """`NCCL_MAX_NTHREADS / WARP_SIZE`, `nworkers / WARP_SIZE`: a count divided by a warp-size
+    constant named as one is a warp count, whatever the count's kind (a lane, warp or mask
+    value divided is something else)."""
+    r = sx.unparen(right)
+    if r.type != "identifier" or not is_warp_name(fx.src.text(r)):
+        return False
+    cv = fx.cval(r, fn)
+    if cv is None or cv[0] != 32 or not cv[2]:
+        return False
+    if fx.kinds(left, fn) & (TID | LANES | WARPS | MASK) or _FLOAT_32.fullmatch(fx.src.text(left)):
+        return False
+    p = sx.parent_skipping_parens(r.parent) if r.parent is not None else None
+    if p is not None and p.type == "binary_expression" and fx.binop(p)[0] in ("<", "<=", ">", ">="):
+        _o, a, c = fx.binop(p)  # `lane < BLOCK / WARP`: kept silent, as _lane_vs_count keeps named counts
+        if any(x is not None and fx.kinds(x, fn) & LANES for x in (a, c)):
+            return False
+    return True
 
 
 def _bounds_a_shift(fx: Facts, guard: Node, tid: Node) -> bool:
