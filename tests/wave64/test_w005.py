@@ -51,3 +51,49 @@ def test_fix(before: str, after: str, strategy: str) -> None:
 
 def test_kept_under_logical32() -> None:
     assert_kept(kernel("  int w = threadIdx.x >> 5;\n  out[w] = __shfl(in[0], 0, 32);\n"), RULE, "logical32")
+
+
+# A warp count in a constant expression other than an array bound or a template argument
+# (`constexpr int nwarps = kNumThreads / 32`, an enumerator): `warpSize` cannot go there on ROCm 7,
+# so it is reported for review, without a fix. `kNumThreads`, a template parameter named as the
+# block's thread count, makes the division a warp count.
+CONSTEXPR_COUNT = (
+    "template <int kNumThreads>\n"
+    "__global__ void k(float* p) {\n"
+    "  constexpr int nwarps = kNumThreads / 32;\n"
+    "  float v = __shfl_xor(p[threadIdx.x], 1);\n"
+    "  if (threadIdx.x < nwarps) p[threadIdx.x] = v;\n"
+    "}\n")
+
+
+def test_constexpr_warp_count_is_reported_without_a_fix() -> None:
+    from tests.wave64.helpers import findings
+
+    got = findings(CONSTEXPR_COUNT, "native", rule=RULE)
+    assert [(f.span.line, f.fix) for f in got] == [(3, None)]
+    assert got[0].severity.value != "info" and "constant expression" in got[0].message
+    assert_kept(CONSTEXPR_COUNT, RULE, "logical32")
+
+
+def test_block_size_names_only_as_template_parameters() -> None:
+    assert_noop("__global__ void k(float* p, int kNumThreads) {\n"
+                "  const int n = kNumThreads / 32;\n  p[n] = __shfl_xor(p[0], 1);\n}\n", RULE)
+
+
+def test_a_count_divided_by_a_named_warp_size_is_a_warp_count() -> None:
+    """`MAX_THREADS / WARP_SIZE`, `nworkers / WARP_SIZE`: kept (the constant is W008's); not a
+    lane compared with one (`lane < BLOCK / WARP_SIZE`, which stays silent as before)."""
+    from tests.wave64.helpers import findings
+
+    code = ("#define WARP_SIZE 32\n#define MAX_THREADS 512\n"
+            "__device__ float f(float* p, int nworkers) {\n"
+            "  const int total = MAX_THREADS / WARP_SIZE;\n"
+            "  const int nw = nworkers / WARP_SIZE;\n"
+            "  const int lane = threadIdx.x % WARP_SIZE;\n"
+            "  float v = __shfl_xor(p[lane], 1);\n"
+            "  return lane < MAX_THREADS / WARP_SIZE ? v + total + nw : 0.f;\n"
+            "}\n")
+    for strategy in ("logical32", "native"):
+        got = findings(code, strategy, rule=RULE)
+        assert sorted(f.span.line for f in got) == [4, 5]
+        assert all(f.fix is None and f.severity.value == "info" for f in got)

@@ -43,3 +43,29 @@ def test_per_warp_slots_are_an_upper_bound_for_any_wave(strategy: str) -> None:
 
 def test_per_lane_buffer_kept_under_logical32() -> None:
     assert_kept(kernel(LANE), RULE, "logical32")
+
+
+# A shared array of 32 slots handed, with a 32-thread tile, to a helper this file cannot see
+# (mlx's block_reduce(block, warp, vals, smem, op) in a header): the slots are that tile's.
+HANDED = ("#include <hip/hip_cooperative_groups.h>\n"
+          "namespace cg = cooperative_groups;\n"
+          "template <typename B, typename W> __device__ void block_reduce(B& b, W& w, float* v, float* smem);\n"
+          "__global__ void k(float* p) {\n"
+          "  auto block = cg::this_thread_block();\n"
+          "  auto warp = cg::tiled_partition<32>(block);\n"
+          "  float v = warp.shfl_down(p[threadIdx.x], 1);\n"
+          "  __shared__ float slots[32];\n"
+          "  __shared__ float other[32];\n"
+          "  block_reduce(block, warp, &v, slots);\n"
+          "  block_reduce(block, block, &v, other);\n"
+          "  p[0] = v;\n"
+          "}\n")
+
+
+def test_slots_handed_with_a_32_thread_tile_are_kept() -> None:
+    from tests.wave64.helpers import findings
+
+    for strategy in ("logical32", "native"):
+        got = findings(HANDED, strategy, rule=RULE)
+        assert [(f.span.line, f.fix) for f in got] == [(8, None)], [(f.span.line, f.message) for f in got]
+        assert got[0].severity.value == "info"

@@ -61,3 +61,27 @@ def test_cudacc_guards_the_gpu_code_of_a_cuda_source() -> None:
     """`#ifdef __CUDACC__` in CUDA means "compiled for the GPU": ported, that code is HIP code."""
     code = kernel(USE, head="#ifdef __CUDACC__\n#define WARP_SIZE 32\n#endif\n")
     assert_kept(code, RULE, "logical32")
+
+
+def test_a_constexpr_warp_size_function_of_a_header_sizes_its_callers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`constexpr int warp_size() { return 32; }` in an included header is a warp-size constant:
+    its calls are, a variable of the same name is not."""
+    from hipport.closure import Closure
+    from hipport.config import Config
+    from hipport.source import SourceFile
+    from hipport.wave64 import run
+
+    header = str(tmp_path / "cfg.cuh")
+    code = ("#include <hip/hip_runtime.h>\n#include \"cfg.cuh\"\n"
+            "__global__ void k(float* p, int warp_size) {\n"
+            "  __shared__ float s[256 / cfg::warp_size()];\n"
+            "  const int w = threadIdx.x / cfg::warp_size();\n"
+            "  float v = __shfl_xor(p[threadIdx.x], 1);\n"
+            "  s[w] = v;\n"
+            "  p[threadIdx.x] = s[threadIdx.x / warp_size];\n"
+            "}\n")
+    src = SourceFile(str(tmp_path / "k.cu"), code.encode(), closure=Closure(str(tmp_path / "k.cu"), {
+        header: b"namespace cfg {\n__device__ constexpr int warp_size() noexcept { return 32; }\n}\n"}))
+    got = {(f.rule, f.span.line) for f in run(src, Config())}
+    assert {("W007", 4), ("W005", 5)} <= got
+    assert not any(line == 8 for _r, line in got)

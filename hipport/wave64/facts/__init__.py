@@ -38,6 +38,7 @@ from hipport.wave64.facts import (
     bodies,
     calls,
     consts,
+    crosslane,
     decls,
     evidence,
     exprs,
@@ -45,7 +46,9 @@ from hipport.wave64.facts import (
     functions,
     groups,
     headers,
+    hostsizes,
     loops,
+    members,
     preproc,
     sites,
     tiles,
@@ -133,6 +136,9 @@ PROVIDERS: tuple[Callable[[Facts], None], ...] = (
     loops.scan,  # Func.loops
     evidence.scan,  # Func.strong32, weak32, agnostic
     groups.group,  # groups, Func.group (model and strategy)
+    members.scan,  # member_sites, member_arrays: warp counts at class scope
+    crosslane.scan,  # thread_groups: groups with no cross-lane operation
+    hostsizes.scan,  # host_counts, host_blocks: launch sizes host code computes by a 32-lane warp
 )
 
 
@@ -213,6 +219,12 @@ class Facts:
         # calls and groups
         self.calls: list[WarpCall] = []
         self.groups: list[Group] = []
+        # members: warp counts of class scope (enumerators, member array bounds)
+        self.member_sites: list[Site] = []
+        self.member_arrays: list[tuple[Node, Node, Func]] = []  # (bound, member declaration, owner)
+        self.host_counts: list[tuple[Node, Func]] = []  # host warp counts (hostsizes)
+        self.host_blocks: list[tuple[Node, Node, Func]] = []  # (block, its warp-size factor, host function)
+        self.thread_groups: set[int] = set()  # ids of groups with no cross-lane operation (crosslane)
         self._device: list[Func] | None = None
         self._cg: bool | None = None  # the file names cooperative_groups (tiles.uses_cooperative_groups)
         self.empty = not always and not might_hold_hazards(self.data)
@@ -256,6 +268,7 @@ class Facts:
     tile_mask_sources = tiles.tile_mask_sources
     tile_size = tiles.tile_size
     is_group_param = tiles.is_group_param
+    is_thread_group = crosslane.is_thread_group
 
     def var(self, fn: Func, name: str) -> Var | None:
         return fn.vars.get(name) or self.gvars.get(name)

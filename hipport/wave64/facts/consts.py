@@ -138,6 +138,8 @@ def find_consts(fx: Facts) -> None:
         if item.type == "declaration" and not (fx.inactive and fx.is_inactive(item.start_byte)):
             for var in fx.declared_vars(item):  # (a declaration AMD never compiles does not count)
                 fx.gvars[var.name] = var
+    for fn in fx.funcs:
+        _const_function(fx, fn)
     seen: set[int] = set()  # a class template's parameters reach each of its member functions
     for fn in fx.funcs:
         for name, tp in fn.tparams.items():
@@ -158,12 +160,54 @@ def find_consts(fx: Facts) -> None:
                     value_span=(tp.start_byte, tp.end_byte), func=fn, via=via[0]))
 
 
+def _const_function(fx: Facts, fn: Func) -> None:
+    """`constexpr int warp_size() { return 32; }` (cuCollections, ggml's
+    `ggml_cuda_get_physical_warp_size()`): a zero-argument constexpr function whose body only
+    returns 32 or 64 is a warp-size constant, keyed `name()`."""
+    if fn.body is None or not is_warp_name(fn.name):
+        return
+    stmts = [c for c in fn.body.named_children if c.type != "comment"]
+    if len(stmts) != 1:
+        return
+    pl = fn.param_list
+    if pl is not None and fx.src.text(pl).replace(" ", "") not in ("()", "(void)"):
+        return
+    head = fx.data[fn.node.start_byte:fn.body.start_byte]
+    ret = stmts[0]
+    if not re.search(rb"\bconstexpr\b", head) or ret.type != "return_statement" or ret.named_child_count != 1:
+        return
+    v = ret.named_child(0)
+    lit = sx.int_literal(fx.src.text(v)) if v.type == "number_literal" else None
+    if lit is None or lit[0] not in (32, 64):
+        return
+    key = fn.name + "()"
+    fx.consts.setdefault(key, []).append(WarpConst(
+        name=key, value=lit[0], kind="function", node=fn.node, value_node=v, value_span=(v.start_byte, v.end_byte),
+        amd_only=bool(fx.amd_only) and fx.is_amd_only(fn.node.start_byte)))
+
+
+def call_const(fx: Facts, node: Node) -> str | None:
+    """`name()` when `node` is a call, without arguments, of a constexpr function returning a
+    warp size (this file's or an included header's), else None."""
+    if node.type != "call_expression":
+        return None
+    args = sx.arg_list(node)
+    if args is None or args.named_child_count:
+        return None
+    key = fx.call_name(node) + "()"
+    return key if key in fx.consts or fx.header_const(key) is not None else None
+
+
 def alias_of(fx: Facts, value: Node, fn: Func | None) -> tuple[str, int] | None:
     """(name, value) when `value` is just another warp-size constant (`= WARP_SIZE`), or None: a
     constant initialised so is an alias, a warp size that follows the one it names."""
     n = sx.unparen(value)
     if n.type == "type_descriptor" and n.named_child_count == 1:
         n = n.named_child(0)
+    key = call_const(fx, n)
+    if key is not None:  # `auto constexpr tile = cuco::detail::warp_size();`
+        v = const_value(fx, key)
+        return (key, v) if v in (32, 64) else None
     if n.type not in ("identifier", "type_identifier"):
         return None
     name = fx.src.text(n)
@@ -210,8 +254,10 @@ def consts_in_decl(fx: Facts, item: Node, fn: Func | None) -> None:
     if fx.inactive and fx.is_inactive(item.start_byte):
         return
     head = fx.data[item.start_byte:(item.child_by_field_id(sx.F_TYPE) or item).start_byte]
-    if b"const" not in head and b"constexpr" not in head:
-        return
+    if b"const" not in head:  # (`auto constexpr n = ...`: a qualifier after the type)
+        decl = item.child_by_field_id(sx.F_DECLARATOR)
+        if decl is None or b"constexpr" not in fx.data[item.start_byte:decl.start_byte]:
+            return
     for var in fx.declared_vars(item):
         if var.value is None or var.is_array or var.is_pointer:
             continue
@@ -380,6 +426,10 @@ def _cval(fx: Facts, node: Node | None, fn: Func | None) -> tuple[int, int, bool
     if t == "number_literal":
         lit = sx.int_literal(fx.src.text(node))
         return (lit[0], lit[1], False) if lit else None
+    if t == "call_expression":
+        key = call_const(fx, node)
+        cv = fx.const_value(key) if key is not None else None
+        return (cv, 32, True) if cv is not None else None
     if t == "identifier":
         name = fx.src.text(node)
         cv = fx.const_value(name)
@@ -456,11 +506,17 @@ def find_identifier_uses(fx: Facts) -> None:
     # Warp-size constants of the included headers, used here (`tid / WARP_SIZE` with
     # `#define WARP_SIZE 32` in a header on an include path) and not defined here.
     names += sorted(n for n in fx.header_consts() if n not in fx.consts and n not in fx.macros
-                    and n not in fx.gvars and n.encode() in fx.data)
+                    and n not in fx.gvars and n.removesuffix("()").encode() in fx.data)
+    calls = [n for n in names if n.endswith("()")]  # constexpr functions: their calls
+    names = [n for n in names if not n.endswith("()")]
     hits = word_hits(fx.data, names)
     if hits is None:
         pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
         hits = [(m.start(), m.end(), m.group(1).decode()) for m in pattern.finditer(fx.data)]
+    if calls:
+        pattern = re.compile(rb"\b(" + b"|".join(re.escape(n[:-2].encode()) for n in calls) + rb")\s*\(\s*\)")
+        hits = sorted(hits + [(m.start(), m.start() + len(m.group(1)), m.group(1).decode() + "()")
+                              for m in pattern.finditer(fx.data)])
     fx.ident_uses = []
     for start, end, name in hits:
         node = fx.src.node_at(start, end)

@@ -10,7 +10,7 @@ from typing import Literal, NamedTuple
 from hipport.source import Node
 
 # The string values the records hold (plain strings at run time, as rules and findings use them).
-ConstKind = Literal["macro", "variable", "enumerator", "template"]
+ConstKind = Literal["macro", "variable", "enumerator", "template", "function"]
 Family = Literal["shfl", "ballot", "vote", "activemask", "syncwarp", "match", "reduce", "lane_id", "lanemask", "tile",
                  "coalesced"]
 LoopWarp = Literal["32", "rt", "64", "derived", ""]
@@ -64,7 +64,9 @@ class Var:
 
 @dataclass(eq=False, slots=True, frozen=True)
 class WarpConst:
-    """A named warp-size constant: a macro, constexpr/const variable, enumerator or template default."""
+    """A named warp-size constant: a macro, constexpr/const variable, enumerator, template default,
+    or a zero-argument constexpr function returning one (keyed `name()`, so that only its calls
+    match: `warp_size()`)."""
 
     name: str
     value: int  # 32 or 64

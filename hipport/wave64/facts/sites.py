@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from hipport.source import Node, walk
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts.data import Func, Origin, Site, SiteKind
-from hipport.wave64.facts.kinds import BDIM, LANES, TID, WARPS, WSRT
+from hipport.wave64.facts.kinds import BDIM, LANES, MASK, TID, WARPS, WSRT
+from hipport.wave64.facts.names import is_warp_name
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -46,6 +47,10 @@ def scan_sites(fx: Facts, fn: Func) -> None:
                 fn.sites.append(Site("nwarp" if lk & BDIM and not lk & TID else "warp", b, right, "literal",
                                      None, fn))
                 continue
+        if kind is None and o == "/" and left is not None and right is not None and \
+                _count_by_name(fx, fn, left, right):
+            fn.sites.append(Site("nwarp", b, right, "named", None, fn))
+            continue
         if kind is not None and left is not None and right is not None:  # (a kind implies both operands)
             const = right
             if o == "&" and fx.kinds(right, fn) & TID and not fx.kinds(left, fn) & TID:
@@ -78,6 +83,26 @@ def scan_sites(fx: Facts, fn: Func) -> None:
                     fn.sites.append(Site("guard", b, right, "named" if cv[2] else "literal", None, fn))
                 elif cv is None and fx.kinds(right, fn) & WSRT and sx.unparen(right).type == "identifier":
                     fn.sites.append(Site("guard", b, right, "rt", None, fn))
+
+
+def _count_by_name(fx: Facts, fn: Func, left: Node, right: Node) -> bool:
+    """`NCCL_MAX_NTHREADS / WARP_SIZE`, `nworkers / WARP_SIZE`: a count divided by a warp-size
+    constant named as one is a warp count, whatever the count's kind (a lane, warp or mask
+    value divided is something else)."""
+    r = sx.unparen(right)
+    if r.type != "identifier" or not is_warp_name(fx.src.text(r)):
+        return False
+    cv = fx.cval(r, fn)
+    if cv is None or cv[0] != 32 or not cv[2]:
+        return False
+    if fx.kinds(left, fn) & (TID | LANES | WARPS | MASK) or _FLOAT_32.fullmatch(fx.src.text(left)):
+        return False
+    p = sx.parent_skipping_parens(r.parent) if r.parent is not None else None
+    if p is not None and p.type == "binary_expression" and fx.binop(p)[0] in ("<", "<=", ">", ">="):
+        _o, a, c = fx.binop(p)  # `lane < BLOCK / WARP`: kept silent, as _lane_vs_count keeps named counts
+        if any(x is not None and fx.kinds(x, fn) & LANES for x in (a, c)):
+            return False
+    return True
 
 
 def _bounds_a_shift(fx: Facts, guard: Node, tid: Node) -> bool:
@@ -119,28 +144,80 @@ def _lane_vs_count(fx: Facts, b: Node, fn: Func) -> bool:
 
 
 def scan_strides(fx: Facts, fn: Func) -> None:
-    """`for (c = lane; c < n; c += 32)`: a loop striding over lanes by the warp size."""
+    """A loop striding over lanes by the warp size: `for (c = lane; c < n; c += 32)`, the
+    same scaled (`c = lane * K; ...; c += 32 * K`), or a loop stepping by 32 whose body offsets
+    its variable by the lane (`for (t = end - 1; t >= start; t -= 32) { i = t - lane; }`)."""
     for fs in fn.nodes.get("for_statement", []):
         init = fs.child_by_field_id(sx.F_INITIALIZER)
         update = fs.child_by_field_id(sx.F_UPDATE)
+        if update is not None and update.type == "comma_expression":  # `i += 32 * K, ++iter`
+            update = update.child_by_field_id(sx.F_LEFT)
         if init is None or update is None or update.type != "assignment_expression":
             continue
         op = update.child_by_field_id(sx.F_OPERATOR)
         left = update.child_by_field_id(sx.F_LEFT)
         step = update.child_by_field_id(sx.F_RIGHT)
-        if op is None or op.type != "+=" or left is None or step is None or left.type != "identifier":
+        if op is None or op.type not in ("+=", "-=") or left is None or step is None or left.type != "identifier":
             continue
+        name = fx.src.text(left)
         value = None
         if init.type == "declaration":
-            vs = fx.declared_vars(init)
-            if len(vs) == 1 and vs[0].name == fx.src.text(left):
-                value = vs[0].value
+            value = next((v.value for v in fx.declared_vars(init) if v.name == name), None)
         elif init.type == "assignment_expression":
             value = init.child_by_field_id(sx.F_RIGHT)
-        if value is None or not fx.kinds(value, fn) & (TID | LANES):
+        if value is None:
             continue
-        cv = fx.cval(step, fn)
+        lane = bool(fx.kinds(value, fn) & (TID | LANES)) and op.type == "+="
+        const: Node | None = step
+        if not lane:
+            const = _scaled_stride(fx, fn, value, step) if op.type == "+=" else None
+            lane = const is not None
+        if not lane:
+            body = fs.child_by_field_id(sx.F_BODY)
+            lane = body is not None and _offset_by_lane(fx, fn, body, name)
+            const = step
+        if not lane or const is None:
+            continue
+        cv = fx.cval(const, fn)
         if cv is not None and cv[0] == 32:
-            fn.sites.append(Site("stride", update, step, "named" if cv[2] else "literal", None, fn))
-        elif cv is None and fx.kinds(step, fn) & WSRT and sx.unparen(step).type == "identifier":
-            fn.sites.append(Site("stride", update, step, "rt", None, fn))
+            fn.sites.append(Site("stride", update, const, "named" if cv[2] else "literal", None, fn))
+        elif cv is None and fx.kinds(const, fn) & WSRT and sx.unparen(const).type == "identifier":
+            fn.sites.append(Site("stride", update, const, "rt", None, fn))
+
+
+def _factors(fx: Facts, node: Node) -> tuple[Node, Node] | None:
+    n = sx.unparen(node)
+    if n.type != "binary_expression":
+        return None
+    op, a, b = fx.binop(n)
+    return (a, b) if op == "*" and a is not None and b is not None else None
+
+
+def _scaled_stride(fx: Facts, fn: Func, value: Node, step: Node) -> Node | None:
+    """The warp-size factor of `step` when the loop starts at `lane * K` and steps by
+    `32 * K` (the same K): K elements per lane, 32 lanes per step."""
+    start, by = _factors(fx, value), _factors(fx, step)
+    if start is None or by is None:
+        return None
+    for lane, k in (start, start[::-1]):
+        if not fx.kinds(lane, fn) & (TID | LANES):
+            continue
+        scale = fx.src.text(sx.unparen(k))
+        for ws, other in (by, by[::-1]):
+            if fx.src.text(sx.unparen(other)) == scale and fx.cval(ws, fn) is not None:
+                return ws
+    return None
+
+
+def _offset_by_lane(fx: Facts, fn: Func, body: Node, name: str) -> bool:
+    """The loop body computes `name + lane` or `name - lane`: one element per lane of a step."""
+    for b in fn.nodes.get("binary_expression", []):
+        if not sx.inside(b, body):
+            continue
+        o, left, right = fx.binop(b)
+        if o not in ("+", "-") or left is None or right is None:
+            continue
+        for v, lane in ((left, right), (right, left)) if o == "+" else ((left, right),):
+            if v.type == "identifier" and fx.src.text(v) == name and fx.kinds(lane, fn) & LANES:
+                return True
+    return False

@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 _TID_NAME = re.compile(r"(?i)^(?:thread|tid|thread_?id|thread_?idx|thread_?index|tid_?in_?block|"
                        r"thread_?id_?in_?block|local_?tid)$")
 _COUNT_NAME = re.compile(r"(?i)^(?:n_?threads|num_?threads|thread_?count|threads_?per_?block)$")
+# A template parameter that can only be the block's thread count (`template <int kNumThreads>`,
+# `BLOCK_DIM`, `BlockSize`): `kNumThreads / 32` is then a warp count. Only a template parameter:
+# a run-time `block_size` may count anything.
+_BLOCK_TPARAM = re.compile(r"(?i)^(?:k_?)?(?:n_?threads|num_?threads(?:_?per_?block)?|thread_?count|"
+                           r"threads_?per_?block|block_?dim(?:_?x)?|block_?size|block_?threads|cta_?size)$")
 
 
 def name_kind(name: str) -> int:
@@ -43,6 +48,11 @@ def name_kind(name: str) -> int:
     if _COUNT_NAME.match(name):
         return BDIM
     return 0
+
+
+def block_tparam(name: str) -> bool:
+    """A template parameter named as the block's thread count."""
+    return bool(_BLOCK_TPARAM.match(name))
 
 
 def param_seeds(fx: Facts) -> list[tuple[Func, str, int, int]]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
-from hipport.wave64.facts import precise, tiles
+from hipport.wave64.facts import consts, precise, threads, tiles
 from hipport.wave64.facts.data import Func
 from hipport.wave64.facts.kinds import (
     BDIM,
@@ -150,6 +150,8 @@ def _kinds(fx: Facts, node: Node, fn: Func) -> int:
                 k |= WS64 if tv == 64 else (WS32 if tv == 32 else 0)
         elif fx.external_const(name, fn):
             k |= WS32
+        elif name in fn.tparams and threads.block_tparam(name) and name not in fn.vars:
+            k |= BDIM
         elif not k:
             fx._plain.add((fn, intern(name)))  # never anything special: skip the checks next time
         return k
@@ -362,6 +364,10 @@ def _is_rt_minus_one(fx: Facts, node: Node, fn: Func) -> bool:
 
 def _call_kinds(fx: Facts, node: Node, fn: Func) -> int:
     name = fx.call_name(node)
+    if name + "()" in fx.consts or fx.header_const(name + "()") is not None:  # `warp_size()`
+        key = consts.call_const(fx, node)
+        if key is not None:
+            return WS64 if fx.const_value(key) == 64 else WS32
     if name in MASK_SOURCES or name in ("hipport_match_any",):
         return MASK
     if name == "__lane_id":

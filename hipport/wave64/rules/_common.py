@@ -7,6 +7,7 @@ from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import Facts, Func, Summary, Var
+from hipport.wave64.facts.consts import call_const
 
 MASK_OPS = ("&", "|", "^", "<<", ">>", "~")
 
@@ -123,6 +124,24 @@ def _constant_context(facts: Facts, node: Node, memo: dict[int, bool], seen: lis
     return False
 
 
+def in_bound_or_template_argument(facts: Facts, node: Node) -> bool:
+    """True when `node` is part of an array bound or a template argument: the constant contexts
+    W007 (array sizes) and W008 / W009 (template arguments) answer for."""
+    child = node
+    for p in facts.src.ancestors(node):
+        t = p.type
+        if t in _STOP or t in ("declaration", "field_declaration", "init_declarator"):
+            return False
+        if t == "template_argument_list":
+            return True
+        if t in ("array_declarator", "abstract_array_declarator"):
+            size = p.child_by_field_id(sx.F_SIZE)
+            if size is not None and sx.inside(child, size):
+                return True
+        child = p
+    return False
+
+
 def idents_in(facts: Facts, node: Node, name: str) -> list[Node]:
     """Identifier nodes spelled `name` inside `node` (small subtrees only)."""
     out = []
@@ -164,6 +183,11 @@ def named_const(facts: Facts, node: Node | None) -> str | None:
     stack = [node] if node is not None else []
     while stack:
         n = stack.pop()
+        if n.type == "call_expression":
+            key = call_const(facts, n)  # `warp_size()`, a constexpr function returning 32
+            if key is not None:
+                return key
+            continue
         if n.type == "identifier":
             name = facts.src.text(n)
             if name != "warpSize" and name not in facts.arch_macros and name not in facts.wave_macros and (

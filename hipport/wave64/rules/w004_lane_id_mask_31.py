@@ -56,8 +56,9 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
     for fn in facts.device_funcs():
         model, strategy = em.model(fn), em.strategy(fn)
+        thread_group = facts.is_thread_group(fn)  # no cross-lane operation: its 32s number threads
         for s in fn.sites:
-            if s.kind not in ("lane", "stride") or em.removed(s.node):
+            if s.kind not in ("lane", "stride") or em.removed(s.node) or thread_group:
                 continue
             if s.origin == "rt" and model != "mixed":
                 continue

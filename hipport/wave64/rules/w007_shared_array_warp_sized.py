@@ -18,13 +18,15 @@ from hipport.wave64 import syntax as sx
 from hipport.wave64.emit import Emitter
 from hipport.wave64.facts import LANES, WARPS, Facts, Func, Var
 from hipport.wave64.ruledoc import Doc
-from hipport.wave64.rules._common import finding
+from hipport.wave64.rules._common import finding, short
 
 RULE = W.SHARED_ARRAY_WARP_SIZED
 # The page `hipport explain W007` and rules/wave64/W007.md show (hipport/wave64/ruledoc.py renders it;
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(
-    what=('Finds `__shared__` arrays sized by 32, 33 or `X / 32` and indexed by a lane or warp id. '
+    what=('Finds `__shared__` arrays sized by 32, 33 or `X / 32` and indexed by a lane or warp id (or '
+          'of 32 slots handed, with a 32-thread tile, to a helper the file cannot see: kept), and member '
+          'arrays of a class with warp collectives bounded by a warp count (`T warps[nt / warp_size]`). '
           'A 32x33 transpose tile or a 32-bin histogram indexed by data is not reported.'),
     why=('Natively a wave has up to 64 lanes and a block half as many warps. A per-lane buffer '
          '`[32]` indexed by the lane is written out of bounds by lanes 32-63 (silent LDS '
@@ -110,10 +112,52 @@ def _divides_by_32(facts: Facts, fn: Func, size: Node, depth: int = 0) -> bool:
     return op is not None and cv is not None and ((op.type == "/" and cv[0] == 32) or (op.type == ">>" and cv[0] == 5))
 
 
-def check(facts: Facts, em: Emitter) -> list[Finding]:
+def _member_arrays(facts: Facts, em: Emitter) -> list[Finding]:
+    """Per-warp bounds of class scope (a shared storage union's `T warps[nt / warp_size]`,
+    `using TempStorage = T[BLOCK / WARP_SIZE]`): kept, as per-warp arrays are."""
     out: list[Finding] = []
+    for size, item, fn in facts.member_arrays:
+        if em.model(fn) == "agnostic":
+            continue
+        decl = short(facts.src.text(item).split("=")[0].strip().rstrip(";"), 60) if item.type != "alias_declaration" \
+            else short(facts.src.text(item).rstrip(";"), 60)
+        msg = (f"`{decl}` holds one slot per 32-lane warp; kept: that bounds the warps of any wave size"
+               " (guard reads with the real warp count)")
+        out.append(finding(facts, RULE, size, msg, fn, kept=True))
+    return out
+
+
+def _handed_with_tile(facts: Facts, fn: Func, name: str) -> bool:
+    """The array is passed to a function this file cannot see together with a tile of 32
+    threads (`block_reduce(block, warp, vals, smem, op)`, `warp = tiled_partition<32>(block)`):
+    its 32 slots are that tile's, one per lane or per warp of it."""
+    for c in fn.node_list("call_expression"):
+        if facts.call_name(c) in facts.by_name:
+            continue
+        args = [sx.unparen(a) for a in sx.call_args(c)]
+        if not any(a.type == "identifier" and facts.src.text(a) == name for a in args):
+            continue
+        if any(a.type == "identifier" and facts.tile_size(fn, a) == 32 for a in args):
+            return True
+    return False
+
+
+def _slots32(facts: Facts, fn: Func, size: Node) -> bool:
+    """`[32]` or `[32 * M]` (M a constant): 32 slots, or 32 of M each."""
+    n = sx.unparen(size)
+    cv = facts.cval(n, fn)
+    if cv is not None and cv[0] == 32:
+        return True
+    if n.type == "binary_expression" and facts.binop(n)[0] == "*":
+        _op, left, right = facts.binop(n)
+        return any(x is not None and x.type == "number_literal" and facts.src.text(x) == "32" for x in (left, right))
+    return False
+
+
+def check(facts: Facts, em: Emitter) -> list[Finding]:
+    out: list[Finding] = _member_arrays(facts, em)
     for fn in facts.device_funcs():
-        if not fn.collective:
+        if not fn.collective or facts.is_thread_group(fn):
             continue
         model, strategy = em.model(fn), em.strategy(fn)
         for var in fn.vars.values():
@@ -123,6 +167,13 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
             per = indices(facts, fn, var.name, len(ds))
             for i, size in enumerate(ds):
                 how = _warp_sized(facts, fn, size)
+                if not per[i] and len(ds) == 1 and model != "agnostic" and how in (None, "32") and \
+                        _slots32(facts, fn, size) and _handed_with_tile(facts, fn, var.name):
+                    decl = facts.src.text(var.decl).split("=")[0].strip().rstrip(";")
+                    out.append(finding(facts, RULE, size, f"`{decl}` holds 32 slots for the 32-thread tile it is"
+                                       " passed with (one per lane or per warp of it); kept: review the callee"
+                                       " at wave64", fn, kept=True))
+                    continue
                 if how is None:
                     continue
                 ks = [facts.kinds(x, fn) for x in per[i]]

@@ -2,7 +2,7 @@
 expression is required.
 
 - `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`, `enum { kWarp = 32 }`,
-  `template <int WS = 32>`: under logical32 the constant is the *logical* warp size and stays;
+  `template <int WS = 32>`, `constexpr int warp_size() { return 32; }`: under logical32 the constant is the *logical* warp size and stays;
   natively it becomes `HIPPORT_WAVE_SIZE`, the per-architecture constant (64 on gfx8/gfx9, 32 on
   gfx10+ and NVIDIA; 64 as an array bound in the host pass), so every use follows.
 - `warpSize` as an array bound, template argument, `static_assert` operand, constexpr initializer
@@ -26,7 +26,8 @@ RULE = W.WARP_SIZE_CONSTANT
 # its "HIP" examples are what the pass makes of `before`).
 DOC = Doc(
     what=('Finds warp-size constants of 32 (`#define WARP_SIZE 32`, `constexpr int kWarpSize = '
-          '32`, enumerators, template parameters defaulted to 32) and `warpSize` used where a '
+          '32`, enumerators, template parameters defaulted to 32, a zero-argument constexpr function '
+          'returning 32 such as `warp_size()`, whose calls count as the constant) and `warpSize` used where a '
           'constant expression is required (array bound, template argument, `static_assert`, '
           'constexpr initializer or return).'),
     why=('The constant is wrong on CDNA and everything derived from it inherits W004-W007. '
@@ -77,6 +78,9 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             model, strategy = facts.model_of_const(c)
             fn = c.func
+            grouped = [u for u in c.users if u.group is not None]
+            if grouped and all(facts.is_thread_group(u) for u in grouped):
+                continue  # only numbers threads and 32-slot groups of shared memory (crosslane.py)
             if c.via is not None:  # natively W008 makes `via` the wave size where it is defined
                 what = "template parameter" if c.kind == "template" else "constant"
                 out.append(finding(facts, RULE, c.node, f"{what} `{name} = {c.via}` is a 32-lane warp size; kept: "
@@ -84,14 +88,16 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             what = {"macro": f"`#define {name} 32`", "variable": f"`{name} = 32`",
                     "enumerator": f"enumerator `{name} = 32`",
-                    "template": f"template parameter `{name} = 32`"}[c.kind]
+                    "template": f"template parameter `{name} = 32`",
+                    "function": f"constexpr function `{name}` returning 32"}[c.kind]
             msg = f"{what} hard-codes a 32-lane warp"
+            at = c.value_node if c.kind == "function" and c.value_node is not None else c.node  # its `return 32;`
             if strategy == "logical32":
-                out.append(finding(facts, RULE, c.node, msg + "; kept as the logical warp size (32 lanes)",
+                out.append(finding(facts, RULE, at, msg + "; kept as the logical warp size (32 lanes)",
                                    fn, kept=True, model=model))
                 continue
             edits = [sx.replace_span(c.value_span[0], c.value_span[1], WAVE, RULE), *em.prelude()]
-            out.append(finding(facts, RULE, c.node, msg + "; a wave64 has 64 lanes", fn, em.fix(
+            out.append(finding(facts, RULE, at, msg + "; a wave64 has 64 lanes", fn, em.fix(
                 f"use the per-architecture wave size `{WAVE}`", edits, None, False, model, strategy),
                 model=model))
     alias_fixed: set[str] = set()

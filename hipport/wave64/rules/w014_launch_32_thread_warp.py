@@ -40,8 +40,9 @@ DOC = Doc(
           '`dim3 block(32, N)`, `hipLaunchKernelGGL(k, g, 32, ...)`) of a kernel with warp '
           'operations, grids computed for 32-lane warps (`ceil_div(N * 32, block)`) for a kernel '
           "that maps its work by `warpSize`, launches sized by the host's queried wave size for a "
-          'kernel kept at 32 lanes, and `warpSize` read in host code (not a host variable of that '
-          'name).'),
+          'kernel kept at 32 lanes, blocks a launching host function rounds to whole 32-thread warps '
+          '(`warps * WARP_SIZE`, `ceil_div(n, WARP_SIZE) * WARP_SIZE`; its warp counts are W005), and '
+          '`warpSize` read in host code (not a host variable of that name).'),
     why=('Under logical32 a block whose thread count is not a multiple of 64 leaves part of a '
          'wave64 idle (`dim3(32, 4)` fills two waves and is not reported). Once the kernel is '
          'wave-agnostic a 32-thread block fills half a wave and `warpSize`-strided loops skip '
@@ -310,6 +311,15 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                                " wave size queried at run time", fn, em.fix(
                                    "launch blocks of the device's wave size", edits, None, False, model, strategy),
                                model=model))
+    for node, _ws, fn in facts.host_blocks:  # `warps * WARP_SIZE` (facts/hostsizes.py)
+        msg = (f"host block `{short(facts.src.text(node), 40)}` is rounded to whole 32-thread warps: a block of an odd"
+               " number of them leaves half a wave64 idle")
+        if fallback == "native":
+            out.append(finding(facts, RULE, node, msg + ", and the host has no wave size (a constant is 64 in the"
+                               " host pass, 32 on RDNA): round to the queried wave size", fn, model="warp32"))
+        else:
+            out.append(finding(facts, RULE, node, msg + "; kept: correct as 32-lane logical warps", fn, kept=True,
+                               model="warp32"))
     shadows = _host_shadows(facts)
     for name, node, user, _s, _e in facts.ident_uses:
         if user is None or user.device or name != "warpSize" or node.type != "identifier" or user.node.id in shadows:
