@@ -52,8 +52,14 @@ def _cross_lane(fx: Facts, fn: Func) -> bool:
     if pl is not None and b"thread_block_tile" in fx.data[pl.start_byte:pl.end_byte]:
         return True
     known = {wc.name for wc in fn.calls}  # (`__syncwarp` says warp and is only a barrier)
-    return any(name not in fx.by_name and name not in known and WARP_FN.search(name)
-               for name in {fx.call_name(c) for c in fn.nodes.get("call_expression", [])})
+    called = {fx.call_name(c) for c in fn.nodes.get("call_expression", [])}
+    summaries = fx.header_funcs() if called - fx.by_name.keys() - known else {}
+    for name in called:  # a header function whose code is cross-lane (its summary) counts too
+        s = summaries.get(name)
+        if s is not None and (s.collective or s.ret or s.reduce):
+            return True
+    return any(name not in fx.by_name and name not in known and name not in summaries and WARP_FN.search(name)
+               for name in called)
 
 
 def is_thread_group(fx: Facts, fn: Func | None) -> bool:
