@@ -9,7 +9,9 @@
 Fixtures are the wave64 folders (fixtures/wave64/*/input.cu, each strategy), the translate golden
 cases (fixtures/translate) and the library cases (fixtures/libraries): each is ported with the real
 passes at the column's floor and the output is compiled for gfx90a (`-c`, hipcc's options, through
-hipport's toolchain description: the root's clang runs inside the root). The library cases compile
+hipport's toolchain description: the root's clang runs inside the root; an output that can use
+it, as validate decides, gets the toolchain's precompiled <hip/hip_runtime.h>, its two sides compiled
+apart: ~3x less CPU, the parse of HIP's headers being most of a compile). The library cases compile
 against the real hipBLAS, hipCUB, rocThrust, hipFFT, hipSOLVER, MIOpen, ... headers in the root.
 
 A fixture is left out of a column only where it says why: a translate or library case's
@@ -23,6 +25,7 @@ expected failure with the reason (XFAIL, strict: it flips when fixed). Compile c
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -42,8 +45,11 @@ from hipport import registry
 from hipport.passes import port_bytes
 from hipport.source import SourceFile
 from hipport.validate import toolchains
+from hipport.validate.compile import _PCH_TROUBLE
 from hipport.validate.compilecache import Answer, CompileCache, read_depfile
 from hipport.validate.driver import Toolchain
+from hipport.validate.pch import Precompiled
+from hipport.validate.pch import eligible as pch_eligible
 from hipport.validate.site import Site
 from hipport.wave64 import run as wave64_run
 from hipport.workspace import PORTED_ROLES, role_of
@@ -189,7 +195,8 @@ def _toolchain(col: Column) -> Toolchain:
     return found
 
 
-def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str, cache: CompileCache | None) -> tuple[int, str]:
+def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str, cache: CompileCache | None,
+             pch: Precompiled | None = None) -> tuple[int, str]:
     here = work / fx.id.replace("/", "__")
     here.mkdir(parents=True)
     for extra in fx.folder.iterdir():  # headers the output includes, beside it or in folders
@@ -200,24 +207,64 @@ def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str, cache: CompileC
     out = here / fx.name
     out.write_bytes(fx.port(floor)[0])
     stubs = ["-I", str(WAVE64_STUBS)] if fx.case is None and not tc.root else []
-    args = ["-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-Wno-unused-result", *stubs,
-            "-c", str(out), "-o", "/dev/null"]
+    base = ["-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-Wno-unused-result", *stubs]
+    args = [*base, "-c", str(out), "-o", "/dev/null"]
     key = cache.key(f"{tc.name}:{tc.clang}", tc.version, "gfx90a", args, out) if cache is not None else ""
     hit = cache.get(key) if cache is not None else None
     if hit is not None:  # every file the compile read (the output, its headers, HIP's) is unchanged
         return hit.rc, hit.output
     site = Site(tc)
     site.tmp = str(here)  # a compile cut short leaves its temporary files in the work folder
-    depfile = here / "deps.d"
     t0 = time.perf_counter()
-    p = subprocess.run(site.command([*args, "-MD", "-MF", str(depfile)]), capture_output=True, text=True,
-                       errors="replace", env=site.env, stdin=subprocess.DEVNULL, timeout=600)
-    errors = "\n".join(x for x in p.stderr.splitlines() if "error" in x)[:4000]
-    if cache is not None and p.returncode == 0 and depfile.is_file():
-        deps = [site.host_path(d) for d in read_depfile(depfile.read_text(errors="replace"), here)]
-        if deps:
-            cache.put(key, Answer(p.returncode, errors, time.perf_counter() - t0, True), deps)
-    return p.returncode, errors
+    rc, stderr, deps = _with_pch(site, pch, base, out, here) if pch is not None else (None, "", [])
+    if rc is None:  # not eligible, or the precompiled header was refused: hipcc's one command
+        depfile = here / "deps.d"
+        p = subprocess.run(site.command([*args, "-MD", "-MF", str(depfile)]), capture_output=True, text=True,
+                           errors="replace", env=site.env, stdin=subprocess.DEVNULL, timeout=600)
+        rc, stderr = p.returncode, p.stderr
+        deps = _read_deps(site, depfile, here)
+    errors = "\n".join(x for x in stderr.splitlines() if "error" in x)[:4000]
+    if cache is not None and rc == 0 and deps:
+        cache.put(key, Answer(rc, errors, time.perf_counter() - t0, True), deps)
+    return rc, errors
+
+
+def _read_deps(site: Site, depfile: Path, here: Path) -> list[str]:
+    try:
+        return [site.host_path(d) for d in read_depfile(depfile.read_text(errors="replace"), here)]
+    except OSError:
+        return []
+
+
+def _with_pch(site: Site, pch: Precompiled, base: list[str], out: Path, here: Path) -> tuple[int | None, str, list[str]]:
+    """hipcc's `-c` as its two sides, each with the precompiled <hip/hip_runtime.h> (most of a
+    fixture's compile is the parse of HIP's headers, twice), where the output can use it
+    (hipport.validate.pch.eligible: nothing ahead of its runtime include can change what the
+    headers mean): (exit code, stderr, files read). The device side first, as hipcc: code
+    generation and the device link, then the host side's code generation. (None, ...) when the
+    output cannot use it or the compiler refused it: the caller compiles the plain way."""
+    names = functools.partial(pch.names, "gfx90a", base)
+    pair = pch.pair("gfx90a", base) if pch_eligible(out.read_bytes(), base, here, names) else None
+    if pair is None:
+        return None, "", []
+    rc, stderr, deps = 0, "", []
+    for side, made in (("--cuda-device-only", pair[1]), ("--cuda-host-only", pair[0])):
+        depfile = here / f"deps{side}.d"
+        p = subprocess.run(site.command([*base, side, "-include-pch", str(made), "-c", str(out), "-o", "/dev/null",
+                                         "-MD", "-MF", str(depfile)]),
+                           capture_output=True, text=True, errors="replace", env=site.env,
+                           stdin=subprocess.DEVNULL, timeout=600)
+        stderr += p.stderr
+        if p.returncode != 0:
+            if _PCH_TROUBLE.search(p.stderr):
+                return None, "", []
+            return p.returncode, stderr, []
+        deps += _read_deps(site, depfile, here)
+    # what the precompiled headers were made from, for the .pch files the unit's list names
+    made_here = os.path.normpath(str(pch.folder)) + os.sep
+    deps = [d for d in deps if not d.startswith(made_here)]
+    deps += [d for f in sorted(pch.folder.glob("pch*.d")) for d in _read_deps(site, f, pch.folder)]
+    return rc, stderr, list(dict.fromkeys(deps))
 
 
 def _cache(request: pytest.FixtureRequest, tc: Toolchain, work: Path) -> CompileCache | None:
@@ -239,6 +286,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
     same: dict[tuple[str, str, str], Future[tuple[int, str]]] = {}  # (toolchain, fixture, output hash)
     pools: list[ThreadPoolExecutor] = []
     folders: list[Path] = []
+    pchs: dict[str, Precompiled] = {}  # per toolchain: its precompiled runtime header, built on first use
 
     def start(col: Column) -> dict[str, Future[tuple[int, str]]]:
         if col.id not in started:
@@ -246,6 +294,10 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
             work = Path(tempfile.mkdtemp(prefix="hipport-matrix-", dir=tc.scratch or tmp_path_factory.mktemp("matrix")))
             folders.append(work)
             cache = _cache(request, tc, work)
+            if tc.name not in pchs:
+                (work / "pch").mkdir()
+                pchs[tc.name] = Precompiled(tc, work / "pch")
+            pch = pchs[tc.name]
             pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
             pools.append(pool)
             jobs = {}
@@ -254,7 +306,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
                     continue
                 key = (tc.name, fx.id, hashlib.sha256(fx.port(col.floor)[0]).hexdigest())
                 if key not in same:
-                    same[key] = pool.submit(_compile, tc, work, fx, col.floor, cache)
+                    same[key] = pool.submit(_compile, tc, work, fx, col.floor, cache, pch)
                 jobs[fx.id] = same[key]
             started[col.id] = jobs
         return started[col.id]

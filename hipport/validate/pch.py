@@ -214,8 +214,12 @@ class Precompiled:
         host, dev = self.folder / f"pch{n}-host.pch", self.folder / f"pch{n}-{arch}.pch"
         base = ["-x", "hip", f"--offload-arch={arch}", *lang, "-Xclang", "-emit-pch"]
         deps = [self.folder / f"pch{n}-host.d", self.folder / f"pch{n}-{arch}.d"]
+        # The device side's list is asked of the compiler proper: clang 21's driver drops -MD -MF
+        # on a device-only -S (unused), which left the HIP 6.4 root without a precompiled header.
+        dev_deps = [a for x in ("-dependency-file", str(deps[1]), "-MT", str(dev), "-sys-header-deps")
+                    for a in ("-Xclang", x)]
         cmds = (self.site.command([*base, "--cuda-host-only", "-MD", "-MF", str(deps[0]), "-c", "-o", str(host), str(src)]),
-                self.site.command([*base, "--cuda-device-only", "-MD", "-MF", str(deps[1]), "-S", "-o", str(dev), str(src)]))
+                self.site.command([*base, "--cuda-device-only", *dev_deps, "-S", "-o", str(dev), str(src)]))
         # Both sides at once: every unit of the run waits for them.
         procs: list[subprocess.Popen[bytes]] = []
         try:
