@@ -27,7 +27,7 @@ _KEYWORDS = _SPECIFIERS | {b"__shared__", b"__constant__", b"__managed__", b"__r
                            b"__grid_constant__", b"const", b"volatile", b"__attribute__"}
 _ATTRIBUTE = re.compile(rb"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|__launch_bounds__\s*\([^()]*\)")
 _NAMESPACE = re.compile(rb"(?:namespace\s+[A-Za-z_][\w:]*\s*\{\s*)+|(?:\}\s*)+|extern\s+\"C\"\s*\{")
-_PREPROC_LINE = re.compile(rb"^[ \t]*#(?:[^\n\\]|\\\n|\\.)*", re.M)
+_PREPROC_LINE = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*#(?:[^\n\\]|\\\n|\\.)*", re.M)  # (a BOM first)
 
 
 @lru_cache(maxsize=4096)  # a run's files share their headers

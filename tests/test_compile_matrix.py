@@ -57,7 +57,7 @@ from tests import compiled as compiled_store
 from tests.conftest import ROOT
 from tests.test_library_fixtures import CASES as LIBRARY_CASES
 from tests.test_translate_golden import CASES as TRANSLATE_CASES
-from tests.test_translate_golden import Case
+from tests.test_translate_golden import Case, in_its_folder
 from tests.wave64.helpers import FIXTURES as WAVE64_FIXTURES
 from tests.wave64.helpers import apply, config
 
@@ -137,7 +137,8 @@ def _ported_named(name: str, floor: str) -> tuple[bytes, frozenset[str]]:
     role = case.role or role_of(case.input, data[:65536])
     if role not in PORTED_ROLES:
         return data, frozenset()
-    res = port_bytes(f"{case.name}/{case.input.name}", role, data, replace(case.config, rocm=floor))
+    res = port_bytes(f"{case.name}/{case.input.name}", role, data, replace(case.config, rocm=floor),
+                     **in_its_folder(case.input, data))
     assert res.error is None, f"{case.name}: {res.error}"
     return (res.ported if res.ported is not None else data), frozenset(e.rule for e in res.edits)
 

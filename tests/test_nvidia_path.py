@@ -37,7 +37,9 @@ def _chosen() -> list[Any]:
     out = []
     for fx in FIXTURE_LIST:
         if fx.case is None:
-            text = (fx.folder / "input.cu").read_text()
+            # the input and the headers beside it (written for HIP in summary fixtures)
+            text = "".join(p.read_text() for p in sorted(fx.folder.iterdir())
+                           if p.name == "input.cu" or p.suffix in (".cuh", ".h"))
             used = portable.AMD_ONLY.search(text)
             marks = [pytest.mark.skip(reason=f"the input is AMD code: it calls {used.group()} itself")] if used else []
             if "hipcub/" in text:  # the tests' stand-in is AMD's shape; hipCUB over CUB is not installed

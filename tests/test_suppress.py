@@ -135,7 +135,7 @@ def test_a_suppression_on_a_preprocessor_line_covers_it_or_is_unused(tmp_path: P
         "#define WARP 32  // hipport: ignore[W008]\n"
         '#define S "// hipport: ignore"\n'
         "#pragma unroll /* hipport: ignore[W006] */\n"
-        "__global__ void k(float* a) {\n  a[threadIdx.x % WARP] = 0;\n}\n")
+        "__global__ void k(float* a) {\n  a[threadIdx.x % WARP] = __shfl_xor(a[0], 1);\n}\n")
     r = hipport("lint", tmp_path, "--format", "json", "--no-cache")
     found = [(f["line"], f["rule"]) for f in json.loads(r.stdout)["findings"]]
     assert (1, "W008") not in found and (1, "HP900") not in found and (2, "HP900") not in found

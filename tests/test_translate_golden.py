@@ -107,9 +107,17 @@ def _port(case: Case, path: Path) -> tuple[bytes, list[str], str]:
     role = case.role or role_of(path, data[:65536])
     if role not in PORTED_ROLES:
         return data, [], role
-    res = port_bytes(f"{case.name}/{path.name}", role, data, case.config)
+    res = port_bytes(f"{case.name}/{path.name}", role, data, case.config, **in_its_folder(path, data))
     assert res.error is None, f"{case.name}: {res.error}"
     return (res.ported if res.ported is not None else data), [f.rule for f in res.findings], role
+
+
+def in_its_folder(path: Path, data: bytes) -> dict:
+    """The closure and tree of a fixture file, as `hipport port` on its folder reads them (its
+    headers beside it; --rename-extensions renames the .cu files of that tree)."""
+    from hipport import closure
+
+    return {"closure": closure.read(str(path.resolve()), data), "root": str(path.parent.resolve())}
 
 
 def test_cases_are_there() -> None:
