@@ -10,7 +10,7 @@ the cache on."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hipport import closure as closuremod
 from hipport.cache import blake2b
@@ -137,6 +137,15 @@ def _enumerators(h: Facts) -> Values:
 _NONE = Own({}, frozenset(), {}, {}, {})
 
 
+def _nearer_first(acc: tuple[Consts, Bodies, Values, Platform], got: Own) -> None:
+    """Add what `got` defines where `acc` has nothing yet: the nearer definition wins."""
+    ours: tuple[dict[str, Any], ...] = acc
+    theirs: tuple[dict[str, Any], ...] = (got.consts, got.bodies, got.values, got.platform)
+    for mine, more in zip(ours, theirs, strict=True):
+        for k, v in more.items():
+            mine.setdefault(k, v)
+
+
 def _header_consts(cl: Closure, path: str, config: Config, depth: int, busy: set[str]) -> Own:
     """What a header and the headers it includes (to the closure's depth) define; the
     nearer definition wins."""
@@ -154,14 +163,7 @@ def _header_consts(cl: Closure, path: str, config: Config, depth: int, busy: set
         if sub is None:
             continue
         below = _header_consts(cl, sub, config, depth + 1, busy)
-        for k, v in below.consts.items():
-            consts.setdefault(k, v)
-        for k, b in below.bodies.items():
-            bodies.setdefault(k, b)
-        for k, w in below.values.items():
-            values.setdefault(k, w)
-        for k, p in below.platform.items():
-            platform.setdefault(k, p)
+        _nearer_first((consts, bodies, values, platform), below)
         names |= below.names
     busy.discard(path)
     return Own(consts, names, bodies, values, platform)
@@ -243,14 +245,7 @@ def _load_headers(fx: Facts) -> None:
         if path is None:
             continue
         got = _header_consts(cl, path, fx.config, 0, set())
-        for k, v in got.consts.items():
-            fx._headers.setdefault(k, v)
-        for k, b in got.bodies.items():
-            bodies.setdefault(k, b)
-        for k, w in got.values.items():
-            values.setdefault(k, w)
-        for k, p in got.platform.items():
-            platform.setdefault(k, p)
+        _nearer_first((fx._headers, bodies, values, platform), got)
         names |= got.names
     fx._header_names = frozenset(names)
     fx._header_platform = platform
