@@ -310,6 +310,11 @@ def _folder(value: str, origin: str, opt: str, cli: bool, where: tuple[str | Non
     p = _relative_to(value, origin, cli)
     if not p.is_dir():
         raise HipportError(f"{opt}: no such folder: {value}", *where)
+    if not cli:  # a configuration file is the tree's: its folders stay inside the tree (-I may not)
+        home = Path(origin).resolve().parent
+        if not Path(os.path.realpath(p)).is_relative_to(home):
+            raise HipportError(f"{opt}: {value} is outside the folder of the configuration ({home}); "
+                               "give a folder outside the tree with -I", *where)
     return str(p)
 
 

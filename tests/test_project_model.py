@@ -135,3 +135,17 @@ def test_validate_compiles_the_port_the_folder_gives(tree: Path, how: str) -> No
                     cwd=tree, env={"HIP_PLATFORM": "amd"})
         ported = next((work / "ported").rglob("sums.cu")).read_text()
         assert (FIXED in ported) is expect, r.stderr.decode()
+
+
+def test_a_configuration_names_folders_inside_its_tree_only(tree: Path, tmp_path_factory) -> None:
+    """A tree's configuration is a stranger's: its include-paths may not reach outside the tree
+    (not even through a link); -I on the command line may."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "config.h").write_text("#define GROUP 32\n")
+    (tree / "out").symlink_to(elsewhere)
+    for value in (str(elsewhere), "out", "../" + elsewhere.name):
+        (tree / ".hipport.toml").write_text(f'include-paths = ["{value}"]\n')
+        r = hipport("lint", "src/sums.cu", cwd=tree)
+        assert r.returncode == 2 and "outside the folder of the configuration" in r.stderr.decode(), value
+    (tree / ".hipport.toml").unlink()
+    assert rules_of_lint(tree, "-I", str(elsewhere)) == ["W004", "W005", "W006"]
