@@ -382,7 +382,12 @@ def main() -> None:
     import gc
 
     gc.set_threshold(200_000, 50, 100)
+    code: int | str | None = 0
     try:
         app(prog_name="hipport")
     except SystemExit as e:
-        sys.exit(e.code)
+        code = e.code
+    interrupt.finishing()
+    if interrupt.received is not None:  # stopped by a signal: it unwound; now it ends
+        interrupt.leave(code if isinstance(code, int) else 1)
+    sys.exit(code)

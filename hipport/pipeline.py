@@ -644,9 +644,7 @@ def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress
             if progress:
                 progress(done, total, j.display)
     except BaseException:  # a kill or Ctrl-C: stop the workers now; each cleans up after itself
-        for p in list((getattr(ex, "_processes", None) or {}).values()):
-            p.terminate()
-        ex.shutdown(wait=True, cancel_futures=True)
+        interrupt.stop_pool(ex)
         raise
     ex.shutdown(wait=True)
     return out
