@@ -2,7 +2,7 @@
 
 - for gfx90a (wave64): tests/test_compile_matrix.py, with HIP 5.2 and the HIP 6.4 root;
 - the native outputs and the W019 / W020 fixtures (the no-over-correction rules) for gfx1030
-  (wave32), one hipcc per file run from a thread pool;
+  (wave32), batched into one translation unit (each file alone only when the batch fails);
 - all outputs again, batched into one translation unit per check, against tests/wave64/include/
   rocm7_shim.h: HIP 7.0's 64-bit-mask *_sync builtins, a warpSize that is not constexpr, and no
   __AMDGCN_WAVEFRONT_SIZE (7.2). Fixtures with a 7.0 floor are only compiled this way.
@@ -72,9 +72,11 @@ def per_file_jobs() -> list[tuple[Path, tuple[str, ...]]]:
 
 
 @pytest.fixture(scope="module")
-def per_file_results(request: pytest.FixtureRequest) -> dict[str, tuple[int, str]]:
+def per_file_results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, str]]:
     """`hipcc --offload-arch=gfx1030 -c -o /dev/null -x hip FILE` for each file (kept by content
-    between runs: tests/compiled.py)."""
+    between runs: tests/compiled.py). The files are compiled first as one batch (`batch`: one
+    hipcc for all, not one per file); only when that fails is each compiled alone, to name the
+    file that does not build."""
     where = compiled.folder(request.config, "hipport-wave64-compile")
 
     def one(job: tuple[Path, tuple[str, ...]]) -> tuple[str, tuple[int, str]]:
@@ -82,8 +84,16 @@ def per_file_results(request: pytest.FixtureRequest) -> dict[str, tuple[int, str
         rc, err = compiled.hipcc(where, [*(f"--offload-arch={a}" for a in archs), "-c", "-o", os.devnull, "-x", "hip",
                                          "-I", str(INCLUDE), str(path)], path, FIXTURES)
         return str(path), (rc, _errors(err))
+    jobs = per_file_jobs()
+    tmp = tmp_path_factory.mktemp("wave32-batch")
+    together = tmp / "all.hip"
+    together.write_text(batch([path for path, _ in jobs]))
+    rc, _ = compiled.hipcc(where, ["--offload-arch=gfx1030", "-c", "-o", os.devnull, "-x", "hip", "-I", str(INCLUDE),
+                                   str(together)], together, tmp)
+    if rc == 0 and all(archs == ("gfx1030",) for _, archs in jobs):
+        return {str(path): (0, "") for path, _ in jobs}
     with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2))) as pool:
-        return dict(pool.map(one, per_file_jobs()))
+        return dict(pool.map(one, jobs))
 
 
 JOBS = per_file_jobs()
