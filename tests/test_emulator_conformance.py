@@ -154,3 +154,65 @@ def test_prepare_source_uncasts_launched_kernels() -> None:
     assert out == ("e = hipLaunchKernel(HIP_KERNEL_NAME(k<float, 4>)\n, g, b, a, 0, s);\n"
                    "hipLaunchCooperativeKernel(HIP_KERNEL_NAME(&k2), g, b, a);\nhipLaunchKernel(fp, g, b, a);\n")
     assert out.count("\n") == text.count("\n")
+
+
+# scripts/gpu-check.sh's table (hipport.validate.gpucompare), from a validate result as written on
+# a GPU machine: rows are same, DIFFERS or not compared, and any difference fails the run.
+def _leg(status: str, stdout: str = "", exit_code: int | None = 0, **extra: object) -> dict[str, object]:
+    return {"status": status, "reason": extra.pop("reason", None), "exit_code": exit_code, "stdout": stdout, **extra}
+
+
+def test_gpu_table_compares_wave32_with_each_gpu_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from hipport.validate import gpucompare as gc
+
+    occ = {"occupancy": {"k2": [1, 32, 32], "k1": [1, 32, 32]}}
+    runs = [
+        {"program": "same.cu", "emulator": {"ref32": _leg("pass", "a\nb\n", **occ)},
+         "gpu": {"nvidia": _leg("pass", device="NVIDIA H200", original=_leg("pass", "a\nb\n")),
+                 "amd": _leg("not-run", exit_code=None, reason="no AMD GPU")}},
+        {"program": "differs.cu", "emulator": {"ref32": _leg("pass", "a\nb\n")},
+         "gpu": {"nvidia": _leg("mismatch", device="NVIDIA H200", original=_leg("pass", "a\nc\n")),
+                 "amd": _leg("pass", "a\nb\n", device="gfx942")}},
+        {"program": "exit.cu", "emulator": {"ref32": _leg("mismatch", "a\n", 0)},
+         "gpu": {"nvidia": _leg("pass", original=_leg("mismatch", "a\n", 1))}},
+        {"program": "broken.cu", "emulator": {"ref32": _leg("build-error", exit_code=None, reason="2 compile error(s)")},
+         "gpu": {"nvidia": _leg("pass", original=_leg("pass", "x\n"))}},
+        {"program": "nogpu.cu", "emulator": {"ref32": _leg("pass", "x\n")},
+         "gpu": {"nvidia": _leg("not-run", exit_code=None, reason="no NVIDIA GPU: nvidia-smi not found")}},
+        {"program": "own.cu", "emulator": {"ref32": _leg("pass", "check\nPASSED\n", own_check="PASSED")},
+         "gpu": {"nvidia": _leg("pass", original=_leg("pass", "check\nPASSED\ntime 3 ms\n"))}},
+    ]
+    rows = gc.rows_from_validate({"details": {"runs": runs}})
+    got = [(r.program, r.gpu_kind.split()[0], r.verdict) for r in rows]
+    assert got == [("same.cu", "NVIDIA", "same"), ("differs.cu", "NVIDIA", "DIFFERS"), ("differs.cu", "AMD", "same"),
+                   ("exit.cu", "NVIDIA", "DIFFERS"), ("broken.cu", "NVIDIA", "not compared"),
+                   ("nogpu.cu", "NVIDIA", "not compared"), ("own.cu", "NVIDIA", "same")]
+    assert rows[0].kernels == ["k1", "k2"]
+    assert gc.compare(rows[1].emulator, rows[1].gpu)[1] == "line 2: GPU 'c', emulator 'b'"
+    assert gc.compare(rows[3].emulator, rows[3].gpu)[1] == "exit status: GPU 1, emulator 0"
+    assert "emulator: build-error: 2 compile error(s)" in gc.compare(rows[4].emulator, rows[4].gpu)[1]
+    table = gc.render(rows)
+    assert "k1, k2" in table and "NVIDIA (nvcc original): exit 0 (NVIDIA H200)" in table
+    assert table.endswith("7 row(s): 3 same, 2 differ, 2 not compared\n")
+
+    doc = tmp_path / "validate.json"
+    doc.write_text(json.dumps({"details": {"runs": runs[:1]}}))
+    out = tmp_path / "rows.json"
+    assert gc.main(["--validate-json", str(doc), "--json", str(out)]) == 0
+    assert json.loads(out.read_text())[0]["result"] == "same"
+    doc.write_text(json.dumps({"details": {"runs": runs}}))
+    assert gc.main(["--validate-json", str(doc)]) == 1
+    doc.write_text("not json")
+    assert gc.main(["--validate-json", str(doc)]) == 2
+    assert "validate.json:1: error: not a validate JSON result" in capsys.readouterr().err
+
+
+def test_gpu_table_emulator_half_runs_a_conformance_program(tmp_path: Path) -> None:
+    from hipport.validate import gpucompare as gc
+
+    [row] = gc.rows_from_programs([SRC / "vote.cu"], tmp_path, 60, gpu=False)
+    assert row.kernels == ["vote"]
+    assert row.emulator.status() == "exit 0 (.expected: same)"
+    assert row.verdict == gc.NOT_COMPARED and "--no-gpu" in row.gpu.why
