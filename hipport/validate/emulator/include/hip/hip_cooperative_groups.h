@@ -120,8 +120,30 @@ class tiled_group : public thread_group {
                                                      pred != 0, 0, 0, 0, 0, s, &act);
     return tile_bits(b) == tile_bits(act);
   }
+  // Ranks of the tile's lanes holding the same value (CUDA, sm_70+); match_all: all of them
+  // when every lane of the tile holds it (pred 1), else 0.
+  template <class T>
+  ::hipemu::lane_mask_t match_any(T v, ::hipemu::Site s = ::hipemu::Site()) const {
+    return (::hipemu::lane_mask_t)tile_bits(::hipemu::detail::wave_op(
+        ::hipemu::detail::OP_MATCH_ANY, "tile::match_any", ::hipemu::detail::to_bits(v), 0, 0,
+        lanes(), ::hipemu::detail::FL_MASK, s));
+  }
+  template <class T>
+  ::hipemu::lane_mask_t match_all(T v, int& pred, ::hipemu::Site s = ::hipemu::Site()) const {
+    unsigned long long ok = 0;
+    unsigned long long r = ::hipemu::detail::wave_op(
+        ::hipemu::detail::OP_MATCH_ALL, "tile::match_all", ::hipemu::detail::to_bits(v), 0, 0,
+        lanes(), ::hipemu::detail::FL_MASK, s, &ok);
+    pred = (int)ok;
+    return (::hipemu::lane_mask_t)tile_bits(r);
+  }
 
  protected:
+  // The wave lanes of this lane's tile.
+  unsigned long long lanes() const {
+    unsigned long long m = size_ >= 64 ? ~0ull : ((1ull << size_) - 1);
+    return m << (__lane_id() & ~(size_ - 1));
+  }
   unsigned long long tile_bits(unsigned long long wave_bits) const {
     unsigned base = __lane_id() & ~(size_ - 1);
     unsigned long long m = size_ >= 64 ? ~0ull : ((1ull << size_) - 1);
