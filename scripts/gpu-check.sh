@@ -4,19 +4,29 @@
 # each program's CUDA original is built with nvcc, its port with HIP's NVIDIA path
 # (nvcc with HIP's headers, called directly), both run on the GPU and compared;
 # the wave emulator legs (wave 32 CUDA reference / wave 64 port / wave 64 unfixed) run too.
+# Then the emulator's wave-32 output is compared with the GPU's for every program validate ran
+# and for the conformance programs (tests/conformance/: one CUDA program per intrinsic family, run
+# at wave 32 and built with nvcc for the GPU): a table at the end of summary.txt
+# (python -m hipport.validate.gpucompare; without a GPU its rows say "not compared" and why).
 #
 # Needs .gpu-kit/ from scripts/gpu-check-prepare.sh (run that first, where there is network, and
-# carry .gpu-kit with the tree). Writes into $OUT (or ./gpu-check-out/), at most 6 files:
-#   summary.txt      the terminal table and the verdict (read this first)
+# carry .gpu-kit with the tree). Writes into $OUT (or ./gpu-check-out/), at most 7 files:
+#   summary.txt      the terminal table, the verdict, and the emulator-vs-GPU table (read this first)
+#   emulator-vs-gpu.json  that table's rows (program, kernels, GPU, result, why)
 #   validate.json    the full result (hipport validate --format json)
 #   validate.log     validate's stderr
 #   environment.txt  nvidia-smi -L, nvcc, python, perl, g++ versions; which HIP compiler was used
 #   hipkit.txt       the re-check of HIP's NVIDIA headers against this nvcc
-#   exit-code.txt    validate's exit status (0 all passed, 1 something failed, 2 usage error)
+#   exit-code.txt    the exit status: 0 all passed and the emulator printed what the GPU printed,
+#                    1 something failed or differed, 2 usage error
 #
 # Usage: scripts/gpu-check.sh [PATH...]     (default: examples/)
 # Environment: OUT, GPU_KIT (default .gpu-kit), PYTHON (default python3), GPU_CHECK_TIMEOUT
-# (seconds per program run, default 120), GPU_CHECK_ARGS (extra validate arguments).
+# (seconds per program run, default 120), GPU_CHECK_ARGS (extra validate arguments),
+# GPU_CHECK_PROGRAMS (CUDA programs or folders compared directly, default tests/conformance/;
+# empty: none).
+# The emulator half alone (no GPU, no kit): python3 -m hipport.validate.gpucompare --no-gpu
+#   --programs tests/conformance/
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -81,7 +91,6 @@ WORK=$(mktemp -d /tmp/hipport-gpu-check.XXXXXX)
 "$PY" -m hipport validate "$@" --run --no-cache --format json --work-dir "$WORK" \
   --timeout "${GPU_CHECK_TIMEOUT:-120}" ${GPU_CHECK_ARGS:-} > "$OUTDIR/validate.json" 2> "$OUTDIR/validate.log"
 rc=$?
-echo "$rc" > "$OUTDIR/exit-code.txt"
 {
   echo "hipport validate --run $* (exit $rc)"
   if [ -s "$OUTDIR/validate.json" ]; then
@@ -91,5 +100,20 @@ echo "$rc" > "$OUTDIR/exit-code.txt"
   fi
 } > "$OUTDIR/summary.txt" 2>&1
 rm -rf "$WORK"
+
+# The emulator's wave-32 output against the GPU's: validate's programs, then the conformance set.
+cmp_args=()
+[ -s "$OUTDIR/validate.json" ] && cmp_args+=(--validate-json "$OUTDIR/validate.json")
+read -r -a progs <<< "${GPU_CHECK_PROGRAMS-tests/conformance/}"
+[ ${#progs[@]} -gt 0 ] && cmp_args+=(--programs "${progs[@]}")
+if [ ${#cmp_args[@]} -gt 0 ]; then
+  echo >> "$OUTDIR/summary.txt"
+  "$PY" -m hipport.validate.gpucompare "${cmp_args[@]}" --timeout "${GPU_CHECK_TIMEOUT:-120}" \
+    --json "$OUTDIR/emulator-vs-gpu.json" >> "$OUTDIR/summary.txt" 2>&1
+  crc=$?
+  echo "emulator vs GPU: exit $crc (0: nothing differs, 1: a row differs)" >> "$OUTDIR/summary.txt"
+  [ "$rc" -eq 0 ] && [ "$crc" -ne 0 ] && rc=1
+fi
+echo "$rc" > "$OUTDIR/exit-code.txt"
 cat "$OUTDIR/summary.txt"
 exit "$rc"

@@ -123,11 +123,66 @@ def _rewrite_ptx(m: re.Match[str]) -> str:
     return f"(({m.group(2)}) = {_PTX_VALUE[m.group(1)]})"
 
 
+# ``hipLaunchKernel(reinterpret_cast<const void*>(k), grid, block, args, shm, stream)`` (how
+# ported code spells cudaLaunchKernel): the emulator unpacks ``args`` by the kernel's parameter
+# types, which the cast erases, so the cast becomes ``HIP_KERNEL_NAME(k)`` (same lines).
+_LAUNCH_ARGS = re.compile(r"\bhipLaunch(?:Cooperative)?Kernel\s*\(")
+_VOID_PTR = r"(?:const\s+)?void\s*\*\s*(?:const\s*)?"
+_CAST_CALL = re.compile(rf"(?:reinterpret|static)_cast\s*<\s*{_VOID_PTR}>\s*\((?P<k>.*)\)", re.S)
+_CAST_C = re.compile(rf"\(\s*{_VOID_PTR}\)\s*(?P<k>.*)", re.S)
+
+
+def _first_arg_end(text: str, i: int) -> int:
+    """Index of the comma or closing parenthesis that ends the argument starting at `i`."""
+    depth = 0
+    while i < len(text):
+        c = text[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return i
+            depth -= 1
+        elif c == "," and depth == 0:
+            return i
+        i += 1
+    return i
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for c in text:
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _uncast_launches(text: str) -> str:
+    out, pos = [], 0
+    for m in _LAUNCH_ARGS.finditer(text):
+        if m.start() < pos:
+            continue
+        end = _first_arg_end(text, m.end())
+        arg = text[m.end():end]
+        c = _CAST_CALL.fullmatch(arg.strip()) or _CAST_C.fullmatch(arg.strip())
+        if c is None or not _balanced(c.group("k")):
+            continue
+        kernel = c.group("k").strip()
+        newlines = "\n" * (arg.count("\n") - kernel.count("\n"))
+        out += [text[pos:m.end()], f"HIP_KERNEL_NAME({kernel}){newlines}"]
+        pos = end
+    return "".join(out) + text[pos:]
+
+
 def prepare_source(text: str) -> str:
     """The minimal pre-pass: rewrite ``extern __shared__ T name[];`` (see above),
-    blank a ``static`` written next to ``__shared__``, and evaluate inline-PTX reads of
-    ``%laneid`` / ``%lanemask_*``; nothing else."""
+    blank a ``static`` written next to ``__shared__``, evaluate inline-PTX reads of
+    ``%laneid`` / ``%lanemask_*``, and drop the ``const void*`` cast of a kernel given to
+    ``hipLaunchKernel`` / ``hipLaunchCooperativeKernel``; nothing else."""
     text = _PTX_LANE_REG.sub(_rewrite_ptx, text)
+    if "hipLaunch" in text:
+        text = _uncast_launches(text)
     text = _EXTERN_SHARED.sub(_rewrite_extern_shared, text)
     text = _STATIC_BEFORE.sub("      ", text)
     return _STATIC_AFTER.sub(lambda m: m.group(1) + "      ", text)

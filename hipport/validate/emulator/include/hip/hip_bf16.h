@@ -152,3 +152,8 @@ inline __hip_bfloat162& operator*=(__hip_bfloat162& a, __hip_bfloat162 b) { retu
 // and the scoped forms forward here (device.h).
 inline __hip_bfloat16 atomicAdd(__hip_bfloat16* p, __hip_bfloat16 v) { __hip_bfloat16 old = *p; *p = __hadd(old, v); return old; }
 inline __hip_bfloat162 atomicAdd(__hip_bfloat162* p, __hip_bfloat162 v) { __hip_bfloat162 old = *p; *p = __hadd2(old, v); return old; }
+
+#if HIPEMU_CUDA_WIDTHS  // cuda_bf16.h's *_sync shuffle overloads (HIP: the generic template)
+HIPEMU_CUDA_SHFL_SYNC(__hip_bfloat16)
+HIPEMU_CUDA_SHFL_SYNC(__hip_bfloat162)
+#endif

@@ -68,7 +68,9 @@ inline thread_block this_thread_block() { return thread_block(); }
 class grid_group : public thread_group {
  public:
   grid_group() : thread_group(k_grid, 0) {}
-  bool is_valid() const { return false; }  // no cooperative launch
+  // Valid in a kernel started by hipLaunchCooperativeKernel (its sync() is still unsupported:
+  // blocks run one after another).
+  bool is_valid() const { return ::hipemu::detail::g.cooperative; }
   dim3 group_dim() const { return ::hipemu::detail::g.gdim; }
 };
 inline grid_group this_grid() { return grid_group(); }
@@ -101,10 +103,10 @@ class tiled_group : public thread_group {
     return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_XOR, "tile::shfl_xor", v, m,
                                      (int)size_, 0, 0, s);
   }
-  // Bits of this tile's lanes, bit i = tile rank i.
-  unsigned long long ballot(int pred, ::hipemu::Site s = ::hipemu::Site()) const {
+  // Bits of this tile's lanes, bit i = tile rank i (unsigned int in CUDA).
+  ::hipemu::lane_mask_t ballot(int pred, ::hipemu::Site s = ::hipemu::Site()) const {
     unsigned long long act;
-    return tile_bits(::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "tile::ballot",
+    return (::hipemu::lane_mask_t)tile_bits(::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "tile::ballot",
                                                pred != 0, 0, 0, 0, 0, s, &act));
   }
   int any(int pred, ::hipemu::Site s = ::hipemu::Site()) const {
@@ -118,8 +120,30 @@ class tiled_group : public thread_group {
                                                      pred != 0, 0, 0, 0, 0, s, &act);
     return tile_bits(b) == tile_bits(act);
   }
+  // Ranks of the tile's lanes holding the same value (CUDA, sm_70+); match_all: all of them
+  // when every lane of the tile holds it (pred 1), else 0.
+  template <class T>
+  ::hipemu::lane_mask_t match_any(T v, ::hipemu::Site s = ::hipemu::Site()) const {
+    return (::hipemu::lane_mask_t)tile_bits(::hipemu::detail::wave_op(
+        ::hipemu::detail::OP_MATCH_ANY, "tile::match_any", ::hipemu::detail::to_bits(v), 0, 0,
+        lanes(), ::hipemu::detail::FL_MASK, s));
+  }
+  template <class T>
+  ::hipemu::lane_mask_t match_all(T v, int& pred, ::hipemu::Site s = ::hipemu::Site()) const {
+    unsigned long long ok = 0;
+    unsigned long long r = ::hipemu::detail::wave_op(
+        ::hipemu::detail::OP_MATCH_ALL, "tile::match_all", ::hipemu::detail::to_bits(v), 0, 0,
+        lanes(), ::hipemu::detail::FL_MASK, s, &ok);
+    pred = (int)ok;
+    return (::hipemu::lane_mask_t)tile_bits(r);
+  }
 
  protected:
+  // The wave lanes of this lane's tile.
+  unsigned long long lanes() const {
+    unsigned long long m = size_ >= 64 ? ~0ull : ((1ull << size_) - 1);
+    return m << (__lane_id() & ~(size_ - 1));
+  }
   unsigned long long tile_bits(unsigned long long wave_bits) const {
     unsigned base = __lane_id() & ~(size_ - 1);
     unsigned long long m = size_ >= 64 ? ~0ull : ((1ull << size_) - 1);
@@ -189,14 +213,14 @@ class coalesced_group : public thread_group {
     return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL, "coalesced_group::shfl_up", v,
                                      rank_lane((int)rank() - (int)delta), HIPEMU_WAVE, 0, 0, s);
   }
-  unsigned long long ballot(int pred, ::hipemu::Site s = ::hipemu::Site()) const {
+  ::hipemu::lane_mask_t ballot(int pred, ::hipemu::Site s = ::hipemu::Site()) const {
     unsigned long long b = ::hipemu::detail::wave_op(
         ::hipemu::detail::OP_BALLOT, "coalesced_group::ballot", pred != 0, 0, 0, 0, 0, s);
     unsigned long long r = 0;  // compress to rank order
     int k = 0;
     for (unsigned long long m = mask_; m; m &= m - 1, ++k)
       if (b >> __builtin_ctzll(m) & 1) r |= 1ull << k;
-    return r;
+    return (::hipemu::lane_mask_t)r;
   }
   int any(int pred, ::hipemu::Site s = ::hipemu::Site()) const { return ballot(pred, s) != 0; }
   int all(int pred, ::hipemu::Site s = ::hipemu::Site()) const {

@@ -251,3 +251,8 @@ inline bool operator!=(__half2 a, __half2 b) { return !__hbeq2(a, b); }
 // and the scoped forms forward here (device.h).
 inline __half atomicAdd(__half* p, __half v) { __half old = *p; *p = __hadd(old, v); return old; }
 inline __half2 atomicAdd(__half2* p, __half2 v) { __half2 old = *p; *p = __hadd2(old, v); return old; }
+
+#if HIPEMU_CUDA_WIDTHS  // cuda_fp16.h's *_sync shuffle overloads (HIP: the generic template)
+HIPEMU_CUDA_SHFL_SYNC(__half)
+HIPEMU_CUDA_SHFL_SYNC(__half2)
+#endif

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 enum hipError_t {
   hipSuccess = 0,
@@ -206,21 +207,16 @@ inline double now_ms() {
 }
 inline int num_cus() { return (int)env_size("HIPEMU_CUS", 8); }
 
-inline void launch_impl(const char* name, const char* file, int line, dim3 grid, dim3 block,
+inline int launch_impl(const char* name, const char* file, int line, dim3 grid, dim3 block,
                         size_t shm, void (*body)(void*), void* ctx) {
   if (g.in_kernel)
     unsupported("kernel launch from device code (dynamic parallelism)", Site(file, line, name));
   unsigned long long nb = (unsigned long long)block.x * block.y * block.z;
   if (!block.x || !block.y || !block.z || !grid.x || !grid.y || !grid.z ||
       nb > (unsigned long long)kMaxBlockThreads || block.z > 1024 || grid.x > 0x7fffffffu ||
-      grid.y > 65535u || grid.z > 65535u) {
-    set_error(hipErrorInvalidConfiguration);
-    return;
-  }
-  if (shm > kMaxDynShared) {
-    set_error(hipErrorInvalidValue);
-    return;
-  }
+      grid.y > 65535u || grid.z > 65535u)
+    return set_error(hipErrorInvalidConfiguration);
+  if (shm > kMaxDynShared) return set_error(hipErrorInvalidValue);
   // "HIP_KERNEL_NAME(k<T, 4>)" -> "k<T, 4>"
   static char kname[512];
   const char* pfx = "HIP_KERNEL_NAME(";
@@ -268,6 +264,7 @@ inline void launch_impl(const char* name, const char* file, int line, dim3 grid,
   arm_watchdog(false);
   g.in_kernel = 0;
   g.cur = nullptr;
+  return hipSuccess;
 }
 }  // namespace detail
 
@@ -834,10 +831,42 @@ inline hipError_t hipStreamAddCallback(hipStream_t s, hipStreamCallback_t cb, vo
   return hipSuccess;
 }
 
-// Unsupported launch forms fail loudly.
-template <class F>
-inline hipError_t hipLaunchCooperativeKernel(F, dim3, dim3, void**, unsigned = 0,
-                                             hipStream_t = nullptr,
-                                             ::hipemu::Site s = ::hipemu::Site()) {
-  ::hipemu::detail::unsupported("hipLaunchCooperativeKernel (grid-wide cooperative launch)", s);
+// hipLaunchKernel / hipLaunchCooperativeKernel (cudaLaunchKernel's shape): args[i] points at the
+// value of the kernel's i-th parameter.  The kernel's type gives the parameter types, so it
+// must reach here as a function: emulator.prepare_source turns the cast to `const void*` that
+// ported code writes around it into HIP_KERNEL_NAME(kernel) (the name of the launch, too).
+namespace hipemu {
+namespace detail {
+template <class... P, size_t... I>
+inline void call_with_args(void (*k)(P...), void** args, std::index_sequence<I...>) {
+  k(*static_cast<std::remove_cv_t<std::remove_reference_t<P>>*>(args[I])...);
 }
+}  // namespace detail
+template <class... P>
+inline hipError_t launch_args(const char* name, bool cooperative, const Site& site, void (*k)(P...),
+                              dim3 grid, dim3 block, void** args, size_t shm = 0,
+                              hipStream_t stream = nullptr) {
+  if (!k || (sizeof...(P) > 0 && !args)) return detail::set_error(hipErrorInvalidValue);
+  if (!detail::stream_ok(stream)) return detail::set_error(hipErrorInvalidHandle);
+  auto body = [&]() { detail::call_with_args(k, args, std::index_sequence_for<P...>()); };
+  using B = decltype(body);
+  detail::g.cooperative = cooperative;  // grid_group::is_valid()
+  int e = detail::launch_impl(name, site.file, site.line, grid, block, shm,
+                              [](void* c) { (*static_cast<B*>(c))(); }, &body);
+  detail::g.cooperative = false;
+  return (hipError_t)e;
+}
+// A kernel address without its type (a void* variable): its arguments cannot be unpacked.
+inline hipError_t launch_args(const char* name, bool, const Site& site, const void*, dim3, dim3,
+                              void**, size_t = 0, hipStream_t = nullptr) {
+  char what[640];
+  std::snprintf(what, sizeof what,
+                "a launch of '%s' through a `const void*` kernel address (the emulator needs the "
+                "kernel's parameter types: pass the kernel function itself)", name);
+  detail::unsupported(what, site);
+}
+}  // namespace hipemu
+#define hipLaunchKernel(kernel, ...) \
+  ::hipemu::launch_args(#kernel, false, ::hipemu::Site(__FILE__, __LINE__), kernel, __VA_ARGS__)
+#define hipLaunchCooperativeKernel(kernel, ...) \
+  ::hipemu::launch_args(#kernel, true, ::hipemu::Site(__FILE__, __LINE__), kernel, __VA_ARGS__)

@@ -9,6 +9,18 @@
 #error "hipemu: HIPEMU_WAVE must be 32 or 64"
 #endif
 
+// Integer widths of the warp intrinsics.  Wave 32 is the CUDA reference: ballots, lane masks
+// and *_sync masks are `unsigned int` and the overload sets are CUDA's (CUDA C++ Programming
+// Guide; crt/device_functions.h, sm_30_intrinsics.h), so `__ffs(__ballot_sync(m, p))` resolves
+// as with nvcc.  Wave 64 is HIP: 64-bit `unsigned long long` masks, HIP's overloads.
+// -DHIPEMU_CUDA_WIDTHS=0 at wave 32 gives HIP's widths on a wave32 (RDNA) target.
+#ifndef HIPEMU_CUDA_WIDTHS
+#define HIPEMU_CUDA_WIDTHS (HIPEMU_WAVE == 32)
+#endif
+#if HIPEMU_CUDA_WIDTHS && HIPEMU_WAVE != 32
+#error "hipemu: HIPEMU_CUDA_WIDTHS (CUDA's 32-bit warp masks) needs HIPEMU_WAVE=32"
+#endif
+
 #define HIPEMU 1
 #define HIPEMU_EXIT_CODE 86
 

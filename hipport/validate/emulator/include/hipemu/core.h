@@ -128,6 +128,7 @@ struct State {
   void (*body)(void*) = nullptr;
   void* body_ctx = nullptr;
   volatile sig_atomic_t in_kernel = 0;
+  bool cooperative = false;  // the running kernel was started by a cooperative launch
   volatile unsigned long long switches = 0;
   unsigned long long wd_last = 0;
   int wd_ticks = 0;
@@ -1035,7 +1036,7 @@ inline T shfl_op(int op, const char* name, T v, int p, int width, unsigned long 
 
 // ---------------------------------------------------------------- launch
 
-inline void launch_impl(const char* name, const char* file, int line, dim3 grid, dim3 block,
+inline int launch_impl(const char* name, const char* file, int line, dim3 grid, dim3 block,
                         size_t shm, void (*body)(void*), void* ctx);
 
 }  // namespace detail

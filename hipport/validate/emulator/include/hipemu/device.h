@@ -21,13 +21,32 @@
 #define hipGridDim_y (gridDim.y)
 #define hipGridDim_z (gridDim.z)
 
-// HIP 6.2+ requires 64-bit masks for the *_sync functions (static_assert in
-// amd_warp_sync_functions.h).  On wave32 a 32-bit mask is accepted.
+// The *_sync mask parameter.  CUDA (HIPEMU_CUDA_WIDTHS): `unsigned int mask`, any integer
+// converts to it.  HIP 6.2+: a template whose type must be 64-bit (static_assert in
+// amd_warp_sync_functions.h); on wave32 a 32-bit mask is accepted.
 #define HIPEMU_CHECK_MASK(MaskT)                                                          \
   static_assert(std::is_integral<MaskT>::value && (sizeof(MaskT) == 8 || HIPEMU_WAVE == 32), \
                 "hipemu: the mask of a *_sync function must be a 64-bit integer (unsigned "   \
                 "long long) on a wave64 target; a 32-bit mask such as 0xffffffff covers only " \
                 "half of the 64-lane wavefront")
+#if HIPEMU_CUDA_WIDTHS
+#define HIPEMU_MASK_TEMPLATE
+#define HIPEMU_MASK_PARAM unsigned int mask
+#define HIPEMU_SYNC_MASK_CHECK
+#else
+#define HIPEMU_MASK_TEMPLATE template <class MaskT>
+#define HIPEMU_MASK_PARAM MaskT mask
+#define HIPEMU_SYNC_MASK_CHECK HIPEMU_CHECK_MASK(MaskT)
+#endif
+
+namespace hipemu {
+// Ballots, active masks and lane masks: 32-bit in the CUDA reference, 64-bit in HIP.
+#if HIPEMU_CUDA_WIDTHS
+using lane_mask_t = unsigned int;
+#else
+using lane_mask_t = unsigned long long;
+#endif
+}  // namespace hipemu
 
 // ------------------------------------------------------------ barriers
 inline void __syncthreads(::hipemu::Site s = ::hipemu::Site()) {
@@ -47,10 +66,14 @@ inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 // __syncwarp: rendezvous of the lanes named in mask (exited lanes ignored).
+#if HIPEMU_CUDA_WIDTHS
+inline void __syncwarp(unsigned int mask = 0xffffffffu, ::hipemu::Site s = ::hipemu::Site()) {
+#else
 template <class MaskT = unsigned long long>
 inline void __syncwarp(MaskT mask = (MaskT)::hipemu::kWaveBits,
                        ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
+#endif
+  HIPEMU_SYNC_MASK_CHECK;
   ::hipemu::detail::wave_op(::hipemu::detail::OP_SYNC, "__syncwarp", 0, 0, 0,
                             (unsigned long long)mask,
                             ::hipemu::detail::FL_MASK | ::hipemu::detail::FL_LENIENT_EXITED, s);
@@ -58,15 +81,19 @@ inline void __syncwarp(MaskT mask = (MaskT)::hipemu::kWaveBits,
 
 // ------------------------------------------------------------ lane queries
 inline unsigned int __lane_id() { return (unsigned)::hipemu::detail::g.cur->lane; }
-inline unsigned long long __lanemask_lt() {
-  return (1ull << __lane_id()) - 1;
+inline ::hipemu::lane_mask_t __lanemask_lt() {
+  return (::hipemu::lane_mask_t)((1ull << __lane_id()) - 1);
 }
-inline unsigned long long __lanemask_le() {
-  return __lane_id() == 63 ? ~0ull : (1ull << (__lane_id() + 1)) - 1;
+inline ::hipemu::lane_mask_t __lanemask_le() {
+  return (::hipemu::lane_mask_t)(__lane_id() == 63 ? ~0ull : (1ull << (__lane_id() + 1)) - 1);
 }
-inline unsigned long long __lanemask_gt() { return ::hipemu::kWaveBits & ~__lanemask_le(); }
-inline unsigned long long __lanemask_eq() { return 1ull << __lane_id(); }
-inline unsigned long long __lanemask_ge() { return ::hipemu::kWaveBits & ~__lanemask_lt(); }
+inline ::hipemu::lane_mask_t __lanemask_gt() {
+  return (::hipemu::lane_mask_t)(::hipemu::kWaveBits & ~(unsigned long long)__lanemask_le());
+}
+inline ::hipemu::lane_mask_t __lanemask_eq() { return (::hipemu::lane_mask_t)(1ull << __lane_id()); }
+inline ::hipemu::lane_mask_t __lanemask_ge() {
+  return (::hipemu::lane_mask_t)(::hipemu::kWaveBits & ~(unsigned long long)__lanemask_lt());
+}
 
 // ------------------------------------------------------------ shuffles
 template <class T>
@@ -93,42 +120,62 @@ inline T __shfl_xor(T var, int laneMask, int width = warpSize,
                                    width, 0, 0, s);
 }
 
+#define HIPEMU_SHFL_SYNC_BODY(OP, NAME, P)                                                   \
+  {                                                                                          \
+    HIPEMU_SYNC_MASK_CHECK;                                                                  \
+    return ::hipemu::detail::shfl_op(::hipemu::detail::OP, NAME, var, (int)(P), width,      \
+                                     (unsigned long long)mask,                               \
+                                     ::hipemu::detail::FL_MASK |                             \
+                                         ::hipemu::detail::FL_LENIENT_EXITED,                \
+                                     s);                                                     \
+  }
+#if HIPEMU_CUDA_WIDTHS
+// CUDA overloads the *_sync shuffles on exact value types (a short promotes to the int one);
+// <hip/hip_fp16.h> and <hip/hip_bf16.h> add the 16-bit float types, as cuda_fp16.h does.
+#define HIPEMU_CUDA_SHFL_SYNC(T)                                                             \
+  inline T __shfl_sync(unsigned int mask, T var, int srcLane, int width = warpSize,          \
+                       ::hipemu::Site s = ::hipemu::Site())                                  \
+      HIPEMU_SHFL_SYNC_BODY(OP_SHFL, "__shfl_sync", srcLane)                                 \
+  inline T __shfl_up_sync(unsigned int mask, T var, unsigned int delta, int width = warpSize, \
+                          ::hipemu::Site s = ::hipemu::Site())                               \
+      HIPEMU_SHFL_SYNC_BODY(OP_SHFL_UP, "__shfl_up_sync", delta)                             \
+  inline T __shfl_down_sync(unsigned int mask, T var, unsigned int delta,                    \
+                            int width = warpSize, ::hipemu::Site s = ::hipemu::Site())       \
+      HIPEMU_SHFL_SYNC_BODY(OP_SHFL_DOWN, "__shfl_down_sync", delta)                         \
+  inline T __shfl_xor_sync(unsigned int mask, T var, int laneMask, int width = warpSize,     \
+                           ::hipemu::Site s = ::hipemu::Site())                              \
+      HIPEMU_SHFL_SYNC_BODY(OP_SHFL_XOR, "__shfl_xor_sync", laneMask)
+HIPEMU_CUDA_SHFL_SYNC(int)
+HIPEMU_CUDA_SHFL_SYNC(unsigned int)
+HIPEMU_CUDA_SHFL_SYNC(long)
+HIPEMU_CUDA_SHFL_SYNC(unsigned long)
+HIPEMU_CUDA_SHFL_SYNC(long long)
+HIPEMU_CUDA_SHFL_SYNC(unsigned long long)
+HIPEMU_CUDA_SHFL_SYNC(float)
+HIPEMU_CUDA_SHFL_SYNC(double)
+#else
 template <class MaskT, class T>
 inline T __shfl_sync(MaskT mask, T var, int srcLane, int width = warpSize,
-                     ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
-  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL, "__shfl_sync", var, srcLane, width,
-                                   (unsigned long long)mask, ::hipemu::detail::FL_MASK | ::hipemu::detail::FL_LENIENT_EXITED, s);
-}
+                     ::hipemu::Site s = ::hipemu::Site())
+    HIPEMU_SHFL_SYNC_BODY(OP_SHFL, "__shfl_sync", srcLane)
 template <class MaskT, class T>
 inline T __shfl_up_sync(MaskT mask, T var, unsigned int delta, int width = warpSize,
-                        ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
-  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_UP, "__shfl_up_sync", var,
-                                   (int)delta, width, (unsigned long long)mask,
-                                   ::hipemu::detail::FL_MASK | ::hipemu::detail::FL_LENIENT_EXITED, s);
-}
+                        ::hipemu::Site s = ::hipemu::Site())
+    HIPEMU_SHFL_SYNC_BODY(OP_SHFL_UP, "__shfl_up_sync", delta)
 template <class MaskT, class T>
 inline T __shfl_down_sync(MaskT mask, T var, unsigned int delta, int width = warpSize,
-                          ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
-  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_DOWN, "__shfl_down_sync", var,
-                                   (int)delta, width, (unsigned long long)mask,
-                                   ::hipemu::detail::FL_MASK | ::hipemu::detail::FL_LENIENT_EXITED, s);
-}
+                          ::hipemu::Site s = ::hipemu::Site())
+    HIPEMU_SHFL_SYNC_BODY(OP_SHFL_DOWN, "__shfl_down_sync", delta)
 template <class MaskT, class T>
 inline T __shfl_xor_sync(MaskT mask, T var, int laneMask, int width = warpSize,
-                         ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
-  return ::hipemu::detail::shfl_op(::hipemu::detail::OP_SHFL_XOR, "__shfl_xor_sync", var,
-                                   laneMask, width, (unsigned long long)mask,
-                                   ::hipemu::detail::FL_MASK | ::hipemu::detail::FL_LENIENT_EXITED, s);
-}
+                         ::hipemu::Site s = ::hipemu::Site())
+    HIPEMU_SHFL_SYNC_BODY(OP_SHFL_XOR, "__shfl_xor_sync", laneMask)
+#endif
 
 // ------------------------------------------------------------ votes
-inline unsigned long long __ballot(int pred, ::hipemu::Site s = ::hipemu::Site()) {
-  return ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__ballot", pred != 0, 0, 0, 0,
-                                   0, s);
+inline ::hipemu::lane_mask_t __ballot(int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  return (::hipemu::lane_mask_t)::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__ballot",
+                                                         pred != 0, 0, 0, 0, 0, s);
 }
 inline int __any(int pred, ::hipemu::Site s = ::hipemu::Site()) {
   return ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__any", pred != 0, 0, 0, 0, 0,
@@ -144,52 +191,82 @@ inline unsigned long long __ballot64(int pred, ::hipemu::Site s = ::hipemu::Site
   return ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__ballot64", pred != 0, 0, 0, 0,
                                    0, s);
 }
-inline unsigned long long __activemask(::hipemu::Site s = ::hipemu::Site()) {
-  return ::hipemu::detail::wave_op(::hipemu::detail::OP_ACTIVEMASK, "__activemask", 0, 0, 0, 0,
-                                   0, s);
+inline ::hipemu::lane_mask_t __activemask(::hipemu::Site s = ::hipemu::Site()) {
+  return (::hipemu::lane_mask_t)::hipemu::detail::wave_op(::hipemu::detail::OP_ACTIVEMASK,
+                                                         "__activemask", 0, 0, 0, 0, 0, s);
 }
-template <class MaskT>
-inline unsigned long long __ballot_sync(MaskT mask, int pred,
-                                        ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
-  return ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__ballot_sync", pred != 0, 0,
-                                   0, (unsigned long long)mask, ::hipemu::detail::FL_MASK, s) &
-         (unsigned long long)mask;
+HIPEMU_MASK_TEMPLATE
+inline ::hipemu::lane_mask_t __ballot_sync(HIPEMU_MASK_PARAM, int pred,
+                                           ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_SYNC_MASK_CHECK;
+  return (::hipemu::lane_mask_t)(::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT,
+                                                           "__ballot_sync", pred != 0, 0, 0,
+                                                           (unsigned long long)mask,
+                                                           ::hipemu::detail::FL_MASK, s) &
+                                 (unsigned long long)mask);
 }
-template <class MaskT>
-inline int __any_sync(MaskT mask, int pred, ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
+HIPEMU_MASK_TEMPLATE
+inline int __any_sync(HIPEMU_MASK_PARAM, int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_SYNC_MASK_CHECK;
   return (::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__any_sync", pred != 0, 0, 0,
                                     (unsigned long long)mask, ::hipemu::detail::FL_MASK, s) &
           (unsigned long long)mask) != 0;
 }
-template <class MaskT>
-inline int __all_sync(MaskT mask, int pred, ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
+HIPEMU_MASK_TEMPLATE
+inline int __all_sync(HIPEMU_MASK_PARAM, int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_SYNC_MASK_CHECK;
   unsigned long long m = (unsigned long long)mask & ::hipemu::kWaveBits;
   return (::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__all_sync", pred != 0, 0, 0,
                                     (unsigned long long)mask, ::hipemu::detail::FL_MASK, s) &
           m) == m;
 }
+#define HIPEMU_MATCH_ANY_BODY                                                                \
+  {                                                                                          \
+    HIPEMU_SYNC_MASK_CHECK;                                                                  \
+    return (::hipemu::lane_mask_t)::hipemu::detail::wave_op(                                 \
+        ::hipemu::detail::OP_MATCH_ANY, "__match_any_sync", ::hipemu::detail::to_bits(value), \
+        0, 0, (unsigned long long)mask, ::hipemu::detail::FL_MASK, s);                        \
+  }
+#define HIPEMU_MATCH_ALL_BODY                                                                \
+  {                                                                                          \
+    HIPEMU_SYNC_MASK_CHECK;                                                                  \
+    unsigned long long ok = 0;                                                               \
+    ::hipemu::lane_mask_t r = (::hipemu::lane_mask_t)::hipemu::detail::wave_op(              \
+        ::hipemu::detail::OP_MATCH_ALL, "__match_all_sync", ::hipemu::detail::to_bits(value), \
+        0, 0, (unsigned long long)mask, ::hipemu::detail::FL_MASK, s, &ok);                   \
+    if (pred) *pred = (int)ok;                                                               \
+    return r;                                                                                \
+  }
+#if HIPEMU_CUDA_WIDTHS
+// CUDA (sm_70_rt.h): one overload per value type, unsigned int result.
+#define HIPEMU_CUDA_MATCH(T)                                                                 \
+  inline unsigned int __match_any_sync(unsigned int mask, T value,                           \
+                                       ::hipemu::Site s = ::hipemu::Site())                  \
+      HIPEMU_MATCH_ANY_BODY                                                                  \
+  inline unsigned int __match_all_sync(unsigned int mask, T value, int* pred,                \
+                                       ::hipemu::Site s = ::hipemu::Site())                  \
+      HIPEMU_MATCH_ALL_BODY
+HIPEMU_CUDA_MATCH(unsigned int)
+HIPEMU_CUDA_MATCH(int)
+HIPEMU_CUDA_MATCH(unsigned long)
+HIPEMU_CUDA_MATCH(long)
+HIPEMU_CUDA_MATCH(unsigned long long)
+HIPEMU_CUDA_MATCH(long long)
+HIPEMU_CUDA_MATCH(float)
+HIPEMU_CUDA_MATCH(double)
+#undef HIPEMU_CUDA_MATCH
+#else
 template <class MaskT, class T>
 inline unsigned long long __match_any_sync(MaskT mask, T value,
-                                           ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
-  return ::hipemu::detail::wave_op(::hipemu::detail::OP_MATCH_ANY, "__match_any_sync",
-                                   ::hipemu::detail::to_bits(value), 0, 0,
-                                   (unsigned long long)mask, ::hipemu::detail::FL_MASK, s);
-}
+                                           ::hipemu::Site s = ::hipemu::Site())
+    HIPEMU_MATCH_ANY_BODY
 template <class MaskT, class T>
 inline unsigned long long __match_all_sync(MaskT mask, T value, int* pred,
-                                           ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
-  unsigned long long ok = 0;
-  unsigned long long r = ::hipemu::detail::wave_op(
-      ::hipemu::detail::OP_MATCH_ALL, "__match_all_sync", ::hipemu::detail::to_bits(value), 0, 0,
-      (unsigned long long)mask, ::hipemu::detail::FL_MASK, s, &ok);
-  if (pred) *pred = (int)ok;
-  return r;
-}
+                                           ::hipemu::Site s = ::hipemu::Site())
+    HIPEMU_MATCH_ALL_BODY
+#endif
+#undef HIPEMU_MATCH_ANY_BODY
+#undef HIPEMU_MATCH_ALL_BODY
 
 // Non-sync matches over the active lanes.
 template <class T>
@@ -207,9 +284,9 @@ inline unsigned long long __match_all(T value, int* pred, ::hipemu::Site s = ::h
   return r;
 }
 // __uni_sync: the predicate is the same on every lane of the mask.
-template <class MaskT>
-inline int __uni_sync(MaskT mask, int pred, ::hipemu::Site s = ::hipemu::Site()) {
-  HIPEMU_CHECK_MASK(MaskT);
+HIPEMU_MASK_TEMPLATE
+inline int __uni_sync(HIPEMU_MASK_PARAM, int pred, ::hipemu::Site s = ::hipemu::Site()) {
+  HIPEMU_SYNC_MASK_CHECK;
   unsigned long long m = (unsigned long long)mask & ::hipemu::kWaveBits;
   unsigned long long b = ::hipemu::detail::wave_op(::hipemu::detail::OP_BALLOT, "__uni_sync",
                                                    pred != 0, 0, 0, (unsigned long long)mask,
@@ -243,9 +320,9 @@ inline unsigned __builtin_amdgcn_mbcnt_hi(unsigned mask, unsigned add) {
 }
 
 #define HIPEMU_REDUCE(NAME, T, RED)                                                          \
-  template <class MaskT>                                                                     \
-  inline T NAME(MaskT mask, T value, ::hipemu::Site s = ::hipemu::Site()) {                  \
-    HIPEMU_CHECK_MASK(MaskT);                                                                \
+  HIPEMU_MASK_TEMPLATE                                                                       \
+  inline T NAME(HIPEMU_MASK_PARAM, T value, ::hipemu::Site s = ::hipemu::Site()) {          \
+    HIPEMU_SYNC_MASK_CHECK;                                                                  \
     return (T)::hipemu::detail::wave_op(::hipemu::detail::OP_REDUCE, #NAME, (unsigned)value, \
                                         ::hipemu::detail::RED, 0, (unsigned long long)mask,   \
                                         ::hipemu::detail::FL_MASK, s);                        \
@@ -265,9 +342,12 @@ HIPEMU_REDUCE(__reduce_xor_sync, unsigned, RED_XOR)
 inline int __popc(unsigned int x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
-inline int __ffs(unsigned int x) { return __builtin_ffs((int)x); }
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+#if !HIPEMU_CUDA_WIDTHS  // HIP adds unsigned overloads; CUDA has only these two (an unsigned
+                         // long long argument converts to int: one candidate, no ambiguity)
+inline int __ffs(unsigned int x) { return __builtin_ffs((int)x); }
 inline int __ffsll(unsigned long long x) { return __builtin_ffsll((long long)x); }
+#endif
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
 inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
 inline unsigned int __brev(unsigned int x) {
