@@ -140,6 +140,26 @@ def test_hip_mode_keeps_hip_widths_and_launches(tmp_path: Path, wave: int, defin
     assert "unsupported construct: a launch of 'fp' through a `const void*` kernel address" in err.stderr
 
 
+def test_emulate_runs_hip_input_at_wave32_with_hip_widths(tmp_path: Path) -> None:
+    """`hipport emulate FILE.hip --wave 32` is HIP on a wave32 target: a 64-bit ballot, as
+    HIP's headers declare it (the CUDA widths are for CUDA input only)."""
+    src = tmp_path / "w.hip"
+    src.write_text("#include <hip/hip_runtime.h>\n#include <cstdio>\n"
+                   "__global__ void k(int* o) { if (threadIdx.x == 0) *o = (int)sizeof(__ballot(1)); }\n"
+                   "int main() { int* d; hipMalloc(&d, 4); hipLaunchKernelGGL(k, dim3(1), dim3(32), 0, 0, d);\n"
+                   "  int h = 0; hipMemcpy(&h, d, 4, hipMemcpyDeviceToHost); printf(\"%d\\n\", h); }\n")
+    cuda = tmp_path / "w.cu"
+    cuda.write_text(src.read_text().replace("hip/hip_runtime.h", "cuda_runtime.h").replace("hipMalloc", "cudaMalloc")
+                    .replace("hipMemcpyDeviceToHost", "cudaMemcpyDeviceToHost").replace("hipMemcpy", "cudaMemcpy")
+                    .replace("hipLaunchKernelGGL(k, dim3(1), dim3(32), 0, 0, d)", "k<<<1, 32>>>(d)")
+                    .replace("__ballot(1)", "__ballot_sync(0xffffffffu, 1)"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for path, width in ((src, "8"), (cuda, "4")):
+        p = subprocess.run([sys.executable, "-m", "hipport", "emulate", "--wave", "32", "--no-wave64", str(path)],
+                           capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+        assert p.returncode == 0 and p.stdout.split() == [width], (path.name, p.stdout, p.stderr[-2000:])
+
+
 def test_cuda_widths_need_wave32(tmp_path: Path) -> None:
     src = tmp_path / "p.cpp"
     src.write_text("#include <hip/hip_runtime.h>\nint main() { return 0; }\n")

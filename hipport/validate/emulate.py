@@ -41,6 +41,12 @@ class EmulateOptions:
     quiet: bool = False
 
 
+def _widths(cuda: bool, wave: int) -> list[str]:
+    """HIP input at wave 32 is HIP on a wave32 target (RDNA): HIP's 64-bit masks, not the
+    CUDA widths the emulator gives a CUDA program at wave 32."""
+    return ["HIPEMU_CUDA_WIDTHS=0"] if not cuda and wave == 32 else []
+
+
 def is_cuda(path: Path, data: bytes) -> bool:
     return path.suffix.lower() != ".hip" and role_of(path, data[:65536]) in PORTED_ROLES \
         and b"hip/hip_runtime" not in data
@@ -116,7 +122,8 @@ def emulate(o: EmulateOptions, config: Config, err=None) -> int:  # noqa: ANN001
         try:
             emulator.build(copies, binary, wave=o.wave,
                            include_dirs=[tree.copy_of_dir(p) for p in flags.includes + flags.system_includes],
-                           defines=[d for d in flags.defines if not d.startswith("!")], check=o.check,
+                           defines=[*(d for d in flags.defines if not d.startswith("!")), *_widths(cuda, o.wave)],
+                           check=o.check,
                            extra_flags=["-x", "c++"])
         except emulator.EmulatorBuildError as e:
             diags = errors_map.parse(e.stderr)
