@@ -58,10 +58,10 @@ def uses(src: SourceFile, kept: list[Finding], hip: HipAware | None = None) -> l
         if hip and hip.covers(s, e):
             continue
         line = src.position(d_start)[0]
-        name = data[s:e].decode("utf-8", "replace")
+        macro = data[s:e].decode("utf-8", "replace")
         for f in dict((f.subject or f.message, f) for f in findings).values():  # a name once per use
             added.append(Finding(f.rule, f.severity, src.span(s, e),
-                                 f"{f.message} (through macro {name}, defined at line {line})",
+                                 f"{f.message} (through macro {macro}, defined at line {line})",
                                  family=f.family, subject=f.subject))
     return added
 
