@@ -168,6 +168,7 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
                 findings = _drop_ported_ptx(findings, ctx.edits)
             # each use of a macro whose body holds an unported name fails to build: it carries the finding
             findings.extend(macrouses.uses(src, findings, ctx.hip))
+            findings.extend(macrouses.header_uses(src, config, rules, ctx.hip))
             # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
             findings = suppress.apply(src, findings)
             findings = _filter(findings, config)

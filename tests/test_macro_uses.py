@@ -76,3 +76,44 @@ def test_the_lines_hipcc_rejects_are_the_lines_with_findings(tmp_path: Path) -> 
     assert failing, p.stderr
     flagged = {ln for ln, rule in _findings(k) if rule in ("HP001", "HP002", "HP003")}
     assert failing <= flagged, (failing, flagged)
+
+
+HEADER = """#pragma once
+#ifndef CHECK_CUH
+#define CHECK_CUH
+#define CHECK(x) cudaTotallyMadeUpCall(x)
+#define LOC cudaMemLocationTypeHost
+#ifdef __HIP_PLATFORM_NVIDIA__
+#define NV(x) cudaOtherMadeUpCall(x)
+#endif
+#define OK(x) cudaMalloc(x, 4)
+#endif
+"""
+USER = """#include <cuda_runtime.h>
+#include "check.cuh"
+void h(void** p) {
+  CHECK(1);
+  int t = LOC;
+  NV(2);
+  OK(p);
+  (void)t;
+}
+"""
+
+
+def test_a_macro_of_an_included_header_carries_its_finding_to_each_use(tmp_path: Path) -> None:
+    """The header defines it (its include guard is no branch); the .cu uses it: the .cu's lines
+    fail to build, so they carry the finding, naming the header's line. A define in a branch
+    only the header's own analysis can judge (NVIDIA-only here) is left out."""
+    (tmp_path / "check.cuh").write_text(HEADER)
+    k = tmp_path / "k.cu"
+    k.write_text(USER)
+    got = [f for f in json.loads(hipport("lint", k, "--format", "json", "--no-cache").stdout)["findings"]
+           if f["rule"].startswith("HP00")]
+    assert [(f["line"], f["rule"]) for f in got] == [(4, "HP002"), (5, "HP003")]
+    assert got[0]["message"].endswith("(through macro CHECK, defined at check.cuh:4)")
+    # the file's own define of the name is the one in effect
+    k.write_text(USER.replace('#include "check.cuh"\n', '#include "check.cuh"\n#undef CHECK\n#define CHECK(x) x\n'))
+    got = [f for f in json.loads(hipport("lint", k, "--format", "json", "--no-cache").stdout)["findings"]
+           if f["rule"].startswith("HP00")]
+    assert [(f["line"], f["rule"]) for f in got] == [(7, "HP003")]
