@@ -1,6 +1,6 @@
 """How closely does `hipport port` agree with HIPIFY's own unit tests?
 
-    python benchmarks/hipify_tests.py PATH [-v] [--only GLOB] [--hipify-perl PATH] [--wave64]
+    python benchmarks/hipify_tests.py PATH [-v] [--only GLOB] [--hipify-perl PATH] [--wave64] [--dropin]
 
 PATH is a checkout of ROCm/HIPIFY. Every test file under `tests/unit_tests` that has a `RUN:`
 line is ported by hipport with the options its RUN line gives hipify-clang, mapped to hipport's
@@ -11,6 +11,10 @@ order, as a whole output line (horizontal whitespace runs count as one space, as
 counts them; a trailing comment or line-continuation backslash is not part of the line;
 `{{regex}}` parts are regular expressions). A `CHECK-NOT:` line is reported when
 it appears between its neighbouring matches, but is not part of the figure.
+
+`--dropin` scores the drop-in command instead: `hipport hipify` with the RUN line's own
+hipify-clang options and nothing else (HIPIFY's spellings are that command's defaults), as a
+user who swaps the command gets it.
 
 Printed: the whole-line agreement overall and per file (worst first), and with `-v` each missed
 expected line. `--hipify-perl PATH` scores hipify-perl on the same lines for comparison.
@@ -49,9 +53,10 @@ MAPPED: dict[str, tuple[str, ...]] = {
     "--miopen": ("--dnn", "miopen-hipify"),
 }
 # What every run gets, the options that match what HIPIFY writes (docs/hipify.md): spellings
-# for ROCm 6.x (its tables' hipBLAS `_v2` forms), the flat include layout (`"hipblas.h"`), and
-# quoted includes kept quoted. `--no-wave64` is added unless `--wave64` is given.
-BASE = ("--rocm", "6.4", "--include-layout", "flat", "--include-quotes", "keep")
+# for ROCm 6.x (its tables' hipBLAS `_v2` forms), HIPIFY's include layout (`"hipblas.h"`,
+# `"hiprand/hiprand.h"`), and quoted includes kept quoted: `hipport hipify`'s defaults.
+# `--no-wave64` is added unless `--wave64` is given.
+BASE = ("--rocm", "6.4", "--include-layout", "hipify", "--include-quotes", "keep")
 
 
 @dataclass
@@ -248,6 +253,21 @@ def run_hipport(root: Path, tests: list[Test], work: Path, extra: tuple[str, ...
     return result
 
 
+def run_dropin(tests: list[Test]) -> dict[str, tuple[str, str]]:
+    """`hipport hipify RUN-LINE-OPTIONS FILE` per test, the port read from stdout."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(t: Test) -> tuple[str, tuple[str, str]]:
+        proc = subprocess.run([sys.executable, "-m", "hipport", "hipify", *t.hipify_opts, "-quiet-warnings",
+                               str(t.path)], capture_output=True, encoding="utf-8", errors="replace")
+        err = "" if proc.returncode == 0 and proc.stdout else \
+            f"hipport hipify: exit {proc.returncode}: {(proc.stderr.strip().splitlines() or [''])[-1]}"
+        return t.rel, (proc.stdout, err)
+
+    with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+        return dict(pool.map(one, tests))
+
+
 def run_perl(perl: Path, tests: list[Test]) -> dict[str, tuple[str, str]]:
     result: dict[str, tuple[str, str]] = {}
     for t in tests:
@@ -300,11 +320,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hipify-perl", type=Path, help="also score this hipify-perl")
     ap.add_argument("--wave64", action="store_true", help="keep hipport's wave64 pass on")
     ap.add_argument("--keep", type=Path, help="write hipport's outputs here")
+    ap.add_argument("--dropin", action="store_true",
+                    help="score `hipport hipify` with the RUN line's options only (no mapping, no BASE)")
     args = ap.parse_args(argv)
     tests = load_tests(args.path, args.only)
     if not tests:
         print("hipify_tests: no test files", file=sys.stderr)
         return 1
+    if args.dropin:
+        rc = report("hipport hipify", tests, run_dropin(tests), args.verbose)
+        if args.hipify_perl:
+            report("hipify-perl", tests, run_perl(args.hipify_perl, tests), args.verbose)
+        return rc
     extra: tuple[str, ...] = () if args.wave64 else ("--no-wave64",)
     with tempfile.TemporaryDirectory(prefix="hipify-tests-") as tmp:
         work = args.keep or Path(tmp)

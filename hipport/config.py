@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 WAVE_STRATEGIES = ("auto", "logical32", "native")
 LAUNCH_SYNTAXES = ("chevron", "ggl")
 BLAS_TARGETS = ("hipblas", "rocblas")
-INCLUDE_LAYOUTS = ("current", "flat")
+INCLUDE_LAYOUTS = ("current", "flat", "hipify")
 # cuComplex, __half, __nv_bfloat16 in rocBLAS/rocSOLVER files: HIP's types (which HIP's own
 # functions and arithmetic take) or rocBLAS's (which rocBLAS takes; HIPIFY's --roc writes them)
 DATA_TYPES = ("hip", "rocblas")
@@ -355,10 +355,15 @@ def rule_names() -> dict[str, str]:
     return names()
 
 
-def build(start: Path | None, overrides: dict[str, Any], config_file: Path | None = None) -> Config:
-    """Defaults, then the nearest config file, then the non-None command-line overrides."""
+def build(start: Path | None, overrides: dict[str, Any], config_file: Path | None = None,
+          defaults: dict[str, Any] | None = None) -> Config:
+    """Defaults (hipport's, then a command's own `defaults`: `hipport hipify` writes HIPIFY's
+    spellings), then the nearest config file, then the non-None command-line overrides."""
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
+    for name, value in (defaults or {}).items():
+        values[name] = _coerce(name, value, "defaults")
+        sources[name] = "hipify default"
     path = config_file or (find_config_file(start) if start else None)
     if path:
         for name, (value, line) in load_file(path).items():

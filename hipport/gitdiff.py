@@ -58,8 +58,7 @@ def changed_lines(rev: str, cwd: Path) -> dict[str, set[int] | None]:
         raise HipportError(f"--diff-base {rev!r}: expected a git revision such as origin/main")
     try:
         top = _git(["rev-parse", "--show-toplevel"], cwd).decode("utf-8", "surrogateescape").strip()
-        commit = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
-                      cwd).decode("ascii").strip()
+        commit = _base(rev, cwd)
         out = _git([*_DIFF, commit, "--"], cwd)
         untracked = _git(["ls-files", "-z", "--others", "--exclude-standard"], top).split(b"\0")
     except FileNotFoundError:
@@ -81,6 +80,26 @@ def changed_lines(rev: str, cwd: Path) -> dict[str, set[int] | None]:
     for name in filter(None, untracked):  # a new file is all new lines
         lines[_absolute(top, name)] = None
     return lines
+
+
+def _base(rev: str, cwd: Path) -> str:
+    """The commit to diff against; HEAD in a repository with no commit yet (the first commit a
+    pre-commit hook sees) is the empty tree, so every staged line is new."""
+    try:
+        return _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+                    cwd).decode("ascii").strip()
+    except subprocess.CalledProcessError:
+        if rev != "HEAD" or _has_head(cwd):
+            raise
+    return _git(["hash-object", "-t", "tree", os.devnull], cwd).decode("ascii").strip()
+
+
+def _has_head(cwd: Path) -> bool:
+    try:
+        _git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd)
+    except subprocess.CalledProcessError:
+        return False
+    return True
 
 
 def _absolute(top: str, rel: bytes) -> str:

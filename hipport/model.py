@@ -285,6 +285,7 @@ class ValidationSummary:
     gpu_not_run: int
     not_run: int
     not_ported: int = 0  # files hipport could not port (analyse): validate checked their original
+    units_missing_dependency: int = 0  # failed units whose first error is a third-party header
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,6 +62,7 @@ DataTypes = Enum("DataTypes", {v: v for v in configmod.DATA_TYPES}, type=str)  #
 class Layout(str, Enum):
     current = "current"
     flat = "flat"
+    hipify = "hipify"
 
 
 class FailOn(str, Enum):
@@ -93,7 +94,7 @@ DnnOpt = Annotated[Dnn | None, typer.Option("--dnn", help="cuDNN to MIOpen: miop
 RocOpt = Annotated[bool, typer.Option("--roc", help="Port every library to its roc* library (rocBLAS, rocSPARSE, rocRAND, rocSOLVER) unless chosen by its own option.")]
 QuotesOpt = Annotated[Quotes | None, typer.Option("--include-quotes", help='angle: a quoted CUDA library include becomes <...>; keep: stays "..." (as HIPIFY writes it).')]
 DataTypesOpt = Annotated[DataTypes | None, typer.Option("--data-types", help="hip: cuComplex, __half, __nv_bfloat16 become HIP's types; rocblas: rocBLAS's in rocBLAS/rocSOLVER files (as HIPIFY's --roc).")]
-LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>.")]
+LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>; hipify: HIPIFY's (flat hipBLAS, <hiprand/hiprand.h>).")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
 NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMakeLists.txt, *.cmake and Makefiles as they are (default: port them).")]
 OffloadArch = Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target the port is for: ported build files compile for it, device functions it lacks are reported (HP020) (repeatable; default gfx90a).")]

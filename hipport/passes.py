@@ -32,6 +32,7 @@ from hipport.model import (
 )
 from hipport.registry import HP, FixKind, W
 from hipport.source import SourceFile, UndecodableError, check_editable
+from hipport.translate import macrouses
 from hipport.workspace import BUILD
 
 if TYPE_CHECKING:
@@ -165,6 +166,9 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
                                 or not facts.is_inactive(f.span.start)]
                 findings.extend(f for f in w64 if not (layer and layer.covers(f.span.start, f.span.end)))
                 findings = _drop_ported_ptx(findings, ctx.edits)
+            # each use of a macro whose body holds an unported name fails to build: it carries the finding
+            findings.extend(macrouses.uses(src, findings, ctx.hip))
+            findings.extend(macrouses.header_uses(src, config, rules, ctx.hip))
             # Suppressions and --select/--ignore come first: a silenced finding's fix is not applied.
             findings = suppress.apply(src, findings)
             findings = _filter(findings, config)

@@ -1,5 +1,6 @@
 """The pre-commit hooks in .pre-commit-hooks.yaml, run by the real `pre-commit` against a
-temporary git repository that uses a snapshot of this checkout as its hook repository.
+temporary git repository whose hook repository is a git clone (with no tags, as this repository
+has none) of a snapshot of this checkout, configured with README.md's own block.
 
 pre-commit installs the hook repository with pip into its own virtualenv (a plain, non-editable
 `pip install .`), so these tests also prove that an installed hipport works. The first run
@@ -26,9 +27,13 @@ FILES_RE = re.compile(r"\.(cu|cuh|c|cc|cpp|cxx|h|hh|hpp|hxx)$")
 
 PORTED_OK = ("#include <hip/hip_runtime.h>\n"
              "__global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }\n")
+# An error no port fixes (W012: inline PTX does not compile for AMD GPUs).
+PTX = ('  asm volatile("shfl.sync.idx.b32 %0, %1, 0, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v));\n')
 BAD = ("#include <cuda_runtime.h>\n"
-       "__global__ void k(float* x) { x[threadIdx.x] = 0; }\n"
+       "__global__ void k(int* x) {\n  int v = x[threadIdx.x], r = v;\n" + PTX +
+       "  x[threadIdx.x] = r;\n}\n"
        "int main() { float* d; cudaMalloc(&d, 4); cudaTotallyMadeUpCall(d); return 0; }\n")
+FIXED = BAD.replace(PTX, "").replace("cudaTotallyMadeUpCall(d); ", "")
 PORTABLE = ("#include <cuda_runtime.h>\n"
             "int main() { float* d; cudaMalloc(&d, 4); cudaFree(d); return 0; }\n")
 
@@ -37,14 +42,32 @@ def _hooks() -> dict[str, dict]:
     return {h["id"]: h for h in yaml.safe_load(MANIFEST.read_text())}
 
 
+def _readme_config(repo: str, rev: str) -> str:
+    """README.md's `.pre-commit-config.yaml` block for a hook repository, with its placeholders
+    filled: the test runs what a user copies."""
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
+    [block] = [b for b in blocks if "rev: <commit>" in b and "hipport-lint" in b]
+    text = block.replace("<this repository>", repo).replace("<commit>", rev)
+    config = yaml.safe_load(text)
+    assert [h["id"] for h in config["repos"][0]["hooks"]] == ["hipport-lint", "hipport-port-check"]
+    return text
+
+
 def test_manifest_is_valid_and_says_what_the_issue_asks() -> None:
     p = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest", str(MANIFEST)],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     hooks = _hooks()
     assert set(hooks) == {"hipport-lint", "hipport-port-check"}
-    assert hooks["hipport-lint"]["entry"].split()[:2] == ["hipport", "lint"]
+    lint = hooks["hipport-lint"]["entry"].split()
+    assert lint[:2] == ["hipport", "lint"]
+    # errors only, on the lines the commit changes
+    assert lint[lint.index("--diff-base") + 1] == "HEAD" and lint[lint.index("--fail-on") + 1] == "error"
     assert hooks["hipport-port-check"]["entry"].split()[:3] == ["hipport", "port", "--check"]
+    # a CUDA tree fails port --check on every file: it runs only when asked
+    assert hooks["hipport-port-check"]["stages"] == ["manual"]
+    assert "stages" not in hooks["hipport-lint"]
     for h in hooks.values():
         assert h["language"] == "python"
         assert set(h["types_or"]) == {"cuda", "c++", "c"}
@@ -73,8 +96,9 @@ def _git(cwd: Path, *args: str) -> str:
 
 @pytest.fixture(scope="module")
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A git repository holding this checkout's tracked files as they are now, one commit."""
-    dest = tmp_path_factory.mktemp("hook-repo")
+    """A git clone, with no tags, of a repository holding this checkout's tracked files as they
+    are now in one commit."""
+    dest = tmp_path_factory.mktemp("hook-snapshot")
     listed = subprocess.run(["git", "ls-files", "-z", "--cached"], cwd=ROOT, capture_output=True,
                             check=True).stdout.decode().split("\0")
     for rel in filter(None, listed):
@@ -86,7 +110,10 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     _git(dest, "init", "-q")
     _git(dest, "add", "-A")
     _git(dest, "commit", "-q", "-m", "snapshot for the pre-commit test")
-    return dest, _git(dest, "rev-parse", "HEAD").strip()
+    clone = tmp_path_factory.mktemp("hook-clone") / "hipport"
+    _git(dest.parent, "clone", "-q", "--no-local", str(dest), str(clone))
+    assert _git(clone, "tag", "--list") == ""  # as a clone of this repository: no v0.1.0
+    return clone, _git(clone, "rev-parse", "HEAD").strip()
 
 
 @pytest.fixture(scope="module")
@@ -99,9 +126,7 @@ def _project(tmp_path: Path, hook_repo: tuple[Path, str], files: dict[str, str])
     proj = tmp_path / "proj"
     proj.mkdir()
     _git(proj, "init", "-q")
-    (proj / ".pre-commit-config.yaml").write_text(
-        f"repos:\n- repo: {repo}\n  rev: {sha}\n  hooks:\n  - id: hipport-lint\n"
-        f"  - id: hipport-port-check\n")
+    (proj / ".pre-commit-config.yaml").write_text(_readme_config(str(repo), sha))
     for rel, text in files.items():
         (proj / rel).parent.mkdir(parents=True, exist_ok=True)
         (proj / rel).write_text(text)
@@ -139,6 +164,9 @@ def test_hooks_pass_on_a_tree_that_is_hip_already(tmp_path: Path, hook_repo, pc_
                                           "README.md": "cudaTotallyMadeUpCall is only text here\n"})
     p = _pre_commit(proj, pc_home, "run")
     assert p.returncode == 0, p.stdout + p.stderr
+    assert _status(p.stdout) == {"hipport lint": "Passed"}  # port --check waits for the manual stage
+    p = _pre_commit(proj, pc_home, "run", "--hook-stage", "manual")
+    assert p.returncode == 0, p.stdout + p.stderr
     assert _status(p.stdout) == {"hipport lint": "Passed", "hipport port --check": "Passed"}
     assert not (proj / "src" / ".hipport-cache").exists() and not (proj / ".hipport-cache").exists()
     assert _git(proj, "status", "--porcelain", "--untracked-files=all") == \
@@ -149,40 +177,77 @@ def test_hooks_pass_on_a_tree_that_is_hip_already(tmp_path: Path, hook_repo, pc_
 @pytest.mark.slow
 def test_hooks_fail_on_unported_cuda(tmp_path: Path, hook_repo, pc_home) -> None:
     proj = _project(tmp_path, hook_repo, {"src/bad.cu": BAD, "src/portable.cu": PORTABLE})
-    p = _pre_commit(proj, pc_home, "run")
+    p = _pre_commit(proj, pc_home, "run", "--hook-stage", "manual")
     assert p.returncode == 1
     assert _status(p.stdout) == {"hipport lint": "Failed", "hipport port --check": "Failed"}
     lint_part = p.stdout.split("hipport port --check")[0]
+    assert "src/bad.cu:4:3: error: [W012]" in lint_part
     assert "[HP002] cudaTotallyMadeUpCall" in lint_part
     assert "src/bad.cu: would be changed by hipport port" in p.stdout
     assert "src/portable.cu: would be changed by hipport port" in p.stdout
     assert (proj / "src" / "bad.cu").read_text() == BAD  # the hooks change nothing
-    # lint alone passes the file whose every API has a HIP name: there is nothing left to fix by hand.
-    (proj / "src" / "bad.cu").unlink()
+    # lint passes a CUDA file with no error: CUDA code is what the hook is for.
+    (proj / "src" / "bad.cu").write_text(FIXED)
     _git(proj, "add", "-A")
-    p = _pre_commit(proj, pc_home, "run", "hipport-lint")
+    p = _pre_commit(proj, pc_home, "run")
     assert p.returncode == 0 and _status(p.stdout) == {"hipport lint": "Passed"}, p.stdout
+
+
+def _commit(proj: Path, pc_home: Path, msg: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "commit", "-m", msg], cwd=proj, capture_output=True, text=True,
+                          env=_env(pc_home), timeout=900)
 
 
 @pytest.mark.slow
 def test_installed_hook_blocks_a_commit(tmp_path: Path, hook_repo, pc_home) -> None:
     proj = _project(tmp_path, hook_repo, {"kernels/bad.cuh": BAD})
     assert _pre_commit(proj, pc_home, "install").returncode == 0
-    env = _env(pc_home)
-    c = subprocess.run(["git", "commit", "-m", "add kernels"], cwd=proj, capture_output=True,
-                       text=True, env=env, timeout=900)
+    c = _commit(proj, pc_home, "add kernels")  # the first commit: every line is new
     out = c.stdout + c.stderr  # git shows hook output on stderr
     assert c.returncode != 0, out
-    assert _status(out)["hipport lint"] == "Failed" and "cudaTotallyMadeUpCall" in out
+    assert _status(out)["hipport lint"] == "Failed" and "[W012]" in out
     assert subprocess.run(["git", "rev-parse", "--verify", "HEAD"], cwd=proj,
                           capture_output=True).returncode != 0  # nothing was committed
-    ported = hipport("port", proj / "kernels" / "bad.cuh", "-o", "-", "--no-cache")
-    fixed = ported.stdout.decode().replace("cudaTotallyMadeUpCall(d); ", "")
-    (proj / "kernels" / "bad.cuh").write_text(fixed)
+    (proj / "kernels" / "bad.cuh").write_text(FIXED)
     _git(proj, "add", "-A")
-    c = subprocess.run(["git", "commit", "-m", "add ported kernels"], cwd=proj,
-                       capture_output=True, text=True, env=env, timeout=900)
+    c = _commit(proj, pc_home, "add kernels without PTX")
     assert c.returncode == 0, c.stdout + c.stderr
+
+
+LEGACY = ("#include <cuda_runtime.h>\n"
+          "__global__ void old(int* x) {\n  int v = x[threadIdx.x], r = v;\n" + PTX +
+          "  x[threadIdx.x] = r;\n}\n")
+
+
+@pytest.mark.slow
+def test_a_commit_fails_only_on_errors_it_adds(tmp_path: Path, hook_repo, pc_home) -> None:
+    """A CUDA tree with an old error: a commit touching the file passes while it adds no error
+    and is blocked when a line it adds is one."""
+    proj = _project(tmp_path, hook_repo, {"src/k.cu": LEGACY})
+    env = _env(pc_home)
+    subprocess.run(["git", "commit", "-qm", "legacy", "--no-verify"], cwd=proj, check=True, env=env)
+    assert _pre_commit(proj, pc_home, "install").returncode == 0
+    added = ("__global__ void scale(float* x, float a) {\n  x[threadIdx.x] *= a;\n}\n"
+             "void launch(float* x) { scale<<<1, 64>>>(x, 2.0f); cudaDeviceSynchronize(); }\n")
+    (proj / "src" / "k.cu").write_text(LEGACY + added)
+    _git(proj, "add", "-A")
+    c = _commit(proj, pc_home, "a kernel with no new error")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert _status(c.stdout + c.stderr) == {"hipport lint": "Passed"}
+    # A partly staged change: only what is staged is the commit.
+    (proj / "src" / "k.cu").write_text(LEGACY + added + "// a note\n")
+    _git(proj, "add", "-A")
+    (proj / "src" / "k.cu").write_text(LEGACY + added + "// a note\n" + LEGACY.replace("old", "older"))
+    c = _commit(proj, pc_home, "a note; the unstaged kernel is not part of it")
+    assert c.returncode == 0, c.stdout + c.stderr
+    _git(proj, "add", "-A")
+    c = _commit(proj, pc_home, "a kernel with a new error")
+    out = c.stdout + c.stderr
+    assert c.returncode != 0, out
+    assert _status(out) == {"hipport lint": "Failed"}
+    assert out.count("error: [W012]") == 1 and "src/k.cu:15:3: error: [W012]" in out, out
+    assert _git(proj, "log", "--format=%s", "-1").strip() == \
+        "a note; the unstaged kernel is not part of it"
 
 
 HELPER_H = """#pragma once
@@ -203,6 +268,6 @@ def test_a_helper_defined_in_an_included_header_is_not_an_unknown_api(tmp_path: 
     subprocess.run(["git", "commit", "-qm", "helpers", "--no-verify"], cwd=proj, check=True, env=env)
     (proj / "src" / "main.cu").write_text(USES_HELPER)
     _git(proj, "add", "src/main.cu")  # only this file is staged: the hook sees it alone
-    p = _pre_commit(proj, pc_home, "run")
+    p = _pre_commit(proj, pc_home, "run", "--hook-stage", "manual")
     assert p.returncode == 0, p.stdout + p.stderr
     assert _status(p.stdout) == {"hipport lint": "Passed", "hipport port --check": "Passed"}

@@ -58,6 +58,13 @@ IGNORED = {
     "exclude-files": "name the files to port instead",
 }
 
+# HIPIFY's own spellings are this door's defaults (a configuration file or an option still
+# chooses): the ROCm HIPIFY writes for (6.x: hipBLAS's `_v2` names), its flat library headers
+# ("hipblas.h"), quoted includes kept quoted, and under -roc rocBLAS's data types
+# (rocblas_float_complex). `hipport port` keeps hipport's (docs/hipify.md says why).
+DROPIN: dict[str, Any] = {"rocm": "6.4", "include_layout": "hipify", "include_quotes": "keep"}
+DROPIN_ROC: dict[str, Any] = {"data_types": "rocblas"}
+
 USAGE = """\
 USAGE: hipport hipify [options] <source files> [-- <clang options>]
 
@@ -76,10 +83,15 @@ Ports CUDA sources to HIP with hipport, taking hipify-perl's and hipify-clang's 
   -hip-kernel-execution-syntax  Write hipLaunchKernelGGL(...) for <<<...>>> launches
   -cuda-kernel-execution-syntax Keep <<<...>>> launches (the default)
   -quiet-warnings               Print no findings
-  -rocm=<version>               Oldest ROCm the output must compile on (hipport's option)
+  -rocm=<version>               Oldest ROCm the output must compile on (hipport's option; here 6.4)
   -no-wave64                    Rename APIs only (hipport's option; HIPIFY does no wave64 work)
   -I<dir>, -D<macro>, -- ...    Accepted and ignored: hipport reads tokens, not a preprocessed file
   -version, -help
+Defaults are HIPIFY's spellings, not `hipport port`'s: ROCm 6.4 (hipBLAS's _v2 names),
+HIPIFY's include layout ("hipblas.h", "hiprand/hiprand.h"), quoted includes kept quoted, and
+under -roc rocBLAS's data types (rocblas_float_complex). A .hipport.toml (rocm, include-layout,
+include-quotes, data-types) or -rocm= chooses otherwise. Where hipport still writes something
+else on purpose: docs/hipify.md, "Intentional differences".
 Exit status: 0 ported, 1 an input failed, 2 bad options.
 """
 
@@ -255,10 +267,11 @@ def run(argv: list[str]) -> int:
     from hipport.report.hipify_stats import Stats, render_csv, render_stats, stats_of
     from hipport.rules import for_config
 
-    # HIPIFY keeps a quoted include quoted: so does its front door (`port` writes <...>).
-    overrides = {"include_quotes": "keep", **o.overrides}
+    overrides = dict(o.overrides)
     config_file = overrides.pop("_config", None)
-    config = configmod.build(o.inputs[0], overrides, config_file)
+    config = configmod.build(o.inputs[0], overrides, config_file, DROPIN)
+    if config.roc and config.origin("data_types") in ("default", "hipify default"):
+        config = configmod.build(o.inputs[0], overrides, config_file, {**DROPIN, **DROPIN_ROC})
     titles = for_config(config).families
     # Every input, in order and as named (twice if named twice), ported as CUDA whatever its
     # name says; HIPIFY keeps no cache, nor does this door.

@@ -127,7 +127,8 @@ def _port(o: PortOptions, mode: str, files: list[WorkFile], config: Config, cach
         from hipport.report import html
 
         try:
-            html.write(result, o.report_dir)
+            with ui.progress("writing the report") as progress:
+                html.write(result, o.report_dir, progress)
         except html.NotReportFolder as e:
             raise HipportError(str(e)) from None
         except OSError as e:

@@ -30,7 +30,8 @@ def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Pat
         with ui.progress("reporting") as progress:
             result = engine.run(files, config, engine.EVERYTHING, cache_dir=cache_dir, progress=progress)
         try:
-            stats = html.write_report(result, out_dir)
+            with ui.progress("writing pages") as progress:
+                stats = html.write_report(result, out_dir, progress)
         except html.NotReportFolder as e:  # made meanwhile by someone else
             raise HipportError(str(e)) from None
         except OSError as e:

@@ -25,7 +25,7 @@ import os
 import posixpath
 import re
 import string
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -1006,12 +1006,14 @@ def claim(out: Path) -> None:
         _write_if_changed(out / ".gitignore", "# Created by hipport: the report is generated.\n*\n")
 
 
-def write(run: RunResult, out_dir: Path | str) -> Path:
+def write(run: RunResult, out_dir: Path | str, progress: Callable[..., None] | None = None) -> Path:
     """Write (or bring up to date) the report in `out_dir`; returns the index path."""
-    return write_report(run, Path(out_dir)).index
+    return write_report(run, Path(out_dir), progress).index
 
 
-def write_report(run: RunResult, out: Path) -> WriteStats:
+def write_report(run: RunResult, out: Path, progress: Callable[..., None] | None = None) -> WriteStats:
+    """`progress(done, total, current)`: told after each file page (the UI's progress bar;
+    on 2,000 files the pages take seconds)."""
     claim(out)
     owned = _owned(out)
     stats = WriteStats(out / "index.html")
@@ -1019,7 +1021,9 @@ def write_report(run: RunResult, out: Path) -> WriteStats:
     rows, pages = prepare_files(run)
     anchors: dict[str, dict[int, int]] = {}
     status_files: dict[str, Any] = {}
-    for fd in pages:
+    for n, fd in enumerate(pages, 1):
+        if progress is not None:
+            progress(n - 1, len(pages), fd.result.path)
         prev = old.get(fd.page)
         target = out / fd.page
         if (isinstance(prev, dict) and prev.get("key") == fd.key and target.is_file()
@@ -1032,6 +1036,8 @@ def write_report(run: RunResult, out: Path) -> WriteStats:
             stats.written.append(fd.page)
         status_files[fd.page] = {"path": fd.result.path, "key": fd.key,
                                  "anchors": {str(k): v for k, v in anchors[fd.page].items()}}
+    if progress is not None:
+        progress(len(pages), len(pages), "rule, effort and index pages")
     docs = dict(registry.rules())
     sites = _sites(pages, anchors)
     for rule in sites:

@@ -23,7 +23,7 @@ STATUSES = ("supported", "unsupported", "deprecated", "experimental")
 KINDS = ("function", "type", "enum", "macro", "device", "namespace", "header", "field")
 ENTRY_KEYS = {"hip", "kind", "status", "since", "args", "note", "alt", "report", "hipsolver", "level",
               "floors", "header", "value", "define", "expr"}
-FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces", "overrides"}
+FILE_KEYS = {"family", "title", "library", "since", "names", "headers", "namespaces", "overrides", "hipify_flat"}
 # Families used only when the config selects them, replacing the family they stand in for.
 ALTERNATIVES = {"rocblas": "cublas", "rocsparse": "cusparse", "rocrand": "curand",
                 "rocsolver": "cusolver", "miopen_hipify": "cudnn", "rocblas_types": "complex"}
@@ -92,6 +92,9 @@ class HeaderMap:
     # moved it to the header `floors` names last (GL interop left hip_runtime_api.h in 6.0 for
     # hip_gl_interop.h, 5.6+): below the floors, that header is included too where it exists.
     moved: str | None = None
+    # Does HIPIFY write this library's flat header ("hipblas.h"), or its folder's
+    # ("hiprand/hiprand.h")? The file's `hipify_flat` (default true); include-layout "hipify".
+    hipify_flat: bool = True
 
 
 @fast_pickle
@@ -145,6 +148,9 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
     for cuda, entry in data.get("names", {}).items():
         names.append(_entry(path, family, default_since, cuda, entry))
     headers: list[HeaderMap] = []
+    hipify_flat = data.get("hipify_flat", True)
+    if not isinstance(hipify_flat, bool):
+        raise _fail(path, "hipify_flat must be true or false")
     for cuda, h in data.get("headers", {}).items():
         if not isinstance(h, dict) or set(h) - {"hip", "flat", "status", "note", "since", "needs", "floors", "moved"}:
             raise _fail(path, f"[headers] {cuda!r}: expected a table with "
@@ -161,7 +167,8 @@ def load_table(path: Path) -> tuple[dict, list[Mapping], list[HeaderMap], list[M
         headers.append(HeaderMap(cuda, h.get("hip"), h.get("flat"), family,
                                  h.get("status", "supported" if h.get("hip") else "unsupported"),
                                  h.get("note"), str(h.get("since", default_since)), h.get("needs"),
-                                 tuple(sorted(floors.items(), key=lambda kv: version(kv[0]))), moved))
+                                 tuple(sorted(floors.items(), key=lambda kv: version(kv[0]))), moved,
+                                 hipify_flat))
     spaces = [_entry(path, family, default_since, ns, {"kind": "namespace", **e})
               for ns, e in data.get("namespaces", {}).items()]
     meta = {"family": family, "title": data.get("title", family),

@@ -45,6 +45,7 @@ _NONE = type(None)
 # What a field's annotation allows, as the set of value types a JSON column may hold.
 _TYPES: dict[str, frozenset[type]] = {
     "str": frozenset({str}), "str | None": frozenset({str, _NONE}), "int | None": frozenset({int, _NONE}),
+    "bool": frozenset({bool}),
 }
 _PAIRS = "tuple[tuple[str, str], ...]"  # Mapping.floors: arrays of two strings in JSON
 # Values a field must take, beyond its type.

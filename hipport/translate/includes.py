@@ -33,7 +33,7 @@ RUNTIME_FAMILIES = {"runtime", "driver", "device", "complex", "vector"}
 def run(ctx: Context) -> None:
     data = ctx.src.data
     headers = ctx.rules.headers
-    flat = ctx.config.include_layout == "flat"
+    layout = ctx.config.include_layout
     present: set[str] = set()
     needs_runtime_at: int | None = None  # a HIP header that needs the runtime came before it
     runtime_at: int | None = None  # the line of the file's first include of HIP's runtime
@@ -52,6 +52,7 @@ def run(ctx: Context) -> None:
             continue
         fam = ctx.families.setdefault(h.family, FamilyCount())
         fam.found += 1
+        flat = layout == "flat" or layout == "hipify" and h.hipify_flat
         target = (h.flat or h.hip) if flat else h.hip
         if h.status != "unsupported" and target and ctx.floor.lacks(h.since):
             fam.unsupported += 1

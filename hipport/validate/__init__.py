@@ -174,11 +174,18 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
                 headers = include_headers(opts.paths, opts.includes, config)
                 for d in sorted({str(h.root) for h in headers}):
                     say(f"note: the headers of include folder {d} are ported with the units (it is outside the inputs)")
+                context = context_headers(opts.paths, originals, originals + headers, config)
+                if context:
+                    say(f"note: {len(context)} header{'s' if len(context) != 1 else ''} the files named alone "
+                        f"read ({', '.join(h.display for h in context[:3])}{', ...' if len(context) > 3 else ''}) "
+                        f"are ported with them")
+                headers += context
                 product = PortedTree.port(originals + headers, config, work / "ported", cache_dir=cache_dir,
                                           label="product", progress=bar)
         trees = [product]
         explain = _explainer(trees, config)
         stop = _stop_dir(opts, originals, product)
+        product.project = stop
 
         # flags per unit: compile_commands.json, else the project's build files, then -I/-D;
         # every value from the tree is checked first (flags.py), the command line's are the user's
@@ -186,7 +193,10 @@ def validate(opts: Options, config: Config, *, progress: ProgressFactory | None 
         system = tuple(d for t in tcs if t is not None and t.ok for d in compilemod.system_dirs(t))
         checker = flagsmod.Checker([stop, *([db_dir] if db_dir else [])], system, opts.includes)
         compdb = flagsmod.load_compdb(opts.compdb) if opts.compdb else {}
-        cli = flagsmod.cli_flags(opts.includes, opts.defines)
+        # -I, then the project model's include folders (the configuration's, compile_commands.json's,
+        # the build files'; hipport.commands.project checked those the tree gave)
+        cli = flagsmod.cli_flags(tuple(dict.fromkeys([*opts.includes, *map(Path, config.include_paths)])),
+                                 opts.defines)
         project_values: dict[Path | None, list[flagsmod.Value]] = {}
 
         def flags_of(src: Path) -> flagsmod.Flags:
@@ -324,19 +334,55 @@ def include_headers(paths: Sequence[Path], includes: Sequence[Path], config: Con
     the system's include folder (under /usr or /opt, CUDA_HOME, or one holding CUDA's own
     runtime headers) is left as it is. Nothing from these folders is compiled as a unit."""
     inputs = [p.resolve() for p in paths]
-    toolkit = [Path(x).resolve() for x in ("/usr", "/opt", os.environ.get("CUDA_HOME", ""),
-                                             os.environ.get("CUDA_PATH", "")) if x]
     dirs = []
     for d in dict.fromkeys(p.resolve() for p in includes):
         if not d.is_dir() or any(d == i or i in d.parents for i in inputs):
             continue
-        if any(d == t or t in d.parents for t in toolkit) or (d / "cuda_runtime_api.h").exists():
+        if _toolkit(d):
             continue
         dirs.append(d)
     if not dirs:
         return []
     return [wf for wf in discover(dirs, config.include, config.exclude)
             if os.path.splitext(wf.rel)[1].lower() in HEADER_SUFFIXES]
+
+
+def _toolkit(d: Path) -> bool:
+    """A toolkit's or the system's include folder (under /usr or /opt, CUDA_HOME, or one
+    holding CUDA's own runtime headers): its headers are not the project's to port."""
+    toolkit = [Path(x).resolve() for x in ("/usr", "/opt", os.environ.get("CUDA_HOME", ""),
+                                             os.environ.get("CUDA_PATH", "")) if x]
+    return any(d == t or t in d.parents for t in toolkit) or (d / "cuda_runtime_api.h").exists()
+
+
+def context_headers(paths: Sequence[Path], originals: Sequence[WorkFile], known: Sequence[WorkFile],
+                    config: Config) -> list[WorkFile]:
+    """The headers a file named alone reads, as a build finds them (beside it, in a folder above
+    it, in the project model's include folders: hipport.closure, the files the analysis reads):
+    they are ported with it, so its quoted includes resolve in the ported copy as in the tree
+    (`validate src/k.cu` beside `k.cuh`). Headers in `known`, and a toolkit's, are left out."""
+    from hipport import closure
+
+    named = {p.resolve() for p in paths if p.is_file()}
+    have = {wf.path.resolve() for wf in known}
+    dirs = tuple(os.path.abspath(d) for d in config.include_paths)
+    unique = dict(config.unique_headers)
+    memo: dict = {}
+    out: dict[Path, WorkFile] = {}
+    for wf in originals:
+        if wf.path.resolve() not in named:
+            continue
+        try:
+            data = wf.path.read_bytes()
+        except OSError:
+            continue
+        for h in closure.read(str(wf.path), data, memo, dirs, unique).found:
+            hp = Path(h).resolve()
+            if hp in have or hp in out or hp.suffix.lower() not in HEADER_SUFFIXES or _toolkit(hp.parent):
+                continue
+            out[hp] = WorkFile(str(hp), hp.name, os.path.relpath(hp) if hp.is_relative_to(Path.cwd()) else str(hp),
+                               hp.parent)
+    return list(out.values())
 
 
 def _ggl_copy(tree: PortedTree, out: Path, cache_dir: Path | None) -> PortedTree:
@@ -410,8 +456,7 @@ def document(opts: Options, plans: Sequence[tuple[str, toolchains.ArchPlan]], un
     def bad(xs: list[str]) -> int:
         return sum(1 for x in xs if x in ("fail", *runs.FAILED))
 
-    classes = {k: sum(1 for u in compile_d if u["class"] == k)
-               for k in (unitclass.MISSING_PACKAGE, unitclass.FLAGGED, unitclass.UNEXPECTED)}
+    classes = {k: sum(1 for u in compile_d if u["class"] == k) for k in unitclass.KINDS}
     summary = ValidationSummary(
         failed=failed,
         units=len(dict.fromkeys(u.file for u in units)),
@@ -432,6 +477,7 @@ def document(opts: Options, plans: Sequence[tuple[str, toolchains.ArchPlan]], un
         gpu_not_run=gpu.count(runs.NOT_RUN),
         not_run=not_run,
         not_ported=len(not_ported),
+        units_missing_dependency=classes[unitclass.MISSING_DEPENDENCY],
     )
     port_errors = [ValidationProblem(r.path, None, "port", HP.UNREADABLE_FILE, r.error or "failed", "hipport port")
                    for r in not_ported]
@@ -477,7 +523,7 @@ def table_rows(archs: list[str], compile_d: list[dict[str, Any]], runs_d: list[d
         for a in archs:
             r = u["archs"].get(a)
             if r is not None:
-                row[f"compile {tc} {a}" if by_toolchain else f"compile {a}"] = _WORD.get(r["status"], r["status"])
+                row[f"compile {tc} {a}" if by_toolchain else f"compile {a}"] = _word(r)
         if u.get("class"):  # why it failed, so the report's table says it beside the unit
             why = f"{tc}: {u['class']}: {u['why']}" if by_toolchain else f"{u['class']}: {u['why']}"
             row["failure"] = f"{row['failure']}; {why}" if "failure" in row else why
@@ -494,13 +540,20 @@ def table_rows(archs: list[str], compile_d: list[dict[str, Any]], runs_d: list[d
             if leg == "unfixed64":  # informational: what the port would do without the wave64 pass
                 row[key] = _UNFIXED.get(st, st) + (" (fixed by wave64)" if r.get("saved_by_wave64") else "")
             else:
-                row[key] = _WORD.get(st, st)
+                row[key] = _word(e.get(leg, {"status": ""}))
         ran = [f"{k} {_WORD.get(v['status'], v['status'])}" for k, v in r["gpu"].items() if v["status"] != "not-run"]
-        row["gpu"] = ", ".join(ran) or "not run"
+        why = "; ".join(dict.fromkeys(f"{k}: {v['reason']}" for k, v in r["gpu"].items() if v.get("reason")))
+        row["gpu"] = ", ".join(ran) or (f"not run: {why}" if why else "not run")
     for p in not_ported:  # compiled as it was written: the port's failure is what to say
         row = rows.setdefault(p.file or "", {"file": p.file, **{c: "" for c in cols}})
         row["failure"] = f"not ported: {p.message}"
     return list(rows.values())
+
+
+def _word(r: dict[str, Any]) -> str:
+    """A table cell: the status in a word; "not run" says why."""
+    word = _WORD.get(r["status"], r["status"])
+    return f"{word}: {r['reason']}" if r["status"] == "not-run" and r.get("reason") else word
 
 
 def flat_errors(compile_d: list[dict[str, Any]], runs_d: list[dict[str, Any]]) -> list[ValidationProblem]:

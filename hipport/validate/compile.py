@@ -82,6 +82,7 @@ class UnitResult:
     archs: dict[str, ArchResult] = field(default_factory=dict)
     toolchain: str = ""  # the name of the toolchain that compiled it ("hip-5.2")
     has: tuple[Library, ...] = ()  # the libraries whose headers that toolchain has (not in the JSON)
+    in_project: Callable[[str], bool] | None = None  # is an include path a file of the project
 
     @property
     def failed(self) -> bool:
@@ -93,7 +94,7 @@ class UnitResult:
 
     def verdict(self) -> UnitClass | None:
         """Why it failed (None when it did not): missing package, flagged or unexpected."""
-        return classify_unit(self.errors(), self.has, self.toolchain) if self.failed else None
+        return classify_unit(self.errors(), self.has, self.toolchain, self.in_project) if self.failed else None
 
     def to_dict(self) -> dict[str, Any]:
         v = self.verdict()
@@ -399,7 +400,7 @@ def compile_units(tree: PortedTree, units: list[Entry], archs: Sequence[str], *,
     unchanged are reused. A toolchain in a root compiles the tree placed inside it (site.py)."""
     tc = toolchain or toolchains.amd_toolchain()
     results = [UnitResult(u.display, str(u.copy), toolchain=tc.name if tc is not None else "",
-                          has=tc.headers if tc is not None else ()) for u in units]
+                          has=tc.headers if tc is not None else (), in_project=tree.in_project) for u in units]
     if tc is None or not tc.ok:
         why = "HIP for AMD not found (no hipcc on PATH, in /opt/rocm or /usr)" if tc is None else \
             f"HIP for AMD does not work: {tc.error}" if not tc.root else f"{tc.name} cannot run: {tc.error}"

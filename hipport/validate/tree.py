@@ -22,6 +22,7 @@ from hipport.linemap import LineMap, Location
 from hipport.model import FileResult, FileStatus, RunResult
 from hipport.workspace import CUDA_SOURCE, CXX_EXT, HOST, PORTED_ROLES, WorkFile, role_of
 
+_WALK_LIMIT = 200_000  # files looked at to answer in_project
 TU_EXT = {".cu", ".hip", ".c", ".cc", ".cpp", ".cxx", ".c++"}
 _GPU_HINT = re.compile(rb"\bhip[A-Z]\w*|__global__|__device__|<<<|#\s*include\s*[<\"](?:hip/|cuda)")
 _MAIN = re.compile(rb"^[ \t]*(?:(?:static|extern|inline)\s+)*(?:int|auto|void)\s+main\s*\(", re.M)
@@ -65,6 +66,8 @@ class PortedTree:
     run: RunResult | None = None
     label: str = ""
     _by_copy: dict[str, Entry] = field(default_factory=dict)
+    project: Path | None = None  # the repository the originals lie in (validate's stop folder)
+    _project_files: dict[str, list[str]] | None = None  # file name -> paths under `project`
 
     def __post_init__(self) -> None:
         self._by_copy = {os.path.normpath(str(e.copy)): e for e in self.entries}
@@ -156,6 +159,24 @@ class PortedTree:
         except ValueError:
             return d
         return self.root / rel
+
+    def in_project(self, spec: str) -> bool:
+        """Is there a file the include path `spec` can name in the project, or in this tree
+        (a header the port lost is the port's failure, not a missing dependency)?"""
+        inc = spec.strip().strip('"<>').replace(os.sep, "/").lstrip("./")
+        if self._project_files is None:
+            self._project_files = {}
+            for top in dict.fromkeys(p for p in (self.project, self.base, self.root) if p is not None):
+                seen = 0
+                for d, dirs, names in os.walk(top):
+                    dirs[:] = [x for x in dirs if not x.startswith(".")]
+                    for n in names:
+                        self._project_files.setdefault(n, []).append(os.path.join(d, n).replace(os.sep, "/"))
+                    seen += len(names)
+                    if seen > _WALK_LIMIT:  # a huge folder (a home directory): enough to answer
+                        break
+        name = inc.rsplit("/", 1)[-1]
+        return any(p == inc or p.endswith("/" + inc) for p in self._project_files.get(name, ()))
 
     def units(self) -> list[Entry]:
         return [e for e in self.entries if e.is_unit]

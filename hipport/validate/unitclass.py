@@ -4,6 +4,9 @@
   package, from `rules/validate/packages.toml`) and the toolchain lacks: install it; not
   hipport's failure. Where the toolchain has that package's library (the HIP 6.4 root has
   hipBLAS), a header of it not found is the port's to answer for: flagged or unexpected.
+- `missing-dependency`: its first error is a header found neither in the project (its folder
+  and the repository around it) nor in the toolchain, and not CUDA's or HIP's own (ATen, a JSON
+  library): a third-party library, named; give its folder with -I or install it.
 - `flagged`: its first error lies on a line where hipport reported a finding (the rule is
   given): hipport said so when porting, the fix is the finding's.
 - `unexpected`: anything else: a gap in hipport, to report.
@@ -14,7 +17,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -24,7 +27,15 @@ from hipport.validate.driver import Library
 from hipport.validate.errors_map import MISSING, Diagnostic
 
 MISSING_PACKAGE, FLAGGED, UNEXPECTED = "missing-package", "flagged", "unexpected"
+MISSING_DEPENDENCY = "missing-dependency"
+KINDS = (MISSING_PACKAGE, MISSING_DEPENDENCY, FLAGGED, UNEXPECTED)
 _NOT_FOUND = re.compile(r"'([^']+)' file not found")
+# CUDA's and HIP's own headers: one not found is the port's doing (a name left or misspelt), or
+# a ROCm library the toolchain lacks (the package table names those).
+_TOOLKIT = re.compile(r"(?:cuda|cu[a-z]+[_.]|cublas|cufft|curand|cusparse|cusolver|cudnn|nvrtc|nvtx|nccl|"
+                      r"npp|nvjpeg|nvml|thrust/|cub/|cooperative_groups|crt/|mma\.h|sm_\d|device_|"
+                      r"vector_|math_constants|texture_|surface_|driver_|host_|channel_|builtin_types|"
+                      r"hip|roc|miopen|amd_|rccl)", re.I)
 
 
 @dataclass(frozen=True)
@@ -68,8 +79,11 @@ def package_of(header: str) -> Package | None:
     return got
 
 
-def classify_unit(errors: list[Diagnostic], has: Sequence[Library] = (), toolchain: str = "") -> UnitClass:
-    """`has`: the libraries whose headers the toolchain (named `toolchain`) has."""
+def classify_unit(errors: list[Diagnostic], has: Sequence[Library] = (), toolchain: str = "",
+                  in_project: Callable[[str], bool] | None = None) -> UnitClass:
+    """`has`: the libraries whose headers the toolchain (named `toolchain`) has; `in_project`:
+    is there a file of this include path in the project (None: unknown, nothing is a
+    missing dependency)."""
     if not errors:
         return UnitClass(UNEXPECTED, "the compiler failed without an error hipport could read")
     first = errors[0]
@@ -84,6 +98,10 @@ def classify_unit(errors: list[Diagnostic], has: Sequence[Library] = (), toolcha
                 note = "" if pkg.debian else ", which Debian 12 does not package"
                 return UnitClass(MISSING_PACKAGE, f"{m.group(1)}: install {pkg.name}{note}")
             message += f" ({toolchain or 'the toolchain'} has {lib.name}: <{lib.header}>)"
+        elif in_project is not None and first.rule is None and not _TOOLKIT.match(m.group(1)) \
+                and not in_project(m.group(1)):
+            return UnitClass(MISSING_DEPENDENCY, f"{m.group(1)}: in neither the project nor the toolchain "
+                                                 f"(a third-party library: give its folder with -I, or install it)")
     if first.rule is not None:
         return UnitClass(FLAGGED, f"{where}: {first.rule} ({message})")
     return UnitClass(UNEXPECTED, f"{where}: {message}")

@@ -28,6 +28,19 @@ def _cell(status: str | None, extra: str = "") -> Text:
     return t
 
 
+class _Why:
+    """Why cells say "not run": each reason once, numbered; the cell carries its number and the
+    summary the reason, so no "not run" stands without one."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, list[int]] = {}  # reason -> [number, cells]
+
+    def mark(self, reason: str) -> str:
+        got = self.seen.setdefault(reason, [len(self.seen) + 1, 0])
+        got[1] += 1
+        return f"[{got[0]}]"
+
+
 def render_json(doc: ValidationResult) -> str:
     return json.dumps(doc.to_json(), indent=2) + "\n"
 
@@ -124,6 +137,12 @@ def render_text(doc: ValidationResult, color: bool = False, width: int | None = 
     for tc, a in cols:
         t.add_column(f"{tc} {a}" if several else a, no_wrap=True)
     has_runs = bool(runs)
+    why = _Why()
+    skipped = {(a.toolchain or "", a.arch): a.reason for a in det.archs_skipped}
+
+    def not_run(key: str, reason: str | None) -> Text:
+        return _cell("not-run", why.mark(f"{key}: {reason}") if reason else "")
+
     if has_runs:  # the emulator legs: CUDA reference, full port, port without wave64 fixes
         t.add_column("emu32 CUDA", no_wrap=True)
         t.add_column("emu64 port", no_wrap=True)
@@ -134,6 +153,13 @@ def render_text(doc: ValidationResult, color: bool = False, width: int | None = 
         units: dict[str, dict[str, Any]] = row.get("compile") or {}
         for tc, a in cols:
             ar = units.get(tc, {}).get("archs", {}).get(a)
+            if ar and ar["status"] == "not-run":
+                reason = ar.get("reason") or skipped.get((tc, a))
+                if (tc, a) in skipped:
+                    cells.append(not_run(f"{tc} {a}" if several else a, f"not compiled for ({reason})"))
+                else:
+                    cells.append(not_run("compile", reason))
+                continue
             cells.append(_cell(ar["status"] if ar else None,
                                f"({len(ar['errors'])})" if ar and ar["errors"] else ""))
         if has_runs:
@@ -142,18 +168,22 @@ def render_text(doc: ValidationResult, color: bool = False, width: int | None = 
                 cells += [Text(""), Text(""), Text(""), Text("")]
             else:
                 emu = prog["emulator"]
-                cells.append(_cell(emu.get("ref32", {}).get("status")))
-                cells.append(_cell(emu.get("port64", {}).get("status")))
+                for leg in ("ref32", "port64"):
+                    x = emu.get(leg, {})
+                    cells.append(not_run(f"emulator {leg}", x.get("reason")) if x.get("status") == "not-run"
+                                 else _cell(x.get("status")))
                 un = emu.get("unfixed64", {}).get("status")
                 info = {"mismatch": "differs", "build-error": "build error", "run-error": "run error"}
                 if un in info:  # informational, never a failure
                     cell = Text(info[un], style="cyan")
                     if prog.get("saved_by_wave64"):
                         cell.append(" (wave64 fixed)", style="dim")
+                elif un == "not-run":
+                    cell = not_run("emulator unfixed64", emu.get("unfixed64", {}).get("reason"))
                 else:
                     cell = _cell(un, "(wave64 fixed)" if prog.get("saved_by_wave64") else "")
                 cells.append(cell)
-                cells.append(_gpu_cell(prog["gpu"]))
+                cells.append(_gpu_cell(prog["gpu"], why))
         t.add_row(*cells)
     con.print(t)
     for e in doc.errors:
@@ -162,7 +192,7 @@ def render_text(doc: ValidationResult, color: bool = False, width: int | None = 
                            style="red"))
     _details(con, doc)
     _occupancy(con, doc)
-    _summary(con, doc)
+    _summary(con, doc, why)
     return no_surrogates(buf.getvalue())  # a name's bytes that are not UTF-8, written \xff
 
 
@@ -206,10 +236,11 @@ def _occupancy(con: Console, doc: ValidationResult) -> None:
         con.print(Text(f"({len(rows) - len(shown)} more kernels keep their lanes busy at wave 64)", style="dim"))
 
 
-def _gpu_cell(gpu: dict[str, Any]) -> Text:
+def _gpu_cell(gpu: dict[str, Any], why: _Why) -> Text:
     ran = {k: v for k, v in gpu.items() if v["status"] != "not-run"}
     if not ran:
-        return _cell("not-run")
+        marks = dict.fromkeys(why.mark(f"{k} GPU: {v['reason']}") for k, v in gpu.items() if v.get("reason"))
+        return _cell("not-run", "".join(marks) if marks else "")
     out = Text()
     for i, (k, v) in enumerate(ran.items()):
         if i:
@@ -222,6 +253,9 @@ def _gpu_cell(gpu: dict[str, Any]) -> Text:
 def _details(con: Console, doc: ValidationResult) -> None:
     det = doc.details
     several = len({u.get("toolchain") for u in det.compile}) > 1
+    # An error in a header every unit includes is one error: printed once, with the units it
+    # stopped (a tree's 28 units failing on one line of a shared header read as 28 errors).
+    errors: dict[tuple, tuple[dict[str, Any], list[str] | None, str | None, list[str]]] = {}
     for u in det.compile:
         seen: set[tuple] = set()
         tc = u.get("toolchain") or "hip"
@@ -236,9 +270,18 @@ def _details(con: Console, doc: ValidationResult) -> None:
                 archs = [a for a, rr in u["archs"].items()
                          if any((x["file"], x["line"], x["column"], x["message"]) == key for x in rr["errors"])]
                 ran = [a for a, rr in u["archs"].items() if rr["status"] != "not-run"]
-                con.print(format_error(e, archs if len(archs) < len(ran) else None, tc if several else None))
-            if r["status"] == "not-run" and r.get("reason"):
-                pass  # shown once in the summary
+                only = archs if len(archs) < len(ran) else None
+                group = (tc, *key, tuple(only or ()))
+                if group in errors:
+                    errors[group][3].append(u["file"])
+                else:
+                    errors[group] = (e, only, tc if several else None, [u["file"]])
+    for e, only, tc_name, files in errors.values():
+        t = format_error(e, only, tc_name)
+        if len(files) > 1:
+            names = ", ".join(files[:3]) + (", ..." if len(files) > 3 else "")
+            t.append(f"\n    (in {len(files)} units: {names})", style="dim")
+        con.print(t)
     for r in det.runs:
         shown: dict[tuple, str] = {}
         for leg, label in (("ref32", "wave 32, CUDA reference"), ("port64", "wave 64, full port"),
@@ -298,7 +341,7 @@ def format_error(e: dict[str, Any], archs: list[str] | None, toolchain: str | No
     return t
 
 
-def _summary(con: Console, doc: ValidationResult) -> None:
+def _summary(con: Console, doc: ValidationResult, why: _Why | None = None) -> None:
     s = doc.summary
     det = doc.details
     for note in doc.notes:
@@ -307,24 +350,14 @@ def _summary(con: Console, doc: ValidationResult) -> None:
     for w in doc.warnings:
         con.print(Text(f"warning: {w}", style="yellow"))
     several = len({u.get("toolchain") for u in det.compile}) > 1
+    marked = set()
+    for text, (n, cells) in (why.seen if why else {}).items():  # the table's "not run [n]"
+        con.print(Text(f"[{n}] not run{f' ({cells}x)' if cells > 1 else ''}: {text}", style="dim"))
+        marked.add(text)
     for a in det.archs_skipped:
         who = f"{a.toolchain} " if several and a.toolchain else ""
-        con.print(Text(f"{who}{a.arch}: not compiled for ({a.reason})", style="dim"))
-    reasons: dict[str, int] = {}
-    skipped = {a.reason for a in det.archs_skipped}
-    for u in det.compile:
-        for r in u["archs"].values():
-            if r["status"] == "not-run" and r.get("reason") and r["reason"] not in skipped:
-                key = f"compile: {r['reason']}"
-                reasons[key] = reasons.get(key, 0) + 1
-    for r in det.runs:
-        for k, x in [(f"emulator {k}", v) for k, v in r["emulator"].items()] + \
-                [(f"{k} GPU", v) for k, v in r["gpu"].items()]:
-            if x["status"] == "not-run" and x.get("reason"):
-                key = f"{k}: {x['reason']}"
-                reasons[key] = reasons.get(key, 0) + 1
-    for why, n in reasons.items():
-        con.print(Text(f"not run ({n}x): {why}", style="dim"))
+        if f"{who}{a.arch}: not compiled for ({a.reason})" not in marked:
+            con.print(Text(f"{who}{a.arch}: not compiled for ({a.reason})", style="dim"))
     parts = []
     if det.compile and several:  # per toolchain: what each one says of the same units
         for name in dict.fromkeys(u.get("toolchain") or "" for u in det.compile):
@@ -344,11 +377,18 @@ def _summary(con: Console, doc: ValidationResult) -> None:
     classes = [(f"{u['file']} ({u.get('toolchain')})" if several else u["file"], u.get("class"), u.get("why"))
                for u in det.compile if u.get("class")]
     if classes:
-        count = {k: sum(1 for _, c, _ in classes if c == k) for k in ("missing-package", "flagged", "unexpected")}
-        con.print(Text(f"failed units: {count['missing-package']} missing a package, {count['flagged']} flagged "
-                       f"by hipport, {count['unexpected']} unexpected"))
+        count = {k: sum(1 for _, c, _ in classes if c == k)
+                 for k in ("missing-package", "missing-dependency", "flagged", "unexpected")}
+        dep = f", {count['missing-dependency']} missing a dependency" if count["missing-dependency"] else ""
+        con.print(Text(f"failed units: {count['missing-package']} missing a package{dep}, {count['flagged']} "
+                       f"flagged by hipport, {count['unexpected']} unexpected"))
+        grouped: dict[tuple[Any, Any], list[str]] = {}  # one reason, however many units it stopped
         for file, c, reason in classes:
-            con.print(Text(f"  {c}: {file}: {reason}", style="red" if c == "unexpected" else "dim"))
+            grouped.setdefault((c, reason), []).append(file)
+        for (c, reason), files in grouped.items():
+            who = files[0] if len(files) == 1 else \
+                f"{len(files)} units ({', '.join(files[:3])}{', ...' if len(files) > 3 else ''})"
+            con.print(Text(f"  {c}: {who}: {reason}", style="red" if c == "unexpected" else "dim"))
     if s.not_ported:
         parts.insert(0, f"port: {s.not_ported} file{'s' if s.not_ported != 1 else ''} not ported")
     if not parts:

@@ -158,3 +158,30 @@ def test_an_output_that_is_an_input_is_refused(tmp_path: Path) -> None:
     assert "two inputs named k.cu would both be written to out/k.cu" in err
     r = hipport("hipify", "-o=link.cu", "k.cu", cwd=tmp_path)  # replaces the link, not k.cu
     assert r.returncode == 0 and not (tmp_path / "link.cu").is_symlink() and k.read_text() == SOURCE
+
+
+LIBS = """\
+#include "cublas_v2.h"
+#include "curand.h"
+#include <cuComplex.h>
+void f(cublasHandle_t h, cuComplex* a) { cublasCgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, a, a, 1, a, 1, a, a, 1); }
+"""
+
+
+def test_the_defaults_are_hipifys_spellings_and_a_config_file_still_chooses(tmp_path: Path) -> None:
+    """A user who swaps hipify-clang for `hipport hipify` gets HIPIFY's output: the ROCm 6.x
+    `_v2` names, "hipblas.h" flat and "hiprand/hiprand.h" in its folder, quotes kept, and under
+    -roc rocBLAS's complex type; `hipport port` keeps its own; a .hipport.toml chooses."""
+    src = tmp_path / "l.cu"
+    src.write_text(LIBS)
+    out = hipport("hipify", src, "-quiet-warnings", cwd=tmp_path).stdout.decode()
+    assert '#include "hipblas.h"' in out and '#include "hiprand/hiprand.h"' in out
+    assert "hipblasCgemm_v2(" in out
+    roc = hipport("hipify", "-roc", src, "-quiet-warnings", cwd=tmp_path).stdout.decode()
+    assert '#include "rocblas.h"' in roc and "rocblas_float_complex" in roc
+    port = hipport("port", src, "-o", "-", "--no-cache", cwd=tmp_path).stdout.decode()
+    assert "#include <hipblas/hipblas.h>" in port and "hipblasCgemm(" in port
+    (tmp_path / ".hipport.toml").write_text('rocm = "5.2"\ninclude-layout = "current"\n')
+    mine = hipport("hipify", src, "-quiet-warnings", cwd=tmp_path).stdout.decode()
+    assert '#include "hipblas/hipblas.h"' in mine and "hipblasCgemm(" in mine
+    assert "HIPIFY's spellings" in hipport("hipify", "--help").stdout.decode()

@@ -63,6 +63,22 @@ def test_diff_base_reports_only_what_the_change_adds(repo: Path) -> None:
     assert bad.returncode == 2 and b"no-such-rev" in bad.stderr
 
 
+def test_diff_base_head_before_the_first_commit_makes_every_staged_line_new(tmp_path: Path) -> None:
+    """The pre-commit hook's `--diff-base HEAD` in a repository with no commit yet: the empty
+    tree is the base (the first commit is checked whole); another revision that does not
+    resolve is still an error."""
+    r = tmp_path / "fresh"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    (r / "k.cu").write_bytes(OLD)
+    git(r, "add", "k.cu")
+    full = json.loads(hipport("lint", ".", "--format", "json", "--no-cache", cwd=r).stdout)
+    doc = json.loads(hipport("lint", ".", "--format", "json", "--no-cache", "--diff-base", "HEAD", cwd=r).stdout)
+    assert lines(doc) == lines(full) and lines(doc)
+    bad = hipport("lint", ".", "--diff-base", "main", cwd=r)
+    assert bad.returncode == 2 and b"--diff-base main" in bad.stderr
+
+
 def test_fail_on_sets_the_exit_code(repo: Path) -> None:
     assert hipport("lint", "k.cu", "--no-cache", cwd=repo).returncode == 1  # warnings by default
     assert hipport("lint", "k.cu", "--no-cache", "--fail-on", "error", cwd=repo).returncode == 0
