@@ -195,7 +195,8 @@ def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs
         includes = [tree.copy_of_dir(d) for d in (flags.includes + flags.system_includes)] if flags else []
         defines = [d for d in flags.defines if not d.startswith("!")] if flags else []
         made = harness.build(harness.source(p, entry.copy), k.name, work, wave=wave, includes=includes,
-                          defines=defines, others=others, tree_files=[x.copy for x in tree.entries],
+                          defines=defines, others=others, root=tree.root,
+                              tree_files=[x.copy for x in tree.entries],
                           cache=cache / "verify" if cache is not None else None)
         if made.binary is None:
             what = "the original" if side == "ref" else "the port"

@@ -18,6 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from hipport.cache import make_private
 from hipport.verify.inputs import Plan
 
 CTYPE = {"f": "float", "d": "double", "i": "int", "I": "unsigned int", "q": "long long",
@@ -98,25 +99,27 @@ class Built:
 
 
 def build(harness: str, name: str, work: Path, *, wave: int, includes: list[Path], defines: list[str],
-          others: list[Path], tree_files: list[Path], cache: Path | None) -> Built:
+          others: list[Path], root: Path, tree_files: list[Path], cache: Path | None) -> Built:
     """Build a harness for the emulator, or take it from the cache (keyed by the harness, every
-    file of the tree it is built in, the flags, the wave and the compiler)."""
+    file of the tree it is built in, the flags, the wave and the compiler; the tree's folder,
+    a temporary one, stands as a placeholder)."""
     from hipport.validate import emulator
 
     h = hashlib.sha256()
+    here = str(root)
     for part in (harness, str(wave), repr(includes), repr(defines), repr(others), emulator.compiler() or "",
                  os.environ.get("HIPEMU_CXX", "")):
-        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+        h.update(part.replace(here, "\0root\0").encode("utf-8", "surrogateescape") + b"\0")
     for f in sorted(tree_files):
         try:
-            h.update(str(f).encode("utf-8", "surrogateescape") + b"\0" + f.read_bytes() + b"\0")
+            h.update(str(f).replace(here, "").encode("utf-8", "surrogateescape") + b"\0" + f.read_bytes() + b"\0")
         except OSError:
             pass
     for d in (emulator.include_dir() / "hip", emulator.include_dir() / "hipemu"):
         for f in sorted(d.iterdir()):
             h.update(f.name.encode() + f.read_bytes())
     key = h.hexdigest()[:32]
-    if cache is not None and (cache / key).is_file():
+    if cache is not None and _trusted(cache / key):
         return Built(cache / key, cached=True)
     src = work / f"{name}.w{wave}.cpp"
     src.write_text(harness, encoding="utf-8", errors="surrogateescape")
@@ -129,13 +132,24 @@ def build(harness: str, name: str, work: Path, *, wave: int, includes: list[Path
         return Built(None, " | ".join(lines) or e.stderr.strip()[-300:])
     if cache is not None:
         try:
-            cache.mkdir(parents=True, exist_ok=True)
+            make_private(cache)
             tmp = cache / f".{key}.{os.getpid()}"
             shutil.copy2(out, tmp)
             os.replace(tmp, cache / key)
         except OSError:
             pass  # a full or read-only cache costs the next run a build, nothing else
     return Built(out)
+
+
+def _trusted(binary: Path) -> bool:
+    """A cached harness is run only when this user made it and nobody else can have changed
+    it (the cache folder is private; a binary in it is checked all the same)."""
+    try:
+        st = binary.stat()
+    except OSError:
+        return False
+    return binary.is_file() and st.st_uid == os.getuid() and not st.st_mode & 0o022 \
+        and not binary.parent.stat().st_mode & 0o022
 
 
 @dataclass
