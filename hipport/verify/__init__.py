@@ -239,6 +239,11 @@ def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs
                                           f"{d.actual} (compared {how})")
             compared += 1
     if not compared:
+        if any(w in skip_reason for w in ("invalid memory access", "out-of-bounds", "AddressSanitizer")):
+            return replace(base, skipped=tuple(skipped), reason=(
+                f"a pointer it cannot size: the original reads or writes past the lengths given to its "
+                f"buffers ({p.sized_by}) on every input kind; give lengths in [tool.hipport.verify.{k.name}]"
+                f" ({skip_reason})"))
         return replace(base, skipped=tuple(skipped),
                        reason=f"the original stops on every input kind: {skip_reason}")
     note = f"{compared} cases, sizes {min(base.sizes)}..{max(base.sizes)}"

@@ -205,6 +205,13 @@ def _scope_names(root: Node, into: dict[str, Node], *, top: bool) -> None:
             if top and _inside_function(n):
                 continue
             for d in n.children_by_field_name("declarator"):
+                tnode = n.child_by_field_name("type")
+                if d.type == "function_declarator" and tnode is not None and _text(tnode) == "dim3":
+                    # `dim3 block(kBlock);` parses as a function declaration (the vexing parse)
+                    nm, ps = d.child_by_field_name("declarator"), d.child_by_field_name("parameters")
+                    if nm is not None and ps is not None:
+                        into[_text(nm)] = ps
+                    continue
                 if d.type != "init_declarator":
                     continue
                 nm = d.child_by_field_name("declarator")
@@ -389,6 +396,9 @@ class Evaluator:
             return 1
         if t == "false":
             return 0
+        if t == "parameter_list":  # dim3 name(kX, kY) read as a declaration
+            exprs = [_parse_expr(_text(c)) for c in n.named_children]
+            return _dim3([self._eval(e) if e is not None else None for e in exprs])
         if t == "argument_list":  # dim3 name(x, y, z)
             return _dim3([self._eval(c) for c in n.named_children])
         if t == "unary_expression":
