@@ -346,6 +346,7 @@ def verify_cmd(
     fmt: Annotated[ValidateFmt, typer.Option("--format", help="text (a table), json, or sarif (SARIF 2.1.0: a FAIL is an error at the kernel, an UNVERIFIED kernel a note).")] = ValidateFmt.text,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds one input kind of one kernel may run.")] = 300.0,
     work_dir: Annotated[Path | None, typer.Option("--work-dir", help="Keep the ported trees, harnesses and binaries here (default: a temporary folder).")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML report, with the kernel table, here.")] = None,
     quiet: Quiet = False,
     *, given: dict[str, Any],
 ) -> None:
@@ -358,7 +359,7 @@ def verify_cmd(
 
         cfg = build_config(paths, given["config_file"], **overrides(given))
         opts = VerifyOptions(tuple(paths), work_dir, cache_dir_of(given, paths, cfg), timeout, given["jobs"] or 0)
-        return do_verify(opts, cfg, UI(quiet=quiet), fmt.value, quiet)
+        return do_verify(opts, cfg, UI(quiet=quiet), fmt.value, quiet, report)
 
     _run(go)
 

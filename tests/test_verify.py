@@ -200,7 +200,7 @@ def test_the_fixture_programs_own_main_misses_the_bug(name: str) -> None:
 
 
 @_emulated
-def test_the_cli_exits_1_on_a_fail_and_renders_json_and_sarif() -> None:
+def test_the_cli_exits_1_on_a_fail_and_renders_json_sarif_and_the_report(tmp_path: Path) -> None:
     p = hipport("verify", FIXTURES / "half_ballot.cu", "--format", "json")
     assert p.returncode == 1, p.stderr
     doc = json.loads(p.stdout)
@@ -210,8 +210,10 @@ def test_the_cli_exits_1_on_a_fail_and_renders_json_and_sarif() -> None:
     s = json.loads(hipport("verify", FIXTURES / "half_ballot.cu", "--format", "sarif").stdout)
     res = s["runs"][0]["results"][0]
     assert res["level"] == "error" and res["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
-    ok = hipport("verify", FIXTURES / "correct.cu")
+    ok = hipport("verify", FIXTURES / "correct.cu", "--report", tmp_path / "report")
     assert ok.returncode == 0 and ok.stdout.startswith(b"PASS  total_any_wave"), ok.stdout
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert 'id="verification"' in page and "total_any_wave" in page
 
 
 ROWS = """// One row per block row: y[r][c] = 2 x[r][c].
