@@ -15,11 +15,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hipport.config import Config, VerifySpec, find_config_file, workers
 from hipport.model import FAIL, PASS, UNVERIFIED, KernelCheck, VerifyResult
 from hipport.verify import compare, harness, inputs
 from hipport.verify.kernels import Kernel, Launch, Tree, parse_tree
+
+if TYPE_CHECKING:
+    from hipport.validate.flags import Flags
 
 TIMEOUT = 300.0  # seconds one input kind of one kernel may run
 
@@ -77,6 +81,9 @@ def verify(opts: Options, cfg: Config, progress: Callable[[int, int], None] | No
             _prepare(t)
         checker = Checker(stop, ())
         programs = project.find_programs([(wf.display, wf.path.resolve()) for wf in files], stop, checker.flags)
+
+        def flags_of(src: Path) -> Flags:  # a file in no program: its project's build files
+            return checker.flags(project.project_values(project.project_dir(src.resolve(), stop)))
         jobs = [(g, k) for g in groups.values() for k in (g.tree.kernels if g.tree else [])]
         done = 0
         if progress:
@@ -84,7 +91,7 @@ def verify(opts: Options, cfg: Config, progress: Callable[[int, int], None] | No
 
         def one(i: int) -> KernelCheck:
             g, k = jobs[i]
-            return _check(k, g, display, ref, port, programs, _spec(k, cfg), work / f"k{i:03d}",
+            return _check(k, g, display, ref, port, programs, flags_of, _spec(k, cfg), work / f"k{i:03d}",
                           opts.cache_dir, opts.timeout)
 
         results: list[KernelCheck | None] = [None] * len(jobs)
@@ -166,7 +173,8 @@ def _plan(k: Kernel, launches: list[Launch], spec: VerifySpec | None) -> inputs.
 
 
 def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs,  # noqa: ANN001
-           spec: VerifySpec | None, work: Path, cache: Path | None, timeout: float) -> KernelCheck:
+           flags_of: Callable[[Path], Flags], spec: VerifySpec | None, work: Path, cache: Path | None,
+           timeout: float) -> KernelCheck:
     shown = display.get(k.file, str(k.file))
     assert g.tree is not None
     base = KernelCheck(k.qualified, shown, k.line, UNVERIFIED, "")
@@ -188,12 +196,16 @@ def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs
         entry = tree.entry_for_original(host)
         if entry is None:
             return replace(base, reason=f"{host.name} is not among the ported files")
-        prog = next((pr for pr in programs if pr.main.resolve() == host.resolve()), None)
-        others = [] if prog is None else [c for s in prog.sources[1:]
-                                          if (c := _copy(tree, s)) is not None]
-        flags = prog.flags if prog is not None else None
-        includes = [tree.copy_of_dir(d) for d in (flags.includes + flags.system_includes)] if flags else []
-        defines = [d for d in flags.defines if not d.startswith("!")] if flags else []
+        # the program the launching file belongs to: its flags, and its other sources (not
+        # its main file when that is another: the harness has the one main)
+        h = host.resolve()
+        prog = next((pr for pr in programs if pr.main.resolve() == h), None) or \
+            next((pr for pr in programs if h in {x.resolve() for x in pr.sources}), None)
+        others = [] if prog is None else [c for s in prog.sources if s.resolve() not in (h, prog.main.resolve())
+                                          and (c := _copy(tree, s)) is not None]
+        flags = prog.flags if prog is not None else flags_of(host)
+        includes = [tree.copy_of_dir(d) for d in (flags.includes + flags.system_includes)]
+        defines = [d for d in flags.defines if not d.startswith("!")]
         made = harness.build(harness.source(p, entry.copy), k.name, work, wave=wave, includes=includes,
                           defines=defines, others=others, root=tree.root,
                               tree_files=[x.copy for x in tree.entries],
