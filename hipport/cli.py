@@ -347,6 +347,7 @@ def verify_cmd(
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds one input kind of one kernel may run.")] = 300.0,
     work_dir: Annotated[Path | None, typer.Option("--work-dir", help="Keep the ported trees, harnesses and binaries here (default: a temporary folder).")] = None,
     report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML report, with the kernel table, here.")] = None,
+    block: Annotated[int | None, typer.Option("--block", min=1, max=1024, help="Threads per block for kernels that no launch in the host code and no [tool.hipport.verify] entry shapes (otherwise UNVERIFIED); the grid then covers the size parameter.")] = None,
     quiet: Quiet = False,
     *, given: dict[str, Any],
 ) -> None:
@@ -358,7 +359,8 @@ def verify_cmd(
         from hipport.commands.verify import verify as do_verify
 
         cfg = build_config(paths, given["config_file"], **overrides(given))
-        opts = VerifyOptions(tuple(paths), work_dir, cache_dir_of(given, paths, cfg), timeout, given["jobs"] or 0)
+        opts = VerifyOptions(tuple(paths), work_dir, cache_dir_of(given, paths, cfg), timeout, given["jobs"] or 0,
+                             block)
         return do_verify(opts, cfg, UI(quiet=quiet), fmt.value, quiet, report)
 
     _run(go)

@@ -252,3 +252,20 @@ def test_every_example_kernel_passes_or_fails_none_unverified() -> None:
     assert len(r.kernels) == 16
     bad = [(k.kernel, k.status, k.reason) for k in r.kernels if k.status != PASS]
     assert not bad, bad
+
+
+LONE = """__global__ void add_one(const int* in, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + 1;
+}
+"""
+
+
+@_emulated
+def test_a_kernel_nobody_launches_runs_with_block(tmp_path: Path) -> None:
+    (tmp_path / "lone.cuh").write_text(LONE)
+    r = verify(Options((tmp_path,)), Config())
+    assert r.kernels[0].status == UNVERIFIED and r.kernels[0].reason.startswith("no launch shape")
+    r = verify(Options((tmp_path,), block=64), Config())
+    k = r.kernels[0]
+    assert k.status == PASS and k.launch == "--block 64 (no launch in the host code)", k

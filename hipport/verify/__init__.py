@@ -35,6 +35,7 @@ class Options:
     cache_dir: Path | None = None
     timeout: float = TIMEOUT
     jobs: int = 0
+    block: int | None = None  # threads per block for kernels no launch or configuration shapes
 
 
 @dataclass
@@ -92,7 +93,7 @@ def verify(opts: Options, cfg: Config, progress: Callable[[int, int], None] | No
         def one(i: int) -> KernelCheck:
             g, k = jobs[i]
             return _check(k, g, display, ref, port, programs, flags_of, _spec(k, cfg), work / f"k{i:03d}",
-                          opts.cache_dir, opts.timeout)
+                          opts.cache_dir, opts.timeout, opts.block)
 
         results: list[KernelCheck | None] = [None] * len(jobs)
         with ThreadPoolExecutor(max_workers=max(1, min(workers(opts.jobs), len(jobs) or 1))) as ex:
@@ -160,12 +161,12 @@ def _launches(k: Kernel, tree: Tree) -> list[Launch]:
     return out
 
 
-def _plan(k: Kernel, launches: list[Launch], spec: VerifySpec | None) -> inputs.Plan:
+def _plan(k: Kernel, launches: list[Launch], spec: VerifySpec | None, block: int | None) -> inputs.Plan:
     """The plan of the first launch that gives one (or of the configuration alone)."""
     first: inputs.Unverified | None = None
     for launch in launches or [None]:  # type: ignore[list-item]
         try:
-            return inputs.plan(k, launch, spec)
+            return inputs.plan(k, launch, spec, (block, 1, 1) if block else None)
         except inputs.Unverified as e:
             first = first or e
     assert first is not None
@@ -174,16 +175,17 @@ def _plan(k: Kernel, launches: list[Launch], spec: VerifySpec | None) -> inputs.
 
 def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs,  # noqa: ANN001
            flags_of: Callable[[Path], Flags], spec: VerifySpec | None, work: Path, cache: Path | None,
-           timeout: float) -> KernelCheck:
+           timeout: float, block: int | None) -> KernelCheck:
     shown = display.get(k.file, str(k.file))
     assert g.tree is not None
     base = KernelCheck(k.qualified, shown, k.line, UNVERIFIED, "")
     try:
-        p = _plan(k, _launches(k, g.tree), spec)
+        p = _plan(k, _launches(k, g.tree), spec, block)
     except inputs.Unverified as e:
         return replace(base, reason=str(e))
     launch = p.launch
-    where = f"{display.get(launch.file, launch.file)}:{launch.line}" if launch is not None else "configuration"
+    where = f"{display.get(launch.file, launch.file)}:{launch.line}" if launch is not None else \
+        "configuration" if spec is not None and spec.block is not None else f"--block {block} (no launch in the host code)"
     if spec is not None and launch is not None:
         where += " and configuration"
     if p.rounded:

@@ -10,7 +10,7 @@ import random
 import re
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from hipport.config import VerifySpec
 from hipport.verify.kernels import (
@@ -104,9 +104,16 @@ def _identifiers(text: str) -> set[str]:
     return set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text))
 
 
-def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None) -> Plan:
-    """The cases for `kernel` from its launch and the configuration; raises Unverified."""
+def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
+         default_block: tuple[int, int, int] | None = None) -> Plan:
+    """The cases for `kernel` from its launch and the configuration (and, for a kernel with
+    neither, the block the command line gave: `--block`); raises Unverified."""
     spec = spec or VerifySpec()
+    if launch is None and default_block is not None:
+        named = spec.size or next((p.name for p in kernel.params if not p.pointer and SIZE_NAMES.match(p.name)), None)
+        b = math.prod(default_block)
+        spec = replace(spec, block=spec.block or default_block,
+                       grid=spec.grid or (f"({named} + {b} - 1) / {b}" if named else "2"))
     scope = launch.scope if launch is not None else Scope()
     ev = Evaluator(scope)
     # the kernel as the harness names it: a launch's template arguments, locals made values
@@ -167,6 +174,8 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None) -> Plan
             role = "accumulator" if kernel.accumulates(p.name) else \
                 "input" if p.const or kernel.reads(p.name) else "output"
             out.buffers.append(Buffer(p.name, code, role))
+    if not any(b.role != "input" or not next(q for q, _ in passed if q.name == b.param).const for b in out.buffers):
+        raise Unverified("it writes no pointer parameter (nothing to compare)")
     # the size and the grid per size
     size_arg = None
     if size_p is not None and launch is not None:
@@ -223,14 +232,14 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None) -> Plan
         threads = math.prod(grid) * math.prod(block)
         names: dict[str, Value] = {**over, "threads": threads}
         lengths = []
-        for b in out.buffers:
-            if b.param in lengths_cfg:
-                n = Evaluator(Scope(), names)(_parse_expr(lengths_cfg[b.param]))
+        for buf in out.buffers:
+            if buf.param in lengths_cfg:
+                n = Evaluator(Scope(), names)(_parse_expr(lengths_cfg[buf.param]))
                 if not isinstance(n, int) or n < 0:
-                    raise Unverified(f"lengths.{b.param} = {lengths_cfg[b.param]!r} is not an integer here")
+                    raise Unverified(f"lengths.{buf.param} = {lengths_cfg[buf.param]!r} is not an integer here")
             else:
                 n = max(size, threads) if size_p is not None else threads
-            lengths.append((b.param, max(int(n), 1)))
+            lengths.append((buf.param, max(int(n), 1)))
         scal = tuple((p.name, v) for p, how in passed if len(how) == 1
                      and isinstance(v := over.get(p.name), (int, float)))
         for kind in KINDS:

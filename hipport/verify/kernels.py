@@ -57,15 +57,21 @@ class Kernel:
     body: str  # the body's text (what it reads, writes and accumulates into)
 
     def reads(self, name: str) -> bool:
-        """The body reads `name[...]` (a use that is not a plain `name[...] = ...` store)."""
-        for m in re.finditer(rf"(?<![\w.>]){re.escape(name)}\s*\[", self.body):
-            depth, j = 1, m.end()
+        """The body reads `name`: any use but a plain store `name[...] = ...` (an alias such as
+        `const float* row = name + k` counts as a read)."""
+        for m in re.finditer(rf"(?<![\w.>]){re.escape(name)}\b", self.body):
+            j = m.end()
+            while j < len(self.body) and self.body[j] in " \t\n":
+                j += 1
+            if j >= len(self.body) or self.body[j] != "[":
+                return True
+            depth, j = 1, j + 1
             while j < len(self.body) and depth:
                 depth += {"[": 1, "]": -1}.get(self.body[j], 0)
                 j += 1
             if not re.match(r"\s*=(?!=)", self.body[j:]):
                 return True
-        return re.search(rf"(?<![\w.>])\*\s*{re.escape(name)}\b", self.body) is not None
+        return False
 
     def accumulates(self, name: str) -> bool:
         """The body adds into `name` with an atomic (`atomicAdd(&name[i], ...)`, `atomicAdd(name, ...)`)."""
