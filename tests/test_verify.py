@@ -269,3 +269,15 @@ def test_a_kernel_nobody_launches_runs_with_block(tmp_path: Path) -> None:
     r = verify(Options((tmp_path,), block=64), Config())
     k = r.kernels[0]
     assert k.status == PASS and k.launch == "--block 64 (no launch in the host code)", k
+
+
+def test_pointers_to_pointers_are_not_generated_and_char_keeps_its_type(tmp_path: Path) -> None:
+    f = tmp_path / "p.cu"
+    f.write_text("__global__ void names(const char** names, char* out, int n) {}\n"
+                 "__global__ void bytes(const char* in, char* out, int n) { out[0] = in[0]; }\n")
+    t = parse_tree([f])
+    names, chars = t.kernels
+    with pytest.raises(inputs.Unverified, match=r"unsupported parameter type: char\*\* names"):
+        inputs.plan(names, None, VerifySpec(block=(64, 1, 1), grid="1"))
+    p = inputs.plan(chars, None, VerifySpec(block=(64, 1, 1), grid="1"))
+    assert p.ctypes == {"in": "char", "out": "char", "n": "int"}

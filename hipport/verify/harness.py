@@ -35,9 +35,9 @@ def source(p: Plan, include: Path) -> str:
     decls: list[str] = []
     args: list[str] = []
     back: list[str] = []
-    for i, (_prm, how) in enumerate(p.params):
+    for i, (prm, how) in enumerate(p.params):
         if how.startswith("ptr:"):
-            t = CTYPE[how[4:]]
+            t = p.ctypes.get(prm.name, CTYPE[how[4:]])  # char and signed char are two types
             decls += [f"    uint64_t n{i}; hv_read(&n{i}, 8, in);",
                       f"    std::vector<{t}> h{i}(n{i}); hv_read(h{i}.data(), n{i} * sizeof({t}), in);",
                       f"    {t}* d{i} = nullptr; hv_check(hipMalloc((void**)&d{i}, n{i} * sizeof({t})));",
@@ -49,7 +49,7 @@ def source(p: Plan, include: Path) -> str:
         elif how.startswith("text:"):
             args.append(f"({how[5:]})")
         else:
-            t = CTYPE[how]
+            t = p.ctypes.get(prm.name, CTYPE[how])
             decls.append(f"    {t} s{i}; {{ unsigned char raw[8]; hv_read(raw, 8, in); memcpy(&s{i}, raw, sizeof({t})); }}")
             args.append(f"s{i}")
     call = ", ".join(["dim3(g[0], g[1], g[2])", "dim3(b[0], b[1], b[2])", "0", "0", *args])

@@ -67,6 +67,7 @@ class Plan:
     sized_by: str = ""  # how pointer lengths were found (shown with the result)
     size_param: str | None = None
     rounded: bool = False  # the host code's grid did not cover some sizes: rounded up
+    ctypes: dict[str, str] = field(default_factory=dict)  # each generated parameter's C type, as declared
 
 
 class Unverified(Exception):
@@ -143,6 +144,7 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
                          f"and no block in [tool.hipport.verify.{kernel.name}]")
     # parameters
     passed: list[tuple[Param, str]] = []
+    out_types: dict[str, str] = {}
     args = list(launch.args) if launch is not None else []
     fixed = dict(spec.values)
     arg_values: dict[str, Value | None] = {}
@@ -150,9 +152,11 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
         t = types.get(p.type, p.type)
         code = SCALARS.get(scalar_type(t) or "")
         arg = args[i] if i < len(args) else None
+        if code is not None:
+            out_types[p.name] = scalar_type(t) or t
         if p.pointer:
-            if code is None:
-                raise Unverified(f"unsupported parameter type: {p.type}* {p.name}")
+            if code is None or p.depth > 1:
+                raise Unverified(f"unsupported parameter type: {p.type}{'*' * max(p.depth, 1)} {p.name}")
             passed.append((p, f"ptr:{code}"))
         elif code is not None:
             passed.append((p, code))
@@ -167,7 +171,7 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
     size_p = spec.size or next((p.name for p in ints if SIZE_NAMES.match(p.name)), None)
     if size_p is not None and size_p not in {p.name for p in ints}:
         raise Unverified(f"size parameter {size_p!r} is not an integer parameter of {kernel.name}")
-    out = Plan(kernel, launch, callee, passed, size_param=size_p)
+    out = Plan(kernel, launch, callee, passed, size_param=size_p, ctypes=out_types)
     for p, how in passed:
         if how.startswith("ptr:"):
             code = how[4:]

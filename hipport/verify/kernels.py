@@ -44,6 +44,7 @@ class Param:
     type: str  # the declared base type as written, without `const` and the `*`
     pointer: bool
     const: bool  # a pointer to const: input only
+    depth: int = 0  # levels of indirection (2: a pointer to pointers, which is not generated)
 
 
 @dataclass(frozen=True)
@@ -118,14 +119,13 @@ def _text(n: Node) -> str:
     return (n.text or b"").decode("utf-8", "replace")
 
 
-def _declarator_name(n: Node) -> tuple[str | None, bool]:
-    """The identifier under a declarator and whether a `*` was on the way."""
-    ptr = False
+def _declarator_name(n: Node) -> tuple[str | None, int]:
+    """The identifier under a declarator and how many `*` (or `[]`) were on the way."""
+    ptr = 0
     while n is not None and n.type not in ("identifier", "field_identifier"):
-        if n.type in ("pointer_declarator", "abstract_pointer_declarator"):
-            ptr = True
-        if n.type in ("array_declarator",):
-            ptr = True
+        if n.type in ("pointer_declarator", "abstract_pointer_declarator", "array_declarator",
+                      "reference_declarator"):
+            ptr += 1
         nxt = n.child_by_field_name("declarator")
         if nxt is None:
             ids = [c for c in n.named_children if c.type in ("identifier", "pointer_declarator",
@@ -147,7 +147,7 @@ def _param(p: Node) -> Param | None:
     quals = [_text(c) for c in p.children if c.type == "type_qualifier"]
     if tnode is not None and tnode.type == "sized_type_specifier":
         base = _text(tnode)
-    return Param(name, " ".join(base.split()), ptr, "const" in quals)
+    return Param(name, " ".join(base.split()), ptr > 0, "const" in quals, ptr)
 
 
 def _namespaces(n: Node) -> str:
