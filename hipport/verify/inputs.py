@@ -253,14 +253,15 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
 
 # --- data -----------------------------------------------------------------------------------------
 
-def _floats(kind: str, n: int, rng: random.Random) -> list[float]:
+def _floats(kind: str, n: int, rng: random.Random, code: str = "f") -> list[float]:
     if kind == "random":
         return [rng.random() for _ in range(n)]
     if kind == "sparse":
         return [rng.random() if rng.random() < 0.1 else 0.0 for _ in range(n)]
     if kind == "mixed-sign":
         return [rng.uniform(-100.0, 100.0) for _ in range(n)]
-    special = (math.nan, math.inf, -math.inf, 1e-40, -1e-40, 1e30, -1e30, 0.0, -0.0, 1.0)
+    tiny = 1e-40 if code == "f" else 1e-310  # a denormal of the type
+    special = (math.nan, math.inf, -math.inf, tiny, -tiny, 1e30, -1e30, 0.0, -0.0, 1.0)
     return [special[i % len(special)] if rng.random() < 0.5 else rng.uniform(-1, 1) for i in range(n)]
 
 
@@ -291,7 +292,7 @@ def data(buf: Buffer, n: int, kind: str, seed: str) -> bytes:
         return bytes([INT_SENTINEL]) * (n * struct.calcsize(buf.code))
     rng = random.Random(zlib.crc32(f"{seed}/{buf.param}/{n}/{kind}".encode()))
     if buf.code in FLOAT_CODES:
-        return struct.pack(f"<{n}{buf.code}", *_floats(kind, n, rng))
+        return struct.pack(f"<{n}{buf.code}", *_floats(kind, n, rng, buf.code))
     return struct.pack(f"<{n}{buf.code}", *_ints(kind, n, buf.code, rng))
 
 
