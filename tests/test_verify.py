@@ -208,6 +208,10 @@ def test_the_cli_exits_1_on_a_fail_and_renders_json_sarif_and_the_report(tmp_pat
     k = doc["kernels"][0]
     assert (k["kernel"], k["line"], k["size"], k["kind"], k["param"]) == ("count_positive", 3, 33, "random", "count")
     s = json.loads(hipport("verify", FIXTURES / "half_ballot.cu", "--format", "sarif").stdout)
+    from tests.test_sarif import schema_validator
+
+    errors = sorted(schema_validator().iter_errors(s), key=str)
+    assert not errors, errors[0].message if errors else ""
     res = s["runs"][0]["results"][0]
     assert res["level"] == "error" and res["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
     ok = hipport("verify", FIXTURES / "correct.cu", "--report", tmp_path / "report")
