@@ -214,7 +214,10 @@ def load_file(path: Path) -> dict[str, tuple[Any, int | None]]:
         name = KEYS.get(key) or (key if key in KEYS.values() else None)
         if name is None:
             raise HipportError(f"unknown configuration key {key!r}{_nearest_key(key)}", path, _line_of(text, key))
-        out[name] = (value, _line_of(text, key))
+        line = _line_of(text, key)
+        if line is None and isinstance(value, dict):  # a table: its (first) header
+            line = _header_line(text, key + ".") or _header_line(text, f"tool.hipport.{key}")
+        out[name] = (value, line)
     return out
 
 
