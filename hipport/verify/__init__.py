@@ -12,7 +12,7 @@ import shutil
 import struct
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -76,8 +76,10 @@ def verify(opts: Options, cfg: Config, progress: Callable[[int, int], None] | No
     work = Path(tempfile.mkdtemp(prefix="hipport-verify-")) if opts.work_dir is None else opts.work_dir.resolve()
     work.mkdir(parents=True, exist_ok=True)
     try:
-        ref = PortedTree.port(files, replace(cfg, wave64=False, launch_syntax="ggl"), work / "ref", label="ref")
-        port = PortedTree.port(files, replace(cfg, launch_syntax="ggl"), work / "port", label="port")
+        ref = PortedTree.port(files, replace(cfg, wave64=False, launch_syntax="ggl"), work / "ref", label="ref",
+                              cache_dir=opts.cache_dir)
+        port = PortedTree.port(files, replace(cfg, launch_syntax="ggl"), work / "port", label="port",
+                               cache_dir=opts.cache_dir)
         for t in (ref, port):
             _prepare(t)
         checker = Checker(stop, ())
@@ -85,8 +87,8 @@ def verify(opts: Options, cfg: Config, progress: Callable[[int, int], None] | No
 
         def flags_of(src: Path) -> Flags:  # a file in no program: its project's build files
             return checker.flags(project.project_values(project.project_dir(src.resolve(), stop)))
+
         jobs = [(g, k) for g in groups.values() for k in (g.tree.kernels if g.tree else [])]
-        done = 0
         if progress:
             progress(0, len(jobs))
 
@@ -98,9 +100,8 @@ def verify(opts: Options, cfg: Config, progress: Callable[[int, int], None] | No
         results: list[KernelCheck | None] = [None] * len(jobs)
         with ThreadPoolExecutor(max_workers=max(1, min(workers(opts.jobs), len(jobs) or 1))) as ex:
             futs = {ex.submit(one, i): i for i in range(len(jobs))}
-            for f, i in futs.items():
-                results[i] = f.result()
-                done += 1
+            for done, f in enumerate(as_completed(futs), 1):
+                results[futs[f]] = f.result()
                 if progress:
                     progress(done, len(jobs))
         if opts.work_dir is not None:
