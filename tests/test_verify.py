@@ -133,7 +133,10 @@ def test_a_reduction_is_compared_within_n_eps_sum() -> None:
     xs = _f(*([1.0] * 1000))
     acc = inputs.Buffer("s", "f", "accumulator")  # 1000 * 2^-24 * 1000 = 0.0596
     assert compare.compare(acc, _f(1000.0), _f(1000.05), [(x, xs)]) is None
-    assert compare.compare(acc, _f(1000.0), _f(1000.1), [(x, xs)]) is not None
+    d = compare.compare(acc, _f(1000.0), _f(1000.1), [(x, xs)])
+    assert d is not None and d.basis == compare.FLOAT64  # the one total is the sum: its float64 sum is the reference
+    d = compare.compare(acc, _f(999.0, 1.0), _f(999.0, 1.1), [(x, xs)])
+    assert d is not None and d.basis == compare.WAVE32  # two partials: against the wave-32 result
     short = inputs.Buffer("partials", "f", "output")  # 1 of 8 written: a reduction too
     assert compare.compare(short, _f(1000.0) + inputs.SENTINEL["f"] * 7,
                            _f(1000.05) + inputs.SENTINEL["f"] * 7, [(x, xs)]) is None
@@ -179,12 +182,15 @@ def test_each_planted_bug_is_caught_by_a_generated_input(planted: dict[str, obje
     assert k.status == FAIL, k.reason  # type: ignore[attr-defined]
     assert (k.param, k.size, k.kind) == (param, size, "random")  # type: ignore[attr-defined]
     assert f"differs at size {size}" in k.reason  # type: ignore[attr-defined]
+    if kernel == "total":  # one total, which the wave-32 run computed as the float64 sum
+        assert "within n·ε·Σ|x| of the float64 sum of the inputs" in k.reason  # type: ignore[attr-defined]
 
 
 @_emulated
 def test_the_correct_kernel_passes(planted: dict[str, object]) -> None:
     k = planted["total_any_wave"]
-    assert k.status == PASS and k.cases == 44 and k.reductions == ("sum",)  # type: ignore[attr-defined]
+    assert k.status == PASS and k.cases == 44  # type: ignore[attr-defined]
+    assert k.reductions == ("sum (the float64 sum of the inputs)", "sum (the wave-32 result)")  # type: ignore[attr-defined]
 
 
 @_emulated

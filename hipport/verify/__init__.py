@@ -240,11 +240,12 @@ def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs
                                                                  f"original runs: {q.error}")
         for case, rb, qb in zip(cases, r.buffers, q.buffers, strict=True):
             ins = list(zip(p.buffers, rb, strict=True))
-            reductions.update(compare.reduction_outputs(p.buffers, rb))
+            count = case.size if p.size_counts_data else None
+            reductions.update(compare.reduction_outputs(p.buffers, rb, count))
             for buf, x, y in zip(p.buffers, rb, qb, strict=True):
-                d = compare.compare(buf, x, y, ins)
+                d = compare.compare(buf, x, y, ins, count)
                 if d is not None:
-                    how = "within n·ε·Σ|x| of the wave-32 result" if d.reduction else \
+                    how = f"within n·ε·Σ|x| of {d.basis}" if d.reduction else \
                         ("within 2 ULP" if buf.code in inputs.FLOAT_CODES else "bit for bit")
                     return replace(base, status=FAIL, param=d.param, index=d.index, size=case.size, kind=kind,
                                    expected=d.expected, actual=d.actual, cases=compared,

@@ -69,6 +69,12 @@ class Plan:
     rounded: bool = False  # the host code's grid did not cover some sizes: rounded up
     ctypes: dict[str, str] = field(default_factory=dict)  # each generated parameter's C type, as declared
 
+    @property
+    def size_counts_data(self) -> bool:
+        """A case's size counts its inputs' data (the elements past it only pad a buffer to the
+        launch's threads): with a size parameter and no configured lengths."""
+        return self.size_param is not None and not self.sized_by.startswith("configuration")
+
 
 class Unverified(Exception):
     """Why a kernel cannot be checked (a sentence for the report)."""

@@ -26,11 +26,12 @@ def render_text(result: VerifyResult, color: bool = False) -> str:
             shown = f"\x1b[{code}m{shown}\x1b[0m"
         out.append(f"{shown}  {kernel.ljust(w1)}  {where.ljust(w2)}  {reason}")
         if k.launch:
-            out.append(f"{'':{w0}}  {'':{w1}}  {'':{w2}}  launch: {k.launch}; lengths: {k.sized_by}")
+            red = f"; reductions: {', '.join(k.reductions)}" if k.reductions else ""
+            out.append(f"{'':{w0}}  {'':{w1}}  {'':{w2}}  launch: {k.launch}; lengths: {k.sized_by}{red}")
     c = result.counts()
     out.append(f"hipport verify: {len(result.kernels)} kernel(s): {c[PASS]} PASS, {c[FAIL]} FAIL, "
-               f"{c[UNVERIFIED]} UNVERIFIED (original at wave 32 against the port at wave 64 on the "
-               "wave emulator; reductions against " + result.reference + ")")
+               f"{c[UNVERIFIED]} UNVERIFIED (the original at wave 32 against the port at wave 64 on the "
+               "wave emulator)")
     return "\n".join(out) + "\n"
 
 
