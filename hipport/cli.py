@@ -339,6 +339,33 @@ def validate(
     _run(go)
 
 
+@app.command("verify")
+@shared(PASSES, FILES, RUN)
+def verify_cmd(
+    paths: Paths,
+    fmt: Annotated[ValidateFmt, typer.Option("--format", help="text (a table), json, or sarif (SARIF 2.1.0: a FAIL is an error at the kernel, an UNVERIFIED kernel a note).")] = ValidateFmt.text,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds one input kind of one kernel may run.")] = 300.0,
+    work_dir: Annotated[Path | None, typer.Option("--work-dir", help="Keep the ported trees, harnesses and binaries here (default: a temporary folder).")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML report, with the kernel table, here.")] = None,
+    block: Annotated[int | None, typer.Option("--block", min=1, max=1024, help="Threads per block for kernels that no launch in the host code and no [tool.hipport.verify] entry shapes (otherwise UNVERIFIED); the grid then covers the size parameter.")] = None,
+    quiet: Quiet = False,
+    *, given: dict[str, Any],
+) -> None:
+    """Check each kernel's port against its original on generated inputs (sizes around the wave boundaries; random, sparse, special and mixed-sign data) on the wave emulator: wave 32 original, wave 64 port. Exit 1 when a kernel differs."""
+    from hipport.ui import UI
+    from hipport.verify import Options as VerifyOptions
+
+    def go() -> int:
+        from hipport.commands.verify import verify as do_verify
+
+        cfg = build_config(paths, given["config_file"], **overrides(given))
+        opts = VerifyOptions(tuple(paths), work_dir, cache_dir_of(given, paths, cfg), timeout, given["jobs"] or 0,
+                             block)
+        return do_verify(opts, cfg, UI(quiet=quiet), fmt.value, quiet, report)
+
+    _run(go)
+
+
 @app.command(context_settings={"allow_interspersed_args": True})
 def emulate(
     file: Annotated[Path, typer.Argument(help="A CUDA (.cu) or HIP program with main().", show_default=False)],

@@ -36,6 +36,22 @@ ROC_TARGETS = {k: v[-1] for k, v in LIBRARY_TARGETS.items() if v[-1].startswith(
 
 
 @dataclass(frozen=True)
+class VerifySpec:
+    """How `hipport verify` launches one kernel where the host code does not say (or says it
+    differently): `[tool.hipport.verify.KERNEL]`. Expressions name the kernel's parameters (and
+    `threads`, the launch's thread count, in `lengths`); they are evaluated by hipport, never
+    compiled."""
+
+    block: tuple[int, int, int] | None = None  # threads per block
+    grid: str | None = None  # blocks: a number or an expression over the parameters
+    size: str | None = None  # the integer parameter that takes the generated sizes
+    sizes: tuple[int, ...] = ()  # the sizes (default: around the wave boundaries)
+    values: tuple[tuple[str, int | float], ...] = ()  # fixed scalar arguments
+    lengths: tuple[tuple[str, str], ...] = ()  # pointer parameter -> its length (expression)
+    template: str | None = None  # template arguments, for a kernel no launch instantiates
+
+
+@dataclass(frozen=True)
 class Config:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
@@ -77,6 +93,7 @@ class Config:
     # Headers whose name is unique in the tree (name -> absolute path): a quoted include found
     # nowhere else is taken from here. What is found is in each file's cache key (its deps).
     unique_headers: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
+    verify: tuple[tuple[str, VerifySpec], ...] = ()  # `hipport verify`'s kernel table (by kernel name)
     sources: tuple[tuple[str, str], ...] = field(default=(), compare=False)  # (key, origin)
 
     def origin(self, key: str) -> str:
@@ -197,7 +214,10 @@ def load_file(path: Path) -> dict[str, tuple[Any, int | None]]:
         name = KEYS.get(key) or (key if key in KEYS.values() else None)
         if name is None:
             raise HipportError(f"unknown configuration key {key!r}{_nearest_key(key)}", path, _line_of(text, key))
-        out[name] = (value, _line_of(text, key))
+        line = _line_of(text, key)
+        if line is None and isinstance(value, dict):  # a table: its (first) header
+            line = _header_line(text, key + ".") or _header_line(text, f"tool.hipport.{key}")
+        out[name] = (value, line)
     return out
 
 
@@ -265,6 +285,8 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
                 raise HipportError(f"{key}.{rule} must be one of {', '.join(_SEVERITIES)}, not {sev!r}",
                                    *where)
         return tuple(sorted(value.items()))
+    if name == "verify":
+        return _verify_table(value, key, where)
     if name in _BOOLS:
         if not isinstance(value, bool):
             raise bad("true or false")
@@ -297,6 +319,63 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
     if name in CHOICES and value not in CHOICES[name]:
         raise bad(f"one of {', '.join(CHOICES[name])}")
     return value
+
+
+# What a verify expression may hold: names, numbers and arithmetic (checked again when parsed).
+_VERIFY_EXPR = re.compile(r"[A-Za-z_0-9 .+\-*/%()<>&|^?:]+")
+_TEMPLATE_ARGS = re.compile(r"[A-Za-z_0-9 :,<>*.]+")
+_VERIFY_KEYS = ("block", "grid", "size", "sizes", "values", "lengths", "template")
+
+
+def _verify_table(value: Any, key: str, where: tuple[str | None, int | None]) -> tuple[tuple[str, VerifySpec], ...]:
+    """`[verify.KERNEL]` tables checked field by field (docs/verify.md)."""
+    if not isinstance(value, dict):
+        raise HipportError(f"{key} must be a table of kernels ([{key}.KERNEL])", *where)
+    out: list[tuple[str, VerifySpec]] = []
+    for kernel, spec in value.items():
+        at = f"{key}.{kernel}"
+        if not re.fullmatch(r"[A-Za-z_]\w*(::[A-Za-z_]\w*)*", kernel) or not isinstance(spec, dict):
+            raise HipportError(f"{at} must be a table named by a kernel", *where)
+        for k in spec:
+            if k not in _VERIFY_KEYS:
+                raise HipportError(f"{at}: unknown key {k!r} (one of {', '.join(_VERIFY_KEYS)})", *where)
+
+        def expr(v: Any, what: str) -> str:
+            if isinstance(v, bool) or not isinstance(v, (int, str)) or not _VERIFY_EXPR.fullmatch(str(v)):
+                raise HipportError(f"{what} must be a number or an expression over the kernel's parameters, "
+                                   f"not {v!r}", *where)
+            return str(v)
+
+        block = spec.get("block")
+        dims: tuple[int, int, int] | None = None
+        if block is not None:
+            vals = block if isinstance(block, list) else [block]
+            if not 1 <= len(vals) <= 3 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in vals):
+                raise HipportError(f"{at}.block must be a thread count or [x, y, z], not {block!r}", *where)
+            dims = (vals + [1, 1])[0], (vals + [1, 1])[1], (vals + [1, 1])[2]
+        size = spec.get("size")
+        if size is not None and (not isinstance(size, str) or not size.isidentifier()):
+            raise HipportError(f"{at}.size must name an integer parameter, not {size!r}", *where)
+        sizes = spec.get("sizes", [])
+        if not isinstance(sizes, list) or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in sizes):
+            raise HipportError(f"{at}.sizes must be a list of positive integers, not {sizes!r}", *where)
+        values = spec.get("values", {})
+        if not isinstance(values, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float))
+                                               for v in values.values()):
+            raise HipportError(f"{at}.values must be a table of parameter = number, not {values!r}", *where)
+        lengths = spec.get("lengths", {})
+        if not isinstance(lengths, dict):
+            raise HipportError(f"{at}.lengths must be a table of pointer parameter = length", *where)
+        template = spec.get("template")
+        if template is not None and (not isinstance(template, str) or not _TEMPLATE_ARGS.fullmatch(template)):
+            raise HipportError(f"{at}.template must be template arguments such as \"float, 256\", "
+                               f"not {template!r}", *where)
+        grid = spec.get("grid")
+        out.append((kernel, VerifySpec(
+            dims, expr(grid, f"{at}.grid") if grid is not None else None, size, tuple(sizes),
+            tuple(sorted(values.items())),
+            tuple(sorted((k, expr(v, f"{at}.lengths.{k}")) for k, v in lengths.items())), template)))
+    return tuple(out)
 
 
 def _relative_to(value: str, origin: str, cli: bool) -> Path:

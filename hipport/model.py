@@ -187,6 +187,7 @@ class RunResult:
     seconds: float = 0.0
     cached: int = 0
     validation: ValidationResult | None = None  # filled by `validate`
+    verification: VerifyResult | None = None  # filled by `verify`
     defined: frozenset[str] = frozenset()  # names the project defines (settles HP002)
     details: dict[str, str] = field(default_factory=dict)  # JSON details not loaded yet
     statuses: dict[str, int] = field(default_factory=dict)  # files per FileStatus value
@@ -413,3 +414,60 @@ def _lists(x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return [_lists(v) for v in x]
     return x
+
+
+# --- what `hipport verify` found: made by hipport.verify, read by its views.
+
+PASS, FAIL, UNVERIFIED = "PASS", "FAIL", "UNVERIFIED"
+
+
+@dataclass(frozen=True, slots=True)
+class KernelCheck:
+    """One kernel's differential check: the original at wave 32 against the port at wave 64."""
+
+    kernel: str  # with its namespaces
+    file: str  # where it is defined, as the user named the file
+    line: int
+    status: str  # PASS, FAIL or UNVERIFIED
+    reason: str  # FAIL: the first difference; UNVERIFIED: why not; PASS: what was compared
+    launch: str | None = None  # where its launch shape came from (file:line, or the configuration)
+    sized_by: str = ""  # how its pointers' lengths were found
+    cases: int = 0  # cases compared (sizes x input kinds)
+    sizes: tuple[int, ...] = ()
+    skipped: tuple[str, ...] = ()  # input kinds the original itself stops on (not valid inputs)
+    reductions: tuple[str, ...] = ()  # outputs compared within n·ε·Σ|x|, each with its reference
+    # FAIL: the first differing element
+    param: str | None = None
+    index: int | None = None
+    size: int | None = None
+    kind: str | None = None
+    expected: str | None = None  # what the original wrote (wave 32)
+    actual: str | None = None  # what the port wrote (wave 64)
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyResult:
+    kernels: tuple[KernelCheck, ...]
+    reference: str = ("a reduction to one total: the float64 sum of the inputs when the wave-32 run agrees with it; "
+                      "other reductions: the wave-32 result")
+
+    @property
+    def failed(self) -> bool:
+        return any(k.status == FAIL for k in self.kernels)
+
+    def counts(self) -> dict[str, int]:
+        return {s: sum(1 for k in self.kernels if k.status == s) for s in (PASS, FAIL, UNVERIFIED)}
+
+    def to_json(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return {"version": 1, "failed": self.failed, "counts": self.counts(), "reference": self.reference,
+                "kernels": [_lists(asdict(k)) for k in self.kernels]}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> VerifyResult:
+        ks = []
+        for k in doc["kernels"]:
+            ks.append(KernelCheck(**{**k, "sizes": tuple(k["sizes"]), "skipped": tuple(k["skipped"]),
+                                     "reductions": tuple(k["reductions"])}))
+        return cls(tuple(ks), *([doc["reference"]] if "reference" in doc else []))

@@ -82,9 +82,14 @@ def lookup(name: str, blas: str, fmt: str) -> tuple[str, int]:
 
 
 def show_config(config: Config, fmt: str) -> str:
+    from dataclasses import asdict
+
     rows = []
     for key, name in sorted(KEYS.items()):
-        rows.append((key, getattr(config, name), config.origin(name)))
+        value = getattr(config, name)
+        if name == "verify":  # as the table is written: kernel -> the keys given
+            value = {k: {f: v for f, v in asdict(spec).items() if v not in (None, ())} for k, spec in value}
+        rows.append((key, value, config.origin(name)))
     if fmt == "json":
         return json.dumps({k: {"value": v, "from": o} for k, v, o in rows}, indent=2, default=list) + "\n"
     return "".join(f"{k:22} = {v!r:40} # {o}\n" for k, v, o in rows)

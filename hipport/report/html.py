@@ -497,7 +497,7 @@ def _value_html(v: Any) -> Safe:
     return Safe(esc(v))
 
 
-def _validation(result: ValidationResult | dict[str, Any] | None) -> str:
+def _validation(result: ValidationResult | dict[str, Any] | None, section: str = "validation") -> str:
     """What `validate` left in RunResult.validation, shown from its JSON document (any plain
     document renders the same way): scalars and lists of text, then lists of records as tables."""
     if result is None:
@@ -529,7 +529,7 @@ def _validation(result: ValidationResult | dict[str, Any] | None) -> str:
                                                   for c in cols)))
                        for row in rows[:1000])
         parts.append(t["validation_table"](name=k, head=_cells(t["th"], cols), rows=Safe(body)))
-    return t["validation"](parts=Safe("".join("\n" + p for p in parts)))
+    return t[section](parts=Safe("".join("\n" + p for p in parts)))
 
 
 def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem]) -> str:
@@ -585,7 +585,8 @@ def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem])
     note = _other_files(rows, failed, unparsed) + _run_info(run)
     fams = [(k, c["found"], c["ported"], c["unsupported"]) for k, c in
             sorted(s["families"].items(), key=lambda kv: (-kv[1]["found"], kv[0]))]
-    content = t["index"](totals=Safe("\n".join(cards)), validation=Safe(_validation(run.validation)),
+    verified = _validation(run.verification.to_json(), "verification") if run.verification is not None else ""
+    content = t["index"](totals=Safe("\n".join(cards)), validation=Safe(_validation(run.validation) + verified),
                          family_chart=Safe(_bars(fams)), folder_chart=Safe(_bars(_folder_rows(rows))),
                          wave_table=Safe(_wave_table(run)), rows=Safe("\n".join(row_html)),
                          total_row=total, nfiles=f"{sum(1 for r in rows if r.page):,}", skipped_note=Safe(note))
