@@ -291,3 +291,22 @@ def test_pointers_to_pointers_are_not_generated_and_char_keeps_its_type(tmp_path
         inputs.plan(names, None, VerifySpec(block=(64, 1, 1), grid="1"))
     p = inputs.plan(chars, None, VerifySpec(block=(64, 1, 1), grid="1"))
     assert p.ctypes == {"in": "char", "out": "char", "n": "int"}
+
+
+@_emulated
+def test_the_cache_keeps_what_runs_wrote_never_a_program(tmp_path: Path) -> None:
+    """A second run over the unchanged file builds and runs nothing (answered from the cache);
+    the cache holds the runs' output bytes, no executable; a damaged entry is a miss."""
+    cache = tmp_path / "cache"
+    first = verify(Options((FIXTURES / "half_ballot.cu",), cache_dir=cache, work_dir=tmp_path / "w1"), Config())
+    entries = [p for p in (cache / "verify").iterdir() if p.is_file()]
+    assert entries and not any(p.stat().st_mode & 0o111 for p in entries)
+    assert not any(p.read_bytes().startswith(b"\x7fELF") for p in entries)
+    again = verify(Options((FIXTURES / "half_ballot.cu",), cache_dir=cache, work_dir=tmp_path / "w2"), Config())
+    assert again.kernels == first.kernels
+    assert not list((tmp_path / "w2").rglob("*.w32")) and not list((tmp_path / "w2").rglob("*.w64"))
+    for p in entries:
+        p.write_bytes(p.read_bytes()[:5])
+    damaged = verify(Options((FIXTURES / "half_ballot.cu",), cache_dir=cache, work_dir=tmp_path / "w3"), Config())
+    assert damaged.kernels == first.kernels
+    assert list((tmp_path / "w3").rglob("*.w32"))  # built again

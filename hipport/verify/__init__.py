@@ -209,16 +209,10 @@ def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs
         flags = prog.flags if prog is not None else flags_of(host)
         includes = [tree.copy_of_dir(d) for d in (flags.includes + flags.system_includes)]
         defines = [d for d in flags.defines if not d.startswith("!")]
-        made = harness.build(harness.source(p, entry.copy), k.name, work, wave=wave, includes=includes,
-                          defines=defines, others=others, root=tree.root,
-                              tree_files=[x.copy for x in tree.entries],
-                          cache=cache / "verify" if cache is not None else None)
-        if made.binary is None:
-            what = "the original" if side == "ref" else "the port"
-            status = UNVERIFIED if side == "ref" else FAIL
-            return replace(base, status=status, reason=f"the harness of {what} does not build "
-                                                       f"(wave {wave}): {made.error}")
-        built[side] = made.binary
+        built[side] = harness.prepare(harness.source(p, entry.copy), k.name, work, wave=wave, includes=includes,
+                                      defines=defines, others=others, root=tree.root,
+                                      tree_files=[x.copy for x in tree.entries],
+                                      cache=cache / "verify" if cache is not None else None)
     sizes = [struct.calcsize(x.code) for x in p.buffers]
     compared = 0
     skipped: list[str] = []
@@ -227,14 +221,18 @@ def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs
     for kind in inputs.KINDS:
         cases = [c for c in p.cases if c.kind == kind]
         data = inputs.case_file(p, cases, k.qualified)
-        r = harness.run(built["ref"], data, len(cases), sizes, work, f"ref-{kind}", timeout)
+        r = harness.run(built["ref"], data, len(cases), sizes, f"ref-{kind}", timeout)
+        if r.unbuilt:
+            return replace(base, reason=f"the harness of the original does not build (wave 32): {r.error}")
         if r.buffers is None:
             skipped.append(kind)
             if "timed out" in r.error:
                 return replace(base, reason=f"the original timed out on {kind} inputs")
             skip_reason = r.error
             continue
-        q = harness.run(built["port"], data, len(cases), sizes, work, f"port-{kind}", timeout)
+        q = harness.run(built["port"], data, len(cases), sizes, f"port-{kind}", timeout)
+        if q.unbuilt:
+            return replace(base, status=FAIL, reason=f"the harness of the port does not build (wave 64): {q.error}")
         if q.buffers is None:
             return replace(base, status=FAIL, kind=kind, reason=f"the port stops on {kind} inputs where the "
                                                                  f"original runs: {q.error}")

@@ -6,13 +6,14 @@ kernel, its templates and the file's constants are what the program itself compi
 each case (grid, block, scalars, buffers) from the case file, launches the kernel with
 `hipLaunchKernelGGL`, and writes every buffer back. Builds are AddressSanitizer builds: a
 kernel reading past a buffer's generated length stops the run instead of reading garbage.
-Binaries are kept in the cache folder by the hash of everything they are built from."""
+What each run wrote is kept in the cache folder (data: bytes), keyed by everything the harness
+is built from and the cases; a harness is built only when a run is not answered from there."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
-import shutil
 import struct
 import subprocess
 from dataclasses import dataclass
@@ -92,22 +93,64 @@ int main(int argc, char** argv) {{
 
 
 @dataclass
-class Built:
-    binary: Path | None
-    error: str = ""  # the build's first error lines when it failed
-    cached: bool = False
+class Harness:
+    """A harness to build on first need: a run answered from the cache needs no binary."""
+
+    source: str
+    name: str
+    work: Path
+    wave: int
+    includes: list[Path]
+    defines: list[str]
+    others: list[Path]
+    key: str  # everything the binary is built from
+    cache: Path | None
+    _built: tuple[Path | None, str] | None = None
+
+    def binary(self) -> tuple[Path | None, str]:
+        """The built harness, or None and the build's first error lines."""
+        if self._built is None:
+            self._built = self._build()
+        return self._built
+
+    def _build(self) -> tuple[Path | None, str]:
+        from hipport.validate import emulator
+
+        src = self.work / f"{self.name}.w{self.wave}.cpp"
+        src.write_text(self.source, encoding="utf-8", errors="surrogateescape")
+        out = self.work / f"{self.name}.w{self.wave}"
+        try:
+            emulator.build([src, *self.others], out, wave=self.wave, include_dirs=self.includes,
+                           defines=self.defines, check=True, extra_flags=["-w"])
+        except emulator.EmulatorBuildError as e:
+            lines = [x for x in e.stderr.splitlines() if "error" in x][:3]
+            return None, " | ".join(lines) or e.stderr.strip()[-300:]
+        return out, ""
 
 
-def build(harness: str, name: str, work: Path, *, wave: int, includes: list[Path], defines: list[str],
-          others: list[Path], root: Path, tree_files: list[Path], cache: Path | None) -> Built:
-    """Build a harness for the emulator, or take it from the cache (keyed by the harness, every
-    file of the tree it is built in, the flags, the wave and the compiler; the tree's folder,
-    a temporary one, stands as a placeholder)."""
+@functools.cache
+def _compiler_identity() -> str:
+    """The emulator's C++ compiler and what it says it is (a result depends on its version)."""
+    from hipport.validate import emulator
+
+    cxx = emulator.compiler() or ""
+    try:
+        said = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=60).stdout if cxx else ""
+    except (OSError, subprocess.SubprocessError):
+        said = ""
+    return f"{cxx}\n{said}"
+
+
+def prepare(harness: str, name: str, work: Path, *, wave: int, includes: list[Path], defines: list[str],
+            others: list[Path], root: Path, tree_files: list[Path], cache: Path | None) -> Harness:
+    """A harness of the emulator, keyed by the harness, every file of the tree it is built in,
+    the flags, the wave, the compiler and the emulator's headers (the tree's folder, a
+    temporary one, stands as a placeholder)."""
     from hipport.validate import emulator
 
     h = hashlib.sha256()
     here = str(root)
-    for part in (harness, str(wave), repr(includes), repr(defines), repr(others), emulator.compiler() or "",
+    for part in (harness, str(wave), repr(includes), repr(defines), repr(others), _compiler_identity(),
                  os.environ.get("HIPEMU_CXX", "")):
         h.update(part.replace(here, "\0root\0").encode("utf-8", "surrogateescape") + b"\0")
     for f in sorted(tree_files):
@@ -118,52 +161,36 @@ def build(harness: str, name: str, work: Path, *, wave: int, includes: list[Path
     for d in (emulator.include_dir() / "hip", emulator.include_dir() / "hipemu"):
         for f in sorted(d.iterdir()):
             h.update(f.name.encode() + f.read_bytes())
-    key = h.hexdigest()[:32]
-    if cache is not None and _trusted(cache / key):
-        return Built(cache / key, cached=True)
-    src = work / f"{name}.w{wave}.cpp"
-    src.write_text(harness, encoding="utf-8", errors="surrogateescape")
-    out = work / f"{name}.w{wave}"
-    try:
-        emulator.build([src, *others], out, wave=wave, include_dirs=includes, defines=defines, check=True,
-                       extra_flags=["-w"])
-    except emulator.EmulatorBuildError as e:
-        lines = [x for x in e.stderr.splitlines() if "error" in x][:3]
-        return Built(None, " | ".join(lines) or e.stderr.strip()[-300:])
-    if cache is not None:
-        try:
-            make_private(cache)
-            tmp = cache / f".{key}.{os.getpid()}"
-            shutil.copy2(out, tmp)
-            os.replace(tmp, cache / key)
-        except OSError:
-            pass  # a full or read-only cache costs the next run a build, nothing else
-    return Built(out)
-
-
-def _trusted(binary: Path) -> bool:
-    """A cached harness is run only when this user made it and nobody else can have changed
-    it (the cache folder is private; a binary in it is checked all the same)."""
-    try:
-        st = binary.stat()
-    except OSError:
-        return False
-    return binary.is_file() and st.st_uid == os.getuid() and not st.st_mode & 0o022 \
-        and not binary.parent.stat().st_mode & 0o022
+    return Harness(harness, name, work, wave, includes, defines, others, h.hexdigest()[:32], cache)
 
 
 @dataclass
 class Ran:
     buffers: list[list[bytes]] | None  # per case, each pointer's bytes; None: it stopped
     error: str = ""
+    unbuilt: bool = False  # it stopped because the harness does not build
 
 
-def run(binary: Path, cases: bytes, count: int, sizes: list[int], work: Path, tag: str, timeout: float) -> Ran:
+def run(h: Harness, cases: bytes, count: int, sizes: list[int], tag: str, timeout: float) -> Ran:
     """Run a harness on a case file (`sizes`: each pointer's element size); the buffers of
-    every case, or why the run stopped."""
+    every case, or why the run stopped. What a run wrote is kept in the cache folder by the
+    harness's key and the cases: the cache holds data (a case's output bytes, read by
+    `_buffers`), never a program to run."""
+    key = hashlib.sha256(f"{h.key}:{timeout:g}:".encode() + cases).hexdigest()[:40]
+    entry = h.cache / key if h.cache is not None else None
+    if entry is not None:
+        try:
+            got = _buffers(entry.read_bytes(), count, sizes)
+        except OSError:
+            got = None
+        if got is not None:
+            return Ran(got)
+    binary, error = h.binary()
+    if binary is None:
+        return Ran(None, error, unbuilt=True)
     from hipport.validate import emulator
 
-    cin, cout = work / f"{tag}.cases", work / f"{tag}.out"
+    cin, cout = h.work / f"{tag}.cases", h.work / f"{tag}.out"
     cin.write_bytes(cases)
     cout.unlink(missing_ok=True)
     try:
@@ -175,14 +202,36 @@ def run(binary: Path, cases: bytes, count: int, sizes: list[int], work: Path, ta
         msg = next((x for x in lines if "error" in x), lines[-1] if lines else f"exit {p.returncode}")
         return Ran(None, msg[:300])
     raw = cout.read_bytes()
+    out = _buffers(raw, count, sizes)
+    if out is None:
+        return Ran(None, "the harness wrote a short output")
+    if entry is not None and h.cache is not None:
+        try:
+            make_private(h.cache)
+            tmp = h.cache / f".{key}.{os.getpid()}"
+            tmp.write_bytes(raw)
+            os.replace(tmp, entry)
+        except OSError:
+            pass  # a full or read-only cache costs the next run a run, nothing else
+    return Ran(out)
+
+
+def _buffers(raw: bytes, count: int, sizes: list[int]) -> list[list[bytes]] | None:
+    """Each case's buffers from a harness's output; None where it is not one (a damaged
+    cache entry is a miss)."""
     out: list[list[bytes]] = []
     at = 0
-    for _ in range(count):
-        bufs = []
-        for size in sizes:
-            (n,) = struct.unpack_from("<Q", raw, at)
-            at += 8
-            bufs.append(raw[at:at + n * size])
-            at += n * size
-        out.append(bufs)
-    return Ran(out)
+    try:
+        for _ in range(count):
+            bufs = []
+            for size in sizes:
+                (n,) = struct.unpack_from("<Q", raw, at)
+                at += 8
+                if at + n * size > len(raw):
+                    return None
+                bufs.append(raw[at:at + n * size])
+                at += n * size
+            out.append(bufs)
+    except struct.error:
+        return None
+    return out if at == len(raw) else None
