@@ -352,6 +352,10 @@ def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = No
                            f"has {len(call.args)} where {count} were expected: order them by hand "
                            f"({m.note or m.hip})", m.family, m.cuda)
             continue
+        if kind == "cast":  # cast:TYPE, every argument cast to TYPE (`umin(a, b)` -> `min((unsigned int)(a), ...)`)
+            for arg in call.args:
+                call.wrap(arg, f"({param})(", ")")
+            continue
         if kind == "overload":  # overload:N=NAME, CUDA's C++ overload of N arguments is HIP's NAME
             count, _, value = param.partition("=")
             if len(call.args) == int(count):
