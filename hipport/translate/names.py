@@ -184,9 +184,17 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
     if m.hip == "":  # a macro HIP does without (CUDART_CB), or a call `args` rewrites
         ctx.edit(start, _blanks_end(ctx.src.data, end) if not m.args else end, "", FixKind.RENAME)
     hip = solver.spelling(ctx, node, m)
+    if hip and m.kind == "type" and _elaborated(node) and not ctx.src.path.endswith(".c") \
+            and not _standalone(node.parent):
+        # `enum cudaMemcpyKind k`: in C++ the keyword goes, since HIP's name may be a typedef
+        # (of another tag on AMD, `struct _hipGraphicsResource`; of CUDA's own on HIP's NVIDIA
+        # platform, `typedef enum cudaMemcpyKind hipMemcpyKind`), and a typedef names the type
+        # on both platforms where no tag does
+        ctx.edit(node.parent.start_byte, end, hip, FixKind.RENAME)
+        hip = None
     tag = TYPEDEF_TAGS.get(hip or "")
     if tag is not None and _elaborated(node):
-        hip = tag  # `struct cudaGraphicsResource *r`: HIP's name is a typedef, not a tag
+        hip = tag  # `struct cudaGraphicsResource;`, and C: HIP's name is a typedef, not a tag
     if hip and hip != name:
         ctx.edit(start, end, hip, FixKind.RENAME)
     if m.args and m.status != "unsupported":
@@ -241,6 +249,18 @@ def _elaborated(node: Node) -> bool:
     parent = node.parent
     return parent is not None and parent.type in _ELABORATED \
         and parent.child_by_field_name("name") == node and parent.child_by_field_name("body") is None
+
+
+def _standalone(spec: Node | None) -> bool:
+    """Is the elaborated specifier a declaration of its own (`struct X;`), which needs the tag?"""
+    if spec is None:
+        return True
+    nxt = spec.next_sibling
+    if nxt is not None and nxt.type == ";":
+        return True
+    parent = spec.parent
+    return parent is None or parent.type in ("declaration", "field_declaration") \
+        and parent.child_by_field_name("declarator") is None
 
 
 def _blanks_end(data: bytes, at: int) -> int:
