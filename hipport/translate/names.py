@@ -12,6 +12,7 @@ from functools import cache
 from hipport.model import FamilyCount, Severity
 from hipport.registry import HP, FixKind
 from hipport.rules import Mapping, RuleSet
+from hipport.rules.targets import amd_only
 from hipport.source import Node
 from hipport.translate import args as argrewrite
 from hipport.translate import overrides, solver, versions
@@ -184,19 +185,25 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
     if m.hip == "":  # a macro HIP does without (CUDART_CB), or a call `args` rewrites
         ctx.edit(start, _blanks_end(ctx.src.data, end) if not m.args else end, "", FixKind.RENAME)
     hip = solver.spelling(ctx, node, m)
-    if hip and m.kind == "type" and _elaborated(node) and not ctx.src.path.endswith(".c") \
-            and not _standalone(node.parent):
+    spelled = hip
+    spec = node.parent
+    if hip and m.kind == "type" and spec is not None and _elaborated(node) and not ctx.src.path.endswith(".c") \
+            and not _standalone(spec):
         # `enum cudaMemcpyKind k`: in C++ the keyword goes, since HIP's name may be a typedef
         # (of another tag on AMD, `struct _hipGraphicsResource`; of CUDA's own on HIP's NVIDIA
         # platform, `typedef enum cudaMemcpyKind hipMemcpyKind`), and a typedef names the type
         # on both platforms where no tag does
-        ctx.edit(node.parent.start_byte, end, hip, FixKind.RENAME)
+        ctx.edit(spec.start_byte, end, hip, FixKind.RENAME)
         hip = None
     tag = TYPEDEF_TAGS.get(hip or "")
     if tag is not None and _elaborated(node):
         hip = tag  # `struct cudaGraphicsResource;`, and C: HIP's name is a typedef, not a tag
     if hip and hip != name:
         ctx.edit(start, end, hip, FixKind.RENAME)
+    if spelled and spelled in amd_only():  # (HP022; its tag in `struct _hipGraphicsResource` too)
+        ctx.report(HP.AMD_ONLY_API, Severity.INFO, start, end,
+                   f"{spelled} is declared by HIP's AMD platform only (HIP 5.2's NVIDIA headers lack it): "
+                   f"this port builds for AMD, not on HIP's NVIDIA platform", m.family, name)
     if m.args and m.status != "unsupported":
         argrewrite.apply(ctx, node, m)
     if ctx.solver == "calls":
