@@ -27,8 +27,8 @@ copy of HIP's headers patched for it (hipport.validate.hipkit.cached_kit; no GPU
 counted as
 
   nv compiled   units that build on HIP's NVIDIA path too
-  nv flagged    failures with a hipport finding within a line of the first error (the port
-                said the code needs an API HIP has only on AMD, or what else it left)
+  nv flagged    failures at a note that the port uses an API HIP has only on AMD (HP022),
+                within a line of the first error
   nv unflagged  failures with neither: the port builds for AMD only and said nothing
 
 `--stub-absent` compiles with declaration stubs of hipBLAS and hipBLASLt (benchmarks/stubs), so
@@ -59,6 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hipport.linemap import LineMap  # noqa: E402
+from hipport.registry import HP  # noqa: E402
 from hipport.source import SourceFile, function_lines  # noqa: E402
 from hipport.validate import toolchains  # noqa: E402
 from hipport.validate.driver import Toolchain  # noqa: E402
@@ -344,8 +345,9 @@ def run_nvidia(kit: Path, tree: Path, original: Path, units: list[str], prof: Pr
             return list(pool.map(one, enumerate(units)))
 
 
-def hipport_port(src: Path, out: Path, extra: list[str]) -> dict[str, list[int]]:
-    """Port the checkout; the findings (error or warning) by path relative to it."""
+def hipport_port(src: Path, out: Path, extra: list[str]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Port the checkout; the findings (error or warning) by path relative to it, and the notes
+    that the port uses an API HIP has only on AMD (HP022), likewise."""
     cmd = [sys.executable, "-m", "hipport", "port", str(src), "-o", str(out), "--format", "json",
            "--no-cache", "-q", "-j2", *extra]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -353,11 +355,14 @@ def hipport_port(src: Path, out: Path, extra: list[str]) -> dict[str, list[int]]
         sys.exit(f"hipport port {src} failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
     doc = json.loads(p.stdout)
     found: dict[str, list[int]] = {}
+    amd_only: dict[str, list[int]] = {}
     for f in doc["findings"]:
+        rel = os.path.relpath(f["path"], src) if os.path.isabs(f["path"]) else f["path"]
         if f["severity"] in ("error", "warning"):
-            rel = os.path.relpath(f["path"], src) if os.path.isabs(f["path"]) else f["path"]
             found.setdefault(rel, []).append(f["line"])
-    return found
+        if f["rule"] == HP.AMD_ONLY_API:
+            amd_only.setdefault(rel, []).append(f["line"])
+    return found, amd_only
 
 
 def hipify_perl(src: Path, out: Path, script: Path) -> None:
@@ -375,7 +380,8 @@ def measure(src: Path, args: argparse.Namespace, work: Path, tcs: list[Toolchain
     row = Row(name, len(units))
     out = work / f"{src.name}-hipport"
     row.trees["hipport"] = out
-    findings = hipport_port(src, out, [*(["--rocm", args.rocm] if args.rocm else []), *(args.hipport_arg or [])])
+    findings, amd_only = hipport_port(src, out, [*(["--rocm", args.rocm] if args.rocm else []),
+                                                 *(args.hipport_arg or [])])
     extra = (str(STUBS),) if args.stub_absent else ()
     for tc in tcs:
         row.hipport[tc.name] = run_units(tc, out, src, units, prof, args.jobs, args.timeout, findings, extra)
@@ -385,7 +391,7 @@ def measure(src: Path, args: argparse.Namespace, work: Path, tcs: list[Toolchain
         kit = cached_kit()
         assert kit is not None  # checked in main
         built = [o.unit for o in row.hipport[tcs[0].name] if o.ok]
-        row.nvidia = run_nvidia(kit, out, src, built, prof, args.jobs, args.timeout, findings, extra)
+        row.nvidia = run_nvidia(kit, out, src, built, prof, args.jobs, args.timeout, amd_only, extra)
     if args.hipify_perl:
         hout = work / f"{src.name}-hipify"
         hipify_perl(src, hout, Path(args.hipify_perl))
