@@ -167,8 +167,9 @@ def test_a_file_without_amd_builtins_gets_no_shims() -> None:
 
 
 @pytest.mark.parametrize("example", sorted(p.name for p in (ROOT / "examples").iterdir() if p.is_dir()))
-def test_the_bundled_examples_build_on_nvidia(example: str, tmp_path: Path) -> None:
+def test_the_bundled_examples_build_on_nvidia(example: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     nvidia.require()
+    cache = compiled_store.folder(request.config, "hipport-nvidia")
     out = tmp_path / example
     p = subprocess.run([sys.executable, "-m", "hipport", "port", str(ROOT / "examples" / example), "-o", str(out),
                         "--no-cache", "--rocm", FLOOR], capture_output=True, text=True, cwd=ROOT)
@@ -180,5 +181,5 @@ def test_the_bundled_examples_build_on_nvidia(example: str, tmp_path: Path) -> N
         if src != unit:
             shutil.copy(unit, src)
         incs = [a for d in {h.parent for h in out.rglob("*.h")} | {out / "include"} for a in ("-I", str(d))]
-        r = nvidia.compile_nvidia(src, *incs)
+        r = nvidia.compile_nvidia(src, *incs, cache=cache, root=tmp_path)
         assert r.returncode == 0, f"{unit.relative_to(out)}:\n{nvidia.errors(r)}"
