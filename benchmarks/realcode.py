@@ -1,7 +1,7 @@
 """Do real code bases build after `hipport port`? Port a checkout, compile every unit alone.
 
     python benchmarks/realcode.py PATH... [--rocm 6.4] [--toolchain NAME]... [--hipify-perl PATH]
-                                          [--units GLOB] [--limit N]
+                                          [--units GLOB] [--limit N] [--nvidia]
 
 For each checkout (cuda-samples, Rodinia, llm.c, or any tree of `.cu` files) this ports the
 whole tree into a temporary folder (`hipport port PATH -o OUT`, at the floor `--rocm` gives),
