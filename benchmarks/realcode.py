@@ -1,7 +1,7 @@
 """Do real code bases build after `hipport port`? Port a checkout, compile every unit alone.
 
     python benchmarks/realcode.py PATH... [--rocm 6.4] [--toolchain NAME]... [--hipify-perl PATH]
-                                          [--units GLOB] [--limit N]
+                                          [--units GLOB] [--limit N] [--nvidia]
 
 For each checkout (cuda-samples, Rodinia, llm.c, or any tree of `.cu` files) this ports the
 whole tree into a temporary folder (`hipport port PATH -o OUT`, at the floor `--rocm` gives),
@@ -20,6 +20,16 @@ hip-6.4; never hipcc), and prints one row per checkout, with these columns per t
   flagged    failures with a hipport finding (error or warning) within a line of the first
              error, mapped back to the original file
   unflagged  failures with neither: the port left code that does not build and said nothing
+
+`--nvidia` adds a column group for HIP's NVIDIA platform (issue 32: one source for both):
+every unit that compiles for gfx90a with the first toolchain is compiled again with nvcc and a
+copy of HIP's headers patched for it (hipport.validate.hipkit.cached_kit; no GPU needed),
+counted as
+
+  nv compiled   units that build on HIP's NVIDIA path too
+  nv flagged    failures at a note that the port uses an API HIP has only on AMD (HP022),
+                within a line of the first error
+  nv unflagged  failures with neither: the port builds for AMD only and said nothing
 
 `--stub-absent` compiles with declaration stubs of hipBLAS and hipBLASLt (benchmarks/stubs), so
 a unit that stops on their include is judged on the rest of its code (compiles only).
@@ -49,6 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hipport.linemap import LineMap  # noqa: E402
+from hipport.registry import HP  # noqa: E402
 from hipport.source import SourceFile, function_lines  # noqa: E402
 from hipport.validate import toolchains  # noqa: E402
 from hipport.validate.driver import Toolchain  # noqa: E402
@@ -68,6 +79,12 @@ ABSENT = re.compile(
     r"rocsolver|miopen|roctracer|roctx|rocwmma|hipblas-common|mpi|omp|GL/glut|GL/freeglut|"
     r"GLFW|GL/glew|vulkan|d3d|dxgi|DirectX|npp|nvjpeg|nvml|cudnn|FreeImage|hipdnn|openacc)\w*(?:[./]|$)",
     re.I)
+# On HIP's NVIDIA path a HIP library's header includes its CUDA twin: a missing one is the
+# machine's (the CUDA toolkit's libraries), as a missing HIP library is on AMD.
+ABSENT_NVIDIA = re.compile(r"^(?:curand|cublas|cufft|cusparse|cusolver|cudnn|nccl|nvrtc|cub/|thrust/)", re.I)
+NV_ARCH = "sm_90"  # compiled, not run: any architecture CUDA 12/13 supports
+_NVCC_DIAG = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\): (?P<kind>error|warning|remark)(?: #\w+-D)?: ", re.M)
+_GCC_MISSING = re.compile(r"fatal error: (?P<h>[^:\s]+): No such file or directory")
 _DIAG = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error|note|warning): (?P<msg>.*)$")
 _INCLUDED = re.compile(r"^(?:In file included from |\s+from )(?P<file>[^:]+):(?P<line>\d+)")
 
@@ -107,6 +124,7 @@ class Row:
     hipport: dict[str, list[Outcome]] = field(default_factory=dict)  # per toolchain
     hipify: dict[str, list[Outcome]] | None = None
     trees: dict[str, Path] = field(default_factory=dict)
+    nvidia: list[Outcome] | None = None  # HIP's NVIDIA path, for the units that built for gfx90a
 
 
 def profile_for(root: Path) -> Profile:
@@ -237,6 +255,12 @@ def classify(o: Outcome, missing: str | None, findings: dict[str, list[int]],
         # a package the toolchain lacks (in a root: GL/gl.h too, which this machine may have),
         # or a header the build takes from outside the checkout
         return "env"
+    return classify_found(o, findings, original, tree)
+
+
+def classify_found(o: Outcome, findings: dict[str, list[int]], original: Path, tree: Path) -> str:
+    """flagged: a hipport finding within a line of the first error (or of a place clang names
+    for it), mapped back to the original file; else unflagged."""
     for rel, line in ([o.where] if o.where else []) + o.also:
         lines = findings.get(rel)
         if not lines:
@@ -281,8 +305,49 @@ def run_units(tc: Toolchain, tree: Path, original: Path, units: list[str], prof:
             return list(pool.map(one, units))
 
 
-def hipport_port(src: Path, out: Path, extra: list[str]) -> dict[str, list[int]]:
-    """Port the checkout; the findings (error or warning) by path relative to it."""
+def nvidia_log(log: str) -> str:
+    """nvcc's diagnostics in clang's form (`file:line:1: error: ...`; a missing header as
+    `'h' file not found`), so first_error and classify read both compilers alike."""
+    log = _NVCC_DIAG.sub(lambda m: f"{m['file']}:{m['line']}:1: {m['kind']}: ", log)
+    return _GCC_MISSING.sub(lambda m: f"fatal error: '{m['h']}' file not found", log)
+
+
+def run_nvidia(kit: Path, tree: Path, original: Path, units: list[str], prof: Profile, jobs: int,
+               timeout: int, findings: dict[str, list[int]], extra: tuple[str, ...] = ()) -> list[Outcome]:
+    """Each unit compiled on HIP's NVIDIA path: nvcc (never hipcc) with HIP's headers patched for
+    it (`kit`), as validate's NVIDIA leg and tests/nvidia.py compile."""
+    nvcc = toolchains.find_nvcc()
+    cuda = toolchains.cuda_path()
+    assert nvcc is not None
+    with tempfile.TemporaryDirectory(prefix="hipport-realcode-nv-") as tmp:
+
+        def one(i_unit: tuple[int, str]) -> Outcome:
+            i, unit = i_unit
+            argv = [nvcc, "-Wno-deprecated-gpu-targets", f"-arch={NV_ARCH}",
+                    *(["-isystem", str(Path(cuda) / "include")] if cuda else []), "-isystem", str(kit),
+                    "-x", "cu", "-std=c++17", "-w", *include_flags(tree, unit, prof), *(f"-I{d}" for d in extra),
+                    "-c", str(tree / unit), "-o", str(Path(tmp) / f"{i}.o")]
+            try:
+                p = subprocess.run(argv, cwd=(tree / unit).parent, capture_output=True, text=True, errors="replace",
+                                   timeout=timeout, stdin=subprocess.DEVNULL)
+                ok, log = p.returncode == 0, nvidia_log(p.stderr + p.stdout)
+            except subprocess.TimeoutExpired:
+                ok, log = False, f"{unit}:1:1: error: timed out after {timeout} s"
+            o = Outcome(unit, ok)
+            if not ok:
+                o.first, places, missing = first_error(tree, log)
+                o.where, o.also = (places[0] if places else None), places[1:]
+                o.cls = "env" if missing and ABSENT_NVIDIA.match(missing) else \
+                    classify_found(o, findings, original, tree)
+            return o
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            return list(pool.map(one, enumerate(units)))
+
+
+def hipport_port(src: Path, out: Path, extra: list[str]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Port the checkout; the findings (error or warning) by path relative to it, and the notes
+    that the port uses an API HIP has only on AMD (HP022), likewise."""
     cmd = [sys.executable, "-m", "hipport", "port", str(src), "-o", str(out), "--format", "json",
            "--no-cache", "-q", "-j2", *extra]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -290,11 +355,14 @@ def hipport_port(src: Path, out: Path, extra: list[str]) -> dict[str, list[int]]
         sys.exit(f"hipport port {src} failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
     doc = json.loads(p.stdout)
     found: dict[str, list[int]] = {}
+    amd_only: dict[str, list[int]] = {}
     for f in doc["findings"]:
+        rel = os.path.relpath(f["path"], src) if os.path.isabs(f["path"]) else f["path"]
         if f["severity"] in ("error", "warning"):
-            rel = os.path.relpath(f["path"], src) if os.path.isabs(f["path"]) else f["path"]
             found.setdefault(rel, []).append(f["line"])
-    return found
+        if f["rule"] == HP.AMD_ONLY_API:
+            amd_only.setdefault(rel, []).append(f["line"])
+    return found, amd_only
 
 
 def hipify_perl(src: Path, out: Path, script: Path) -> None:
@@ -312,10 +380,18 @@ def measure(src: Path, args: argparse.Namespace, work: Path, tcs: list[Toolchain
     row = Row(name, len(units))
     out = work / f"{src.name}-hipport"
     row.trees["hipport"] = out
-    findings = hipport_port(src, out, [*(["--rocm", args.rocm] if args.rocm else []), *(args.hipport_arg or [])])
+    findings, amd_only = hipport_port(src, out, [*(["--rocm", args.rocm] if args.rocm else []),
+                                                 *(args.hipport_arg or [])])
     extra = (str(STUBS),) if args.stub_absent else ()
     for tc in tcs:
         row.hipport[tc.name] = run_units(tc, out, src, units, prof, args.jobs, args.timeout, findings, extra)
+    if args.nvidia:
+        from hipport.validate.hipkit import cached_kit
+
+        kit = cached_kit()
+        assert kit is not None  # checked in main
+        built = [o.unit for o in row.hipport[tcs[0].name] if o.ok]
+        row.nvidia = run_nvidia(kit, out, src, built, prof, args.jobs, args.timeout, amd_only, extra)
     if args.hipify_perl:
         hout = work / f"{src.name}-hipify"
         hipify_perl(src, hout, Path(args.hipify_perl))
@@ -334,10 +410,17 @@ def render(rows: list[Row], show_failures: bool, names: list[str]) -> str:
                     if not o.ok:
                         first = o.first.replace(str(r.trees.get("hipport", "")) + os.sep, "")
                         out.append(f"{tc:8} {o.cls:9} {o.unit}: {first}")
+                for o in r.nvidia or []:
+                    if not o.ok:
+                        first = o.first.replace(str(r.trees.get("hipport", "")) + os.sep, "")
+                        out.append(f"{'nvidia':8} {o.cls:9} {o.unit}: {first}")
         out.append("")
     head = ["code base", "units"]
     for tc in names:
         head += [f"{tc} hipify-perl", f"{tc} compiled", "env", "flagged", "unflagged"]
+    nv = any(r.nvidia is not None for r in rows)
+    if nv:
+        head += [f"nvidia ({names[0]}-built)", "nv compiled", "nv env", "nv flagged", "nv unflagged"]
     out.append("| " + " | ".join(head) + " |")
     out.append("|" + "---|" * len(head))
     for r in rows:
@@ -347,6 +430,11 @@ def render(rows: list[Row], show_failures: bool, names: list[str]) -> str:
             cls = Counter(o.cls for o in got if not o.ok)
             hip = "-" if r.hipify is None else str(sum(o.ok for o in r.hipify[tc]))
             cells += [hip, str(sum(o.ok for o in got)), str(cls["env"]), str(cls["flagged"]), str(cls["unflagged"])]
+        if nv:
+            got = r.nvidia or []
+            cls = Counter(o.cls for o in got if not o.ok)
+            cells += [str(len(got)), str(sum(o.ok for o in got)), str(cls["env"]), str(cls["flagged"]),
+                      str(cls["unflagged"])]
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -370,8 +458,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stub-absent", action="store_true",
                     help="compile with benchmarks/stubs on the include path (hipBLAS and hipBLASLt "
                          "declarations), to judge units past an absent package's include")
+    ap.add_argument("--nvidia", action="store_true",
+                    help="also build each unit that compiles for gfx90a on HIP's NVIDIA path (nvcc with "
+                         "HIP's headers, patched for it; no GPU needed)")
     args = ap.parse_args(argv)
     tcs = chosen(ap, args.toolchain or [])
+    if args.nvidia:
+        if toolchains.find_nvcc() is None or toolchains.hip_include_dir() is None:
+            ap.error("--nvidia needs nvcc and HIP's NVIDIA headers (hip/nvidia_detail)")
     from hipport.floor import floor
     from hipport.validate import floor_warnings
 
@@ -392,7 +486,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps([{"name": r.name, "units": r.units, "rocm": args.rocm or "5.2",
                            "toolchains": {tc: {"hipport": [vars(o) for o in r.hipport[tc]],
                                                "hipify": None if r.hipify is None else
-                                               [vars(o) for o in r.hipify[tc]]} for tc in names}}
+                                               [vars(o) for o in r.hipify[tc]]} for tc in names},
+                           "nvidia": None if r.nvidia is None else [vars(o) for o in r.nvidia]}
                           for r in rows], indent=1))
     else:
         print(render(rows, args.failures, names))

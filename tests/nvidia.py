@@ -2,25 +2,25 @@
 
 Debian's HIP 5.2 headers predate CUDA 12/13, so they are compiled from a copy that
 hipport.validate.hipkit patches for the nvcc at hand (what scripts/gpu-check-prepare.sh makes
-for a GPU machine). The copy is made once per content: its folder is named by a digest of
-HIP's headers and nvcc's version, under the user's cache. Tests that use it are marked
+for a GPU machine). The copy is made once per content (hipkit.cached_kit): its folder is named
+by a digest of HIP's headers and nvcc's version, under the user's cache; a compile's success is
+kept by content too, in pytest's cache (tests/compiled.py). Tests that use it are marked
 `nvidia`; `require()` skips them where nvcc or the headers are absent and fails them where
 HIPPORT_REQUIRE_TOOLCHAINS names nvidia.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 import subprocess
-import tempfile
+import time
 from functools import cache
 from pathlib import Path
 
 import pytest
 
 from hipport.validate import hipkit, toolchains
+from hipport.validate.compilecache import Answer, CompileCache, read_depfile
 
 NAME = "nvidia"
 ARCH = "sm_90"  # compiled, not run: any architecture CUDA 12/13 supports
@@ -44,44 +44,46 @@ def require() -> None:
 
 @cache
 def kit() -> Path:
-    """A folder holding hip/: HIP's headers, patched for this nvcc."""
-    nvcc = toolchains.find_nvcc()
-    inc = toolchains.hip_include_dir()
-    assert nvcc and inc
-    h = hashlib.blake2b(digest_size=8)
-    h.update(subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout.encode())
-    h.update(Path(hipkit.__file__).read_bytes())
-    for p in sorted(Path(inc, "hip").rglob("*")):
-        if p.is_file():
-            h.update(str(p.relative_to(inc)).encode() + b"\0" + p.read_bytes())
-    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    done = home / "hipport-tests" / f"nvidia-kit-{h.hexdigest()}"
-    if (done / "hip" / "hip_runtime.h").is_file():
-        return done
-    done.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="kit-", dir=done.parent))
-    shutil.copytree(Path(inc, "hip"), work / "hip", symlinks=True)
-    ok, _ = hipkit.patch_nvidia(work, nvcc, log=lambda m: None)
-    assert ok, "HIP's NVIDIA headers do not compile with this nvcc even patched"
-    try:
-        work.rename(done)  # another process may have made it meanwhile: theirs is as good
-    except OSError:
-        shutil.rmtree(work, ignore_errors=True)
+    """A folder holding hip/: HIP's headers, patched for this nvcc (made once per content)."""
+    done = hipkit.cached_kit()
+    assert done is not None
     return done
 
 
-def compile_nvidia(source: Path, *args: str) -> subprocess.CompletedProcess[str]:
+@cache
+def _nvcc() -> str:
+    """Which nvcc, and what it says it is: part of every cached answer's key."""
+    nvcc = toolchains.find_nvcc()
+    return f"{nvcc}\n{subprocess.run([str(nvcc), '--version'], capture_output=True, text=True).stdout}"
+
+
+def compile_nvidia(source: Path, *args: str, cache: Path | None = None,
+                   root: Path | None = None) -> subprocess.CompletedProcess[str]:
     """`nvcc -x cu -std=c++17 -c SOURCE` with the patched headers, as validate's NVIDIA leg
-    compiles (nvcc called directly, never hipcc)."""
+    compiles (nvcc called directly, never hipcc). With `cache` (tests/compiled.py's folder), a
+    success is kept by content: answered again while every file nvcc read hashes the same
+    (paths under `root`, the work folder, are keyed relative to it)."""
     require()
     nvcc = toolchains.find_nvcc()
     assert nvcc
     cuda = toolchains.cuda_path()
-    argv = [nvcc, "-Wno-deprecated-gpu-targets", f"-arch={ARCH}",
-            *(["-isystem", str(Path(cuda) / "include")] if cuda else []), "-isystem", str(kit()),
-            "-x", "cu", "-std=c++17", *args, "-c", str(source), "-o", str(source.with_suffix(".o"))]
-    return subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=600,
-                          stdin=subprocess.DEVNULL)
+    flags = ["-Wno-deprecated-gpu-targets", f"-arch={ARCH}",
+             *(["-isystem", str(Path(cuda) / "include")] if cuda else []), "-isystem", str(kit()),
+             "-x", "cu", "-std=c++17", *args]
+    cc = CompileCache(cache, root or source.parent) if cache is not None else None
+    key = cc.key("nvcc", _nvcc(), ARCH, flags, source) if cc is not None else ""
+    hit = cc.get(key) if cc is not None else None
+    if hit is not None:
+        return subprocess.CompletedProcess([nvcc], hit.rc, "", hit.output)
+    depfile = source.with_suffix(".d")
+    t0 = time.perf_counter()
+    p = subprocess.run([nvcc, *flags, "-MD", "-MF", str(depfile), "-c", str(source), "-o", str(source.with_suffix(".o"))],
+                       capture_output=True, text=True, errors="replace", timeout=600, stdin=subprocess.DEVNULL)
+    if cc is not None and p.returncode == 0 and depfile.is_file():
+        deps = read_depfile(depfile.read_text(errors="replace"), source.parent)
+        if deps:
+            cc.put(key, Answer(p.returncode, p.stderr, time.perf_counter() - t0, True), deps)
+    return p
 
 
 def errors(proc: subprocess.CompletedProcess[str]) -> str:

@@ -1,11 +1,13 @@
 """Ports build from one source on both HIP platforms (issue 32): the NVIDIA platform's compile.
 
-Every wave64 fixture (each strategy, at the 5.2 floor: the floor whose rewrites use the most
-AMD builtins), the translate cases whose output holds the NVIDIA shims, and the bundled
-examples are ported and compiled with nvcc through HIP's NVIDIA headers (tests/nvidia.py).
-The AMD side of the same outputs is the compile matrix's (tests/test_compile_matrix.py). A
-fixture whose *input* already uses an AMD builtin (code written for AMD, left as it is) is
-left out with that reason: what is checked is what hipport writes.
+The compile matrix's NVIDIA column: every wave64 fixture (each strategy, at the 5.2 floor: the
+floor whose rewrites use the most AMD builtins), every translate case whose port compiles for
+gfx90a (the matrix's 5.2@hip-5.2 column, tests/test_compile_matrix.py), and the bundled
+examples are ported and compiled with nvcc through HIP's NVIDIA headers (tests/nvidia.py;
+a success is kept by content in pytest's cache, so an unchanged run costs hashing). A fixture
+is left out only with why (`why_not`): its *input* already uses an AMD builtin (code written for
+AMD, left as it is: what is checked is what hipport writes), its port needs an API HIP has only
+on AMD and notes it (HP022), or the library's NVIDIA backend is not installed here.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,36 +26,77 @@ import pytest
 from hipport import portable
 from hipport.config import Config
 from hipport.passes import port_bytes
-from hipport.registry import FixKind
+from hipport.registry import HP
+from hipport.validate import toolchains
+from hipport.workspace import role_of
+from tests import compiled as compiled_store
 from tests import nvidia
 from tests.conftest import ROOT
 from tests.test_compile_matrix import FIXTURE_LIST, WAVE64_STUBS, Fixture
+from tests.test_translate_golden import in_its_folder
 
 pytestmark = pytest.mark.nvidia
 
 FLOOR = "5.2"
+# HIP libraries whose NVIDIA backend includes CUDA's library: the CUDA header it needs. A port
+# that uses one builds on HIP's NVIDIA platform only where the CUDA toolkit has that library.
+BACKENDS = {"hiprand/": "curand.h", "hipsparse/": "cusparse.h", "hipblas/": "cublas_v2.h", "hipfft/": "cufft.h",
+            "hipsolver/": "cusolverDn.h", "hipcub/": "cub/cub.cuh"}
+
+
+def _sources(fx: Fixture) -> str:
+    """The fixture's input and the headers beside it (written for HIP in summary fixtures)."""
+    return "".join(p.read_text(errors="replace") for p in sorted(fx.folder.iterdir())
+                   if p.name.startswith("input.") or p.suffix in (".cuh", ".h"))
+
+
+def _flagged(fx: Fixture) -> str:
+    """The first AMD-only API the port of a translate case notes (HP022), or ""."""
+    assert fx.case is not None
+    data = fx.case.input.read_bytes()
+    res = port_bytes(f"{fx.case.name}/{fx.case.input.name}", fx.case.role or role_of(fx.case.input, data[:65536]),
+                     data, replace(fx.case.config, rocm=FLOOR), **in_its_folder(fx.case.input, data))
+    return next((f.message.split(" is declared")[0] for f in res.findings if f.rule == HP.AMD_ONLY_API), "")
+
+
+def _absent_backend(ported: bytes) -> str:
+    cuda = toolchains.cuda_path()
+    for hip, needs in BACKENDS.items():
+        if f"{hip}".encode() in ported and not (cuda and (Path(cuda) / "include" / needs).is_file()):
+            return f"{hip.rstrip('/')}'s NVIDIA backend needs CUDA's {needs}, which this CUDA toolkit lacks"
+    return ""
+
+
+def why_not(fx: Fixture) -> str:
+    """Why a fixture is not built on HIP's NVIDIA platform ("" when it is): its input is AMD code
+    (it calls an AMD builtin itself), the port needs an API HIP has only on AMD and noted it
+    (HP022), or the library's NVIDIA backend is not installed here."""
+    used = portable.AMD_ONLY.search(_sources(fx))
+    if used:
+        return f"the input is AMD code: it calls {used.group()} itself"
+    if "hipcub/" in _sources(fx):  # the wave64 tests' stand-in is AMD's shape
+        return "hipCUB's NVIDIA backend is not installed here"
+    if fx.case is not None:
+        flagged = _flagged(fx)
+        if flagged:
+            return f"the port needs {flagged}, an AMD-only API, and says so (HP022)"
+        return _absent_backend(fx.port(FLOOR)[0])
+    return ""
 
 
 def _chosen() -> list[Any]:
+    """The NVIDIA column: every wave64 fixture, and every translate case whose port compiles
+    for gfx90a (the compile matrix's 5.2@hip-5.2 column), each built or left out with why."""
     out = []
     for fx in FIXTURE_LIST:
-        if fx.case is None:
-            # the input and the headers beside it (written for HIP in summary fixtures)
-            text = "".join(p.read_text() for p in sorted(fx.folder.iterdir())
-                           if p.name == "input.cu" or p.suffix in (".cuh", ".h"))
-            used = portable.AMD_ONLY.search(text)
-            marks = [pytest.mark.skip(reason=f"the input is AMD code: it calls {used.group()} itself")] if used else []
-            if "hipcub/" in text:  # the tests' stand-in is AMD's shape; hipCUB over CUB is not installed
-                marks = [pytest.mark.skip(reason="hipCUB's NVIDIA backend is not installed here")]
-        elif FixKind.PORTABLE in fx.port(FLOOR)[1] and fx.case.compile:
-            marks = []
-        else:
+        if fx.case is not None and (not fx.id.startswith("translate/") or not fx.case.compile):
             continue
-        out.append(pytest.param(fx, id=fx.id, marks=marks))
+        why = why_not(fx)
+        out.append(pytest.param(fx, id=fx.id, marks=[pytest.mark.skip(reason=why)] if why else []))
     return out
 
 
-def _compile(work: Path, fx: Fixture) -> subprocess.CompletedProcess[str]:
+def _compile(work: Path, fx: Fixture, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
     here = work / fx.id.replace("/", "__")
     here.mkdir(parents=True)
     for extra in fx.folder.iterdir():  # headers the output includes
@@ -62,7 +106,7 @@ def _compile(work: Path, fx: Fixture) -> subprocess.CompletedProcess[str]:
             shutil.copy(extra, here / extra.name)
     out = here / (Path(fx.name).stem + ".cu")
     out.write_bytes(fx.port(FLOOR)[0])
-    return nvidia.compile_nvidia(out, "-I", str(WAVE64_STUBS))
+    return nvidia.compile_nvidia(out, "-I", str(WAVE64_STUBS), cache=cache, root=work)
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +118,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
     chosen = [item.callspec.params["fixture"] for item in request.session.items
               if item.originalname == "test_port_builds_on_nvidia" and hasattr(item, "callspec")]
     work = tmp_path_factory.mktemp("nvidia")
+    cache = compiled_store.folder(request.config, "hipport-nvidia")  # successes kept by content
     with ThreadPoolExecutor(max_workers=2) as pool:
         # a fixture whose two strategies port to the same bytes (beside the same files) is built once
         same: dict[tuple[Path, str], Future[subprocess.CompletedProcess[str]]] = {}
@@ -81,7 +126,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
         for fx in chosen:
             key = (fx.folder, hashlib.sha256(fx.port(FLOOR)[0]).hexdigest())
             if key not in same:
-                same[key] = pool.submit(_compile, work, fx)
+                same[key] = pool.submit(_compile, work, fx, cache)
             futures[fx.id] = same[key]
         yield futures
         for f in futures.values():
@@ -122,8 +167,9 @@ def test_a_file_without_amd_builtins_gets_no_shims() -> None:
 
 
 @pytest.mark.parametrize("example", sorted(p.name for p in (ROOT / "examples").iterdir() if p.is_dir()))
-def test_the_bundled_examples_build_on_nvidia(example: str, tmp_path: Path) -> None:
+def test_the_bundled_examples_build_on_nvidia(example: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     nvidia.require()
+    cache = compiled_store.folder(request.config, "hipport-nvidia")
     out = tmp_path / example
     p = subprocess.run([sys.executable, "-m", "hipport", "port", str(ROOT / "examples" / example), "-o", str(out),
                         "--no-cache", "--rocm", FLOOR], capture_output=True, text=True, cwd=ROOT)
@@ -135,5 +181,5 @@ def test_the_bundled_examples_build_on_nvidia(example: str, tmp_path: Path) -> N
         if src != unit:
             shutil.copy(unit, src)
         incs = [a for d in {h.parent for h in out.rglob("*.h")} | {out / "include"} for a in ("-I", str(d))]
-        r = nvidia.compile_nvidia(src, *incs)
+        r = nvidia.compile_nvidia(src, *incs, cache=cache, root=tmp_path)
         assert r.returncode == 0, f"{unit.relative_to(out)}:\n{nvidia.errors(r)}"

@@ -16,6 +16,7 @@ import pytest
 
 from hipport.validate import toolchains
 from hipport.validate.driver import Library, Toolchain
+from tests import nvidia
 from tests.conftest import ROOT, needs_hipcc
 
 SCRIPT = ROOT / "benchmarks" / "realcode.py"
@@ -55,6 +56,26 @@ def test_the_hosts_hip_is_the_default_and_an_absent_library_is_env(tmp_path: Pat
     assert row["units"] == 3 and row["rocm"] == "5.2" and list(row["toolchains"]) == [host.name]
     assert _classes(row["toolchains"][host.name]["hipport"]) == {"blas.cu": "env", "vec.cu": "ok",
                                                                  "bad.cu": "unflagged"}
+
+
+@pytest.mark.hipcc
+@pytest.mark.nvidia
+@needs_hipcc
+def test_the_nvidia_column_builds_what_built_for_gfx90a(tmp_path: Path) -> None:
+    """--nvidia (issue 32): a unit that builds for gfx90a is built with nvcc on HIP's NVIDIA path;
+    one stopped at an API HIP has only on AMD is flagged there (HP022), not unflagged."""
+    nvidia.require()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "ok.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(unsigned* p) {\n"
+                                "  p[threadIdx.x] = umin(p[threadIdx.x], 3u);\n}\nint main() { return 0; }\n")
+    (tree / "gl.cu").write_text("#include <cuda_runtime.h>\nvoid unmap(cudaGraphicsResource_t r, cudaStream_t s) {\n"
+                                "  cudaGraphicsUnmapResources(1, &r, s);\n}\nint main() { return 0; }\n")
+    r = _run(tree, "--nvidia", "--json")
+    assert r.returncode == 0, r.stderr
+    [row] = json.loads(r.stdout)
+    assert _classes(next(iter(row["toolchains"].values()))["hipport"]) == {"ok.cu": "ok", "gl.cu": "ok"}
+    assert _classes(row["nvidia"]) == {"ok.cu": "ok", "gl.cu": "flagged"}
 
 
 def test_an_unknown_toolchain_is_a_usage_error(tmp_path: Path) -> None:

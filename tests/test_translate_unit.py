@@ -197,8 +197,9 @@ NAME_FIXES = [
     pytest.param(b"// Jos\xe9\nvoid f() { cudaFree(p); } /* \xe9t\xe9 */\n",
                  b"// Jos\xe9\nvoid f() { hipFree(p); } /* \xe9t\xe9 */\n", id="latin1-comments-kept"),
     pytest.param(b"void f() { struct cudaDeviceProp p; enum cudaMemcpyKind k; }\n",
-                 b"void f() { struct hipDeviceProp_t p; enum hipMemcpyKind k; }\n",
+                 b"void f() { hipDeviceProp_t p; hipMemcpyKind k; }\n",
                  id="elaborated-struct-and-enum-references"),
+    pytest.param(b"typedef struct cudaDeviceProp P;\n", b"typedef hipDeviceProp_t P;\n", id="elaborated-in-a-typedef"),
     pytest.param(b"using namespace cub;\n", b"using namespace hipcub;\n",
                  id="using-namespace-directive"),
 ]

@@ -1,4 +1,5 @@
-"""The device functions some AMD targets cannot compile (rules/targets/device.toml)."""
+"""The device functions some AMD targets cannot compile (rules/targets/device.toml), and the HIP
+names HIP's NVIDIA platform lacks (rules/targets/nvidia.toml)."""
 
 from __future__ import annotations
 
@@ -50,3 +51,20 @@ def lacks(root: str | None = None) -> tuple[Lack, ...]:
 def processor(arch: str) -> str:
     """`gfx90a:xnack+` -> `gfx90a`: target features do not change the instructions."""
     return arch.split(":", 1)[0]
+
+
+@cache
+def amd_only(root: str | None = None) -> frozenset[str]:
+    """HIP names that HIP's AMD platform declares and its NVIDIA platform does not (HP022)."""
+    import tomllib
+
+    path = Path(root or rules_dir()) / "targets" / "nvidia.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise HipportError(f"invalid TOML: {e}", path) from None
+    names = data.get("names")
+    if set(data) != {"hip", "names"} or not isinstance(names, list) \
+            or not all(isinstance(n, str) and _WORD.fullmatch(n) for n in names):
+        raise HipportError('needs exactly `hip` and `names`, a list of identifiers', path)
+    return frozenset(names)

@@ -118,6 +118,13 @@ def void_pp(c: Call, n: int) -> None:
     c.wrap(arg, "reinterpret_cast<void**>(", ")")
 
 
+def void_p(c: Call, n: int) -> None:
+    """`cuMemFree(dptr)` as `hipFree`: HIP's takes `void *`, and the CUdeviceptr it is given is
+    `void *` on AMD but CUDA's integer on HIP's NVIDIA platform. A C-style cast converts both."""
+    if n < len(c.args) and c.args[n].type != "cast_expression" and "_cast<" not in c.src.text(c.args[n]):
+        c.wrap(c.args[n], "(void *)(", ")")
+
+
 def const_char_pp(c: Call, n: int) -> None:
     """`nvrtcCompileProgram(prog, n, opts)`: NVRTC takes `const char* const*`, hipRTC (up to
     ROCm 6) `const char**`, to which a `char*[]` or `const char* const*` does not convert. A
@@ -316,6 +323,7 @@ TRANSFORMS: dict[str, Callable[[Call, int], None]] = {
     "fn_cast": fn_cast,
     "host_malloc_flags": host_malloc_flags,
     "void_pp": void_pp,
+    "void_p": void_p,
     "const_char_pp": const_char_pp,
     "no_size_callback": no_size_callback,
     "load": load,
@@ -351,6 +359,10 @@ def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = No
                            f"{m.hip} takes {m.cuda}'s arguments in another order, and this call "
                            f"has {len(call.args)} where {count} were expected: order them by hand "
                            f"({m.note or m.hip})", m.family, m.cuda)
+            continue
+        if kind == "cast":  # cast:TYPE, every argument cast to TYPE (`umin(a, b)` -> `min((unsigned int)(a), ...)`)
+            for arg in call.args:
+                call.wrap(arg, f"({param})(", ")")
             continue
         if kind == "overload":  # overload:N=NAME, CUDA's C++ overload of N arguments is HIP's NAME
             count, _, value = param.partition("=")

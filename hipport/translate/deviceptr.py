@@ -11,9 +11,11 @@ non-zero integer, or cast (narrower than 64 bits, or by static_cast) to an integ
 Where the rewrite compiles in every form it covers, it is made (HP011):
 - `p + n` / `p - n` on a CUdeviceptr: the offset in bytes, `(hipDeviceptr_t)((char *)p + n)`;
 - an integer expression of handles under a cast to an integer type (`(uint)(obj >> 32)`): each
-  handle read as `reinterpret_cast<uintptr_t>(obj)`;
+  handle read as `(uintptr_t)(obj)`;
 - the same expression returned from a function returning the handle, or initialising one
-  (`return (T)lo | (T)hi << 32;`): computed in uintptr_t, then `reinterpret_cast<T>` back.
+  (`return (T)lo | (T)hi << 32;`): computed in uintptr_t, then cast back, `(T)(...)`.
+The casts are C-style: they convert a pointer (AMD's handle) and an integer (the handle on HIP's
+NVIDIA platform, CUDA's) alike, where `reinterpret_cast<uintptr_t>` of an integer is an error.
 Everything else is reported only (HP001), with the spelling to use.
 """
 
@@ -286,9 +288,9 @@ def _advice(cuda: str) -> str:
     if hip == "hipDeviceptr_t":
         return ("CUDA's is an integer, HIP's hipDeviceptr_t is void *; offset it in bytes "
                 "(`(hipDeviceptr_t)((char *)p + off)`) or keep an integer with "
-                "`reinterpret_cast<uintptr_t>(p)`")
+                "`(uintptr_t)(p)`")
     return (f"CUDA's is a 64-bit integer, HIP's {hip} a pointer; keep the object itself, or "
-            f"an integer with `reinterpret_cast<uintptr_t>(obj)` (and `reinterpret_cast<{hip}>(bits)` "
+            f"an integer with `(uintptr_t)(obj)` (and `({hip})(bits)` "
             f"back)")
 
 
@@ -332,17 +334,17 @@ def _fix(ctx: Context, where: Node, top: Node, at: dict[int, Value], hip: str | 
     opens: dict[int, str] = {}
     closes: dict[int, str] = {}
     if hip is not None:
-        opens[top.start_byte] = f"reinterpret_cast<{hip}>("
+        opens[top.start_byte] = f"({hip})("
         closes[top.end_byte] = ")"
     for leaf in leaves:
-        opens[leaf.node.start_byte] = opens.get(leaf.node.start_byte, "") + "reinterpret_cast<uintptr_t>("
+        opens[leaf.node.start_byte] = opens.get(leaf.node.start_byte, "") + "(uintptr_t)("
         closes[leaf.node.end_byte] = closes.get(leaf.node.end_byte, "") + ")"
     for at_, text in sorted({**opens, **{k: closes[k] + opens.get(k, "") for k in closes}}.items()):
         ctx.edit(at_, at_, text, FixKind.DEVICEPTR)
     kinds = sorted({leaf.cuda for leaf in leaves})
     ctx.report(HP.WRITTEN_FOR_HIP, Severity.INFO, where.start_byte, where.end_byte,
                f"{' and '.join(kinds)} used as an integer: HIP's is a pointer, so it is read "
-               f"through reinterpret_cast<uintptr_t>" + (f" and the result cast back to {hip}" if hip else ""),
+               f"through uintptr_t" + (f" and the result cast back to {hip}" if hip else ""),
                _family(kinds[0]))
     return True
 

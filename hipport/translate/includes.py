@@ -25,8 +25,9 @@ RUNTIME_HEADERS = ("hip/hip_runtime.h",)
 FIRST = 100  # the priority of the includes the port adds: above every pass's other insertions
 RUNTIME_API = "hip/hip_runtime_api.h"  # enough for host-only files
 # Headers that fail unless the runtime came first: HIP 5.2's cooperative groups (hipBlockDim_x
-# undeclared), HIP 6's GL interop (hipError_t undeclared).
-NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_cooperative_groups.h", "hip/hip_gl_interop.h"})
+# undeclared), HIP 6's GL interop (hipError_t undeclared), HIP 5.2's bfloat16 on HIP's NVIDIA
+# platform (without hip_common.h's __HIPCC__ it declares a bare struct, no conversions).
+NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_cooperative_groups.h", "hip/hip_gl_interop.h", "hip/hip_bfloat16.h"})
 RUNTIME_FAMILIES = {"runtime", "driver", "device", "complex", "vector"}
 
 
@@ -91,7 +92,10 @@ def run(ctx: Context) -> None:
     if not (runtime_first or (not device and RUNTIME_API in present and needs_runtime_at is None)) \
             and (ctx.families.keys() & RUNTIME_FAMILIES or device or needs_runtime_at is not None):
         added.append("hip/hip_runtime.h")
-    added += _implied(ctx, present)
+    implied = _implied(ctx, present)
+    if NEEDS_RUNTIME_FIRST.intersection(implied) and RUNTIME_HEADERS[0] not in added:
+        added.append(RUNTIME_HEADERS[0])  # the file's own runtime include comes after them
+    added += implied
     defines = _wanted_defines(ctx)
     if added or defines:
         at = insertion_point(ctx.src)

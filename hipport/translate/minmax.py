@@ -6,8 +6,10 @@ double and one template, so the call is ambiguous. Where one argument is unsigne
 coordinate (the coordinate itself, or `i + u * blockDim.x` over 32-bit integers: the usual
 arithmetic conversions make it `unsigned int`) and the other is a 32-bit integer (an integer
 literal, a variable the function declares with such a type, or arithmetic over those), the
-call is written `min<unsigned int>(...)`, which is CUDA's choice; other mixes are left as
-written.
+call's arguments are cast to `unsigned int`, which is CUDA's choice: `min((unsigned int)(rem),
+(unsigned int)(blockDim.x))` calls HIP's template on AMD and CUDA's unsigned overload on HIP's
+NVIDIA platform (`min<unsigned int>` would not compile there: CUDA's `min` is no template);
+other mixes are left as written.
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ def run(ctx: Context) -> None:
         fn = next((a for a in ctx.src.ancestors(call) if a.type == "function_definition"), None)
         kinds = [_kind(ctx, call, fn, a, declared) for a in items]
         if "unsigned" in kinds and None not in kinds:
-            ctx.edit(callee.end_byte, callee.end_byte, "<unsigned int>", FixKind.ARGS)
+            for a in items:
+                ctx.edit(a.start_byte, a.start_byte, "(unsigned int)(", FixKind.ARGS)
+                ctx.edit(a.end_byte, a.end_byte, ")", FixKind.ARGS)
 
 
 def _kind(ctx: Context, call: Node, fn: Node | None, arg: Node,

@@ -12,6 +12,7 @@ from functools import cache
 from hipport.model import FamilyCount, Severity
 from hipport.registry import HP, FixKind
 from hipport.rules import Mapping, RuleSet
+from hipport.rules.targets import amd_only
 from hipport.source import Node
 from hipport.translate import args as argrewrite
 from hipport.translate import overrides, solver, versions
@@ -169,10 +170,12 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
         # its uses get HIP's.
         what = {"type": "type", "enum": "enumerator"}.get(m.kind, "function's name for a variable")
         ctx.defines.add(name)
+        _not_on_nvidia(ctx, node)
         ctx.report(HP.DECLARES_CUDA_TYPE, Severity.WARNING, start, end,
                    f"this file declares CUDA's {what} {name} itself; renamed to {m.hip} it would "
                    f"redefine HIP's, so the declaration keeps CUDA's name while the uses become "
-                   f"HIP's {m.hip}: drop the declaration, or keep it out of the HIP build", m.family, name)
+                   f"HIP's {m.hip}: drop the declaration, or keep it out of the HIP build (hipport keeps a "
+                   f"declaration of its own lines out of HIP's NVIDIA build, where CUDA's comes in)", m.family, name)
         return
     if m.family in rules.namespace_families and m.kind != "macro" \
             and not _after_scope(ctx.src.data, start):
@@ -184,15 +187,67 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
     if m.hip == "":  # a macro HIP does without (CUDART_CB), or a call `args` rewrites
         ctx.edit(start, _blanks_end(ctx.src.data, end) if not m.args else end, "", FixKind.RENAME)
     hip = solver.spelling(ctx, node, m)
+    spelled = hip
+    spec = node.parent
+    if hip and m.kind == "type" and spec is not None and _elaborated(node) and not ctx.src.path.endswith(".c") \
+            and not _standalone(spec):
+        # `enum cudaMemcpyKind k`: in C++ the keyword goes, since HIP's name may be a typedef
+        # (of another tag on AMD, `struct _hipGraphicsResource`; of CUDA's own on HIP's NVIDIA
+        # platform, `typedef enum cudaMemcpyKind hipMemcpyKind`), and a typedef names the type
+        # on both platforms where no tag does
+        ctx.edit(spec.start_byte, end, hip, FixKind.RENAME)
+        hip = None
     tag = TYPEDEF_TAGS.get(hip or "")
     if tag is not None and _elaborated(node):
-        hip = tag  # `struct cudaGraphicsResource *r`: HIP's name is a typedef, not a tag
+        hip = tag  # `struct cudaGraphicsResource;`, and C: HIP's name is a typedef, not a tag
     if hip and hip != name:
         ctx.edit(start, end, hip, FixKind.RENAME)
+    if spelled and spelled in amd_only():  # (HP022; its tag in `struct _hipGraphicsResource` too)
+        ctx.report(HP.AMD_ONLY_API, Severity.INFO, start, end,
+                   f"{spelled} is declared by HIP's AMD platform only (HIP 5.2's NVIDIA headers lack it): "
+                   f"this port builds for AMD, not on HIP's NVIDIA platform", m.family, name)
     if m.args and m.status != "unsupported":
         argrewrite.apply(ctx, node, m)
     if ctx.solver == "calls":
         solver.track(ctx, node, m)
+
+
+NOT_ON_NVIDIA = "#ifndef __HIP_PLATFORM_NVIDIA__  // hipport: CUDA's headers declare it there"
+
+
+def _not_on_nvidia(ctx: Context, node: Node) -> None:
+    """A file's own top-level declaration of a CUDA name (`typedef struct CUuuid_st {...} CUuuid;`,
+    `extern tcuInit *cuInit;` in a header that loads the driver itself) is kept out of HIP's
+    NVIDIA build, where HIP's
+    headers bring CUDA's own declaration and this one would redefine it. Only a declaration on
+    lines of its own is wrapped (once, however many names it declares)."""
+    decl: Node | None = node
+    while decl is not None and decl.parent is not None and decl.parent.type != "translation_unit":
+        decl = decl.parent
+    if decl is None or decl.parent is None or decl.type not in ("type_definition", "declaration", "struct_specifier",
+                                                                "enum_specifier", "union_specifier"):
+        return
+    data, nl = ctx.src.data, ctx.src.newline
+    start = data.rfind(b"\n", 0, decl.start_byte) + 1
+    end = decl.end_byte
+    if end < len(data) and data[end:end + 1] == b";":
+        end += 1
+    line_end = data.find(b"\n", end)
+    line_end = len(data) if line_end == -1 else line_end + 1
+    if data[start:decl.start_byte].strip() or data[end:line_end].strip():
+        return  # shares a line with other code
+    before = data[data.rfind(b"\n", 0, max(start - 1, 0)) + 1:start]
+    if before.strip().startswith(NOT_ON_NVIDIA.encode()) or any(
+            e.start == e.end == line_end and e.rule == FixKind.PORTABLE and e.replacement.endswith("#endif" + nl)
+            for e in ctx.edits):
+        return  # wrapped already (a second run, or another name of the same declaration)
+    close = next((e for e in ctx.edits if e.start == e.end == start and e.rule == FixKind.PORTABLE
+                  and e.replacement.endswith("#endif" + nl)), None)
+    if close is not None:  # the declaration on the line above was wrapped: one block for both
+        ctx.edits.remove(close)
+    else:
+        ctx.edit(start, start, NOT_ON_NVIDIA + nl, FixKind.PORTABLE)
+    ctx.edit(line_end, line_end, ("" if data[line_end - 1:line_end] == b"\n" else nl) + "#endif" + nl, FixKind.PORTABLE)
 
 
 def _declares_type(node: Node) -> bool:
@@ -241,6 +296,18 @@ def _elaborated(node: Node) -> bool:
     parent = node.parent
     return parent is not None and parent.type in _ELABORATED \
         and parent.child_by_field_name("name") == node and parent.child_by_field_name("body") is None
+
+
+def _standalone(spec: Node | None) -> bool:
+    """Is the elaborated specifier a declaration of its own (`struct X;`), which needs the tag?"""
+    if spec is None:
+        return True
+    nxt = spec.next_sibling
+    if nxt is not None and nxt.type == ";":
+        return True
+    parent = spec.parent
+    return parent is None or parent.type in ("declaration", "field_declaration") \
+        and parent.child_by_field_name("declarator") is None
 
 
 def _blanks_end(data: bytes, at: int) -> int:

@@ -17,7 +17,11 @@ e.g. the texture-reference templates). Repeated until the probe compiles.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -184,6 +188,38 @@ def patch_nvidia(include: Path, nvcc: str | None = None, rounds: int = 10,
             return False, patches
     rc, out = probe(include, nvcc)
     return rc == 0, patches
+
+
+def cached_kit(cache: Path | None = None) -> Path | None:
+    """A folder holding hip/: HIP's headers patched for the nvcc at hand, made once per content
+    (its name is a digest of HIP's headers, nvcc's version and this module) under `cache`
+    (default: the user's cache folder); None where nvcc or HIP's NVIDIA headers are absent.
+    Raises RuntimeError when the headers do not compile with this nvcc even patched."""
+    nvcc, inc = toolchains.find_nvcc(), toolchains.hip_include_dir()
+    if nvcc is None or inc is None:
+        return None
+    h = hashlib.blake2b(digest_size=8)
+    h.update(subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout.encode())
+    h.update(Path(__file__).read_bytes())
+    for p in sorted(Path(inc, "hip").rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(inc)).encode() + b"\0" + p.read_bytes())
+    home = cache or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hipport-tests"
+    done = home / f"nvidia-kit-{h.hexdigest()}"
+    if (done / "hip" / "hip_runtime.h").is_file():
+        return done
+    done.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="kit-", dir=done.parent))
+    shutil.copytree(Path(inc, "hip"), work / "hip", symlinks=True)
+    ok, _ = patch_nvidia(work, nvcc, log=lambda m: None)
+    if not ok:
+        shutil.rmtree(work, ignore_errors=True)
+        raise RuntimeError("HIP's NVIDIA headers do not compile with this nvcc even patched")
+    try:
+        work.rename(done)  # another process may have made it meanwhile: theirs is as good
+    except OSError:
+        shutil.rmtree(work, ignore_errors=True)
+    return done
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -78,13 +78,26 @@ def port(code: str, strategy: str, rocm: str) -> str:
     return apply_edits(code.encode(), accepted).decode()
 
 
+# Where a port holds the NVIDIA shims (hipport/portable.py), the page shows this line in their
+# place and the block once, folded, after the examples: 18 lines of the same code in each
+# example would bury the rewrite the page is about.
+SHIMS_LINE = "// ... the NVIDIA shims (hipport/portable.py): below the examples ...\n"
+SHIMS_FOLDED = ("<details>\n<summary>The NVIDIA shims: written once per file whose port uses an AMD builtin, "
+                "compiled only on HIP's NVIDIA platform, where they give the builtins in CUDA's terms"
+                "</summary>\n\n```hip\n{}```\n\n</details>\n\n")
+
+
 def render(rule_id: str) -> str:
+    from hipport import portable
     from hipport.wave64.registry import RULES
 
     info = RULES[rule_id]
     d: Doc = info.load().DOC
     logical = port(d.before, "logical32", d.rocm)
     native = port(d.before, "native", d.rocm)
+    shims = portable.NVIDIA_SHIMS in logical + native
+    logical, native = (x.replace(portable.NVIDIA_SHIMS, SHIMS_LINE) for x in (logical, native))
+    folded = SHIMS_FOLDED.format(portable.NVIDIA_SHIMS) if shims else ""
     floor = "" if d.rocm == "5.2" else f" (ROCm floor {d.rocm})"
     refs = "\n".join(f"- {ROCM_REFS[r]}" for r in d.refs)
     return (
@@ -94,6 +107,7 @@ def render(rule_id: str) -> str:
         f"## Example\n\nCUDA:\n\n```cuda\n{d.before}```\n\n"
         f"HIP with `--wave-strategy logical32`{floor}:\n\n```hip\n{logical}```\n\n"
         f"HIP with `--wave-strategy native`{floor}:\n\n```hip\n{native}```\n\n"
+        f"{folded}"
         f"## Fix safety\n\n{d.safety}\n\n"
         f"## Options\n\n{OPTIONS}\n"
         f"## How to suppress\n\nOn the line, or alone on the line above, by id or by name:\n\n"

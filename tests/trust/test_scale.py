@@ -84,7 +84,7 @@ def test_min_of_a_long_sum_takes_the_unsigned_overload() -> None:
         src = f"__global__ void k(int* d, int w) {{ int m = 3; d[0] = min({arg}, w); }}\n"
         r = port_bytes("m.cu", "cuda-source", src.encode(), Config())
         assert r.status == FileStatus.PORTED, r.error
-        assert r.ported is not None and b"min<unsigned int>(" in r.ported
+        assert r.ported is not None and b"min((unsigned int)(" in r.ported
 
 
 N = 3000
