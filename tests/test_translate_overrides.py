@@ -148,7 +148,7 @@ def _data_types_rules(libs: str) -> tuple[rulesmod.RuleSet, Config]:
                  "rocblas_cscal(hd, n, &c, &c, 1);\n",
                  id="a rocBLAS file: the types rocBLAS takes, no cast needed"),
     pytest.param("rocblas,rocblas_types", "cuComplex c = make_cuComplex(1, 2);\n",
-                 "hipComplex c = make_hipComplex(1, 2);\n",
+                 "hipComplex c = make_hipFloatComplex(1, 2);\n",  # both HIP platforms have it
                  id="no rocBLAS name: HIP's types, which the hipC* functions take"),
     pytest.param("rocblas,rocblas_types,rocsparse",
                  "cuComplex c;\ncublasCscal(hd, n, &c, &c, 1);\ncusparseCreateDnVec(&v, n, p, t);\n",
