@@ -93,3 +93,46 @@ def test_w014_a_launch_the_default_port_leaves_wrong_is_an_error(tmp_path: Path)
     assert launch["line"] == 34 and doc["summary"]["headline"]["kernels_need_a_person"][0].endswith(": rowSum")
     fixed = hipport("port", tmp_path / "k.cu", "--check", "--no-cache", "--apply-review-fixes").stdout.decode()
     assert "error:" not in fixed and "kernels wrong" not in fixed and "ready: 1 of 1 files" in fixed
+
+
+def test_severities_say_whether_the_port_builds(tmp_path: Path) -> None:
+    """error: the port will not build (an API HIP lacks, one above the ROCm floor, a header with
+    no counterpart, inline PTX); warning: a person must look (a macro the port compiles)."""
+    (tmp_path / "k.cu").write_text(
+        "#include <cuda_runtime.h>\n"
+        "void f(cudaGraphExec_t e, unsigned long long* fl) {\n"
+        "  cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, 0);\n"
+        "  cudaGraphExecGetFlags(e, fl);\n}\n"
+        "__global__ void k(int* o) {\n"
+        "#if defined(__CUDA_ARCH__)\n  o[0] = 1;\n#endif\n"
+        "  unsigned v; asm volatile(\"mov.u32 %0, %%clock;\" : \"=r\"(v)); o[1] = v;\n}\n")
+    doc = json.loads(hipport("lint", tmp_path, "--format", "json", "--no-cache").stdout)
+    sev = {(f["rule"], f["line"]): f["severity"] for f in doc["findings"]}
+    assert sev[("HP001", 3)] == "error"  # cudaDeviceFlushGPUDirectRDMAWrites stays: no build
+    assert sev[("HP003", 4)] == "error"  # hipGraphExecGetFlags is not in ROCm 5.2
+    assert sev[("HP001", 7)] == "warning"  # __CUDA_ARCH__ compiles; which branch is a person's call
+    assert sev[("HP001", 10)] == "error"  # inline PTX
+    e = hipport("lint", tmp_path, "--no-cache", "--fail-on", "error", "--select", "HP001", "--ignore", "HP003")
+    assert e.returncode == 1
+
+
+def test_wmma_every_use_is_reported_and_counted(tmp_path: Path) -> None:
+    """tiny-cuda-nn: 60 nvcuda::wmma uses were uncounted, only <mma.h> flagged."""
+    (tmp_path / "k.cu").write_text(
+        "#include <mma.h>\nusing namespace nvcuda;\n// wmma::fragment in a comment is no use\n"
+        "__global__ void k(const half* a, float* c) {\n"
+        "  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;\n"
+        "  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;\n"
+        "  nvcuda::wmma::load_matrix_sync(fa, a, 16);\n"
+        "  wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);\n}\n")
+    doc = json.loads(hipport("lint", tmp_path, "--format", "json", "--no-cache").stdout)
+    uses = [f for f in doc["findings"] if f["family"] == "wmma"]
+    assert [(f["line"], f["rule"], f["severity"]) for f in uses][:2] == [(5, "HP001", "error")] * 2
+    assert len(uses) == 8 and not [f for f in uses if f["line"] == 3]
+    assert doc["summary"]["families"]["wmma"] == {"found": 8, "ported": 0, "unsupported": 8}
+    h = doc["summary"]["headline"]
+    assert h["ready"] == 0 and h["why"][0] == {"rule": "HP001", "name": "unsupported-api", "sites": 8, "files": 1}
+    own = tmp_path / "own"
+    own.mkdir()  # a project's own namespace called wmma: not WMMA
+    (own / "m.cu").write_text("namespace wmma { int f(); }\n__global__ void k(int* o) { o[0] = wmma::f(); }\n")
+    assert not json.loads(hipport("lint", own, "--format", "json", "--no-cache").stdout)["findings"]
