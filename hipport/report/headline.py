@@ -43,6 +43,7 @@ class Headline:
     ready: int
     person: int  # files with an open error or warning
     unverified: int  # not analysed, or in part not parsed
+    unparsed: int  # of them, in part not parsed (HP005)
     errors: int  # open findings by severity
     warnings: int
     kernels: tuple[str, ...]  # "path: kernel" of the kernels a launch or a wave64 site leaves wrong
@@ -69,7 +70,7 @@ class Headline:
         """The headline as text, two or three lines."""
         out = [f"ready: {self.ready} of {self.files} files ({self.share}), {self.check}"
                + (f"; {self.person} {'needs' if self.person == 1 else 'need'} a person" if self.person else "")
-               + (f"; {self.unverified} not verified" if self.unverified else "")]
+               + (f"; {self.unverified} not verified ({self._unverified_why()})" if self.unverified else "")]
         if self.reasons:
             out.append(f"open: {_n(self.errors, 'error')}, {_n(self.warnings, 'warning')}: {self.why()}")
         if self.kernels:
@@ -79,10 +80,15 @@ class Headline:
                    f"automatically ({self.coverage})")
         return out
 
+    def _unverified_why(self) -> str:
+        failed = self.unverified - self.unparsed
+        return ", ".join(x for x in (f"{failed} not analysed" if failed else "",
+                                     f"{self.unparsed} in part not parsed: HP005" if self.unparsed else "") if x)
+
     def to_json(self) -> dict[str, Any]:
         return {"check": self.check, "files": self.files, "ready": self.ready,
                 "ready_share": self.share, "need_a_person": self.person,
-                "not_verified": self.unverified, "open_errors": self.errors,
+                "not_verified": self.unverified, "not_parsed": self.unparsed, "open_errors": self.errors,
                 "open_warnings": self.warnings, "kernels_need_a_person": list(self.kernels),
                 "why": [{"rule": r.rule, "name": r.name, "sites": r.sites, "files": r.files}
                         for r in self.reasons],
@@ -105,7 +111,7 @@ def percent(part: int, whole: int) -> str:
 
 def headline(run: RunResult) -> Headline:
     names = registry.rules()
-    files = ready = person = unverified = errors = warnings = 0
+    files = ready = person = unverified = unparsed = errors = warnings = 0
     sites: dict[str, int] = {}
     where: dict[str, set[str]] = {}
     kernels: dict[str, None] = {}
@@ -140,9 +146,10 @@ def headline(run: RunResult) -> Headline:
             person += 1
         elif partial:
             unverified += 1
+            unparsed += 1
         else:
             ready += 1
     reasons = tuple(sorted((Reason(rule, names[rule].name if rule in names else rule, n, len(where[rule]))
                             for rule, n in sites.items()), key=lambda x: (-x.sites, x.rule)))
-    return Headline(CHECK, files, ready, person, unverified, errors, warnings, tuple(kernels),
+    return Headline(CHECK, files, ready, person, unverified, unparsed, errors, warnings, tuple(kernels),
                     reasons, found, ported)

@@ -70,22 +70,24 @@ def summary_table(run: RunResult, s: dict | None = None) -> Table:
 
 def statistics(run: RunResult) -> str:
     """One row per rule, largest first, as `ruff --statistics`: count, id, name, and how many
-    are open (error or warning) and done (fixed, or kept as right)."""
+    are open (error or warning), fixed by the port, and notes (right as they are, or said for
+    the record: a region not parsed)."""
     docs = registry.rules()
     rows: dict[str, list[int]] = {}
     for r in run.files:
         for i, f in enumerate(r.findings):
-            row = rows.setdefault(f.rule, [0, 0, 0])
+            row = rows.setdefault(f.rule, [0, 0, 0, 0])
             row[0] += 1
-            row[1 if r.is_open(i) else 2] += 1
+            row[1 if r.is_open(i) else 2 if f.fixed or r.fix_applied(i) else 3] += 1
     if not rows:
         return ""
     order = sorted(rows.items(), key=lambda kv: (-kv[1][0], kv[0]))
     width = max(len(str(n[0])) for _, n in order)
     name = max(len(docs[k].name) if k in docs else 0 for k, _ in order)
     out = []
-    for rule, (n, open_, done) in order:
-        state = ", ".join(x for x in (f"{open_} open" if open_ else "", f"{done} done" if done else "") if x)
+    for rule, (n, open_, fixed, notes) in order:
+        state = ", ".join(f"{k} {what}" for k, what in ((open_, "open"), (fixed, "fixed"),
+                                                         (notes, "note" if notes == 1 else "notes")) if k)
         out.append(f"{n:>{width}}  {rule:<5}  {(docs[rule].name if rule in docs else ''):<{name}}  {state}")
     return "\n".join(out) + "\n"
 
@@ -129,6 +131,6 @@ def render(run: RunResult, opts: ViewOptions) -> str:
     if held:
         con.print(f"{held} review fixes not applied (use --apply-review-fixes)")
     if hidden:
-        con.print(f"{hidden} notes not shown: sites fixed or right as they are (--show-fixed shows "
-                  "them, --statistics counts every rule)")
+        con.print(f"{hidden} notes not shown: sites fixed, right as they are, or said for the record "
+                  "(--show-fixed shows them, --statistics counts every rule)")
     return buf.getvalue()

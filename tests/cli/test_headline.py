@@ -16,7 +16,7 @@ from tests.conftest import ROOT, hipport
 # examples/ by hand, before the headline existed (every safe fix applies; the one open site is
 # `#if defined(__CUDA_ARCH__)` in kernel_library/include/kl/common.cuh, HP001).
 EXAMPLES = {"check": "not compile-checked", "files": 13, "ready": 12, "ready_share": "92.3%",
-            "need_a_person": 1, "not_verified": 0, "open_errors": 0, "open_warnings": 1,
+            "need_a_person": 1, "not_verified": 0, "not_parsed": 0, "open_errors": 0, "open_warnings": 1,
             "kernels_need_a_person": [],
             "why": [{"rule": "HP001", "name": "unsupported-api", "sites": 1, "files": 1}],
             "api_coverage": {"found": 331, "ported": 330, "share": "99.7%"}}
@@ -55,8 +55,8 @@ def test_text_json_sarif_and_the_report_agree(tmp_path: Path) -> None:
 def test_statistics_one_line_per_rule(tmp_path: Path) -> None:
     p = hipport("lint", ROOT / "examples", "--statistics", "--no-cache")
     rows = p.stdout.decode().split("hipport summary")[0].splitlines()
-    assert rows[0].split() == ["14", "W004", "lane-id-mask-31", "14", "done"]  # largest first
-    assert ["11", "W001", "sync-mask-32bit", "11", "done"] in [r.split() for r in rows]
+    assert rows[0].split() == ["14", "W004", "lane-id-mask-31", "14", "notes"]  # largest first: kept
+    assert ["11", "W001", "sync-mask-32bit", "11", "fixed"] in [r.split() for r in rows]
     assert ["1", "HP001", "unsupported-api", "1", "open"] in [r.split() for r in rows]
     assert not any(":" in r for r in rows)  # no finding lines
     assert p.returncode == 1  # the HP001 warning is open
