@@ -11,6 +11,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT, hipport
 
 # examples/ by hand, before the headline existed (every safe fix applies; the one open site is
@@ -136,3 +138,16 @@ def test_wmma_every_use_is_reported_and_counted(tmp_path: Path) -> None:
     own.mkdir()  # a project's own namespace called wmma: not WMMA
     (own / "m.cu").write_text("namespace wmma { int f(); }\n__global__ void k(int* o) { o[0] = wmma::f(); }\n")
     assert not json.loads(hipport("lint", own, "--format", "json", "--no-cache").stdout)["findings"]
+
+
+@pytest.mark.emulator
+def test_validate_says_what_the_pass_saved_in_one_line() -> None:
+    """validate printed each compile error of the deliberately unfixed variant (8 here, ~40 on
+    examples/) as `error: static assertion failed`, with hipport's emulator header path."""
+    p = hipport("validate", ROOT / "examples/warp_primitives", "--run", "--no-compile", "--no-cache",
+                env={"HIPPORT_NO_GPU": "1"})
+    out = p.stdout.decode()
+    assert p.returncode == 0, out + p.stderr.decode()
+    assert "static assertion" not in out and "hipemu" not in out and "error:" not in out
+    flat = " ".join(out.split())  # the console wraps long lines
+    assert "the wave64 pass fixed this; without it 8 sites would not build (W006 3, W016 2, W017 2, W002 1" in flat
