@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hipport import registry
-from hipport.model import FileStatus, RunResult, Severity
+from hipport.model import FileResult, FileStatus, RunResult, Severity
 from hipport.registry import HP, W
 from hipport.workspace import PORTED_ROLES
 
@@ -109,6 +109,24 @@ def percent(part: int, whole: int) -> str:
     return f"{share:.1f}%"
 
 
+READY, PERSON, FAILED, UNPARSED = "ready", "needs a person", "not analysed", "in part not parsed"
+
+
+def state(r: FileResult) -> str | None:
+    """What the headline counts a file as: READY, PERSON (an open error or warning), FAILED or
+    UNPARSED (both "not verified"); None for a file hipport does not port. The report's file
+    table asks this too ("hide files with nothing left to do")."""
+    if r.role not in PORTED_ROLES or (r.status == FileStatus.SKIPPED and not r.error):
+        return None
+    if r.status in (FileStatus.FAILED, FileStatus.SKIPPED):  # not analysed (undecodable)
+        return FAILED
+    if any(r.is_open(i) for i in range(len(r.findings))):
+        return PERSON
+    if any(f.rule == HP.PARSE_ERROR for f in r.findings):
+        return UNPARSED
+    return READY
+
+
 def headline(run: RunResult) -> Headline:
     names = registry.rules()
     files = ready = person = unverified = unparsed = errors = warnings = 0
@@ -120,18 +138,19 @@ def headline(run: RunResult) -> Headline:
         for c in r.families.values():
             found += c.found
             ported += c.ported
-        if r.role not in PORTED_ROLES or (r.status == FileStatus.SKIPPED and not r.error):
+        st = state(r)
+        if st is None:
             continue
         files += 1
-        open_here = False
-        failed = r.status in (FileStatus.FAILED, FileStatus.SKIPPED)  # not analysed (undecodable)
-        partial = False
+        ready += st == READY
+        person += st == PERSON
+        unverified += st in (FAILED, UNPARSED)
+        unparsed += st == UNPARSED
+        if st == FAILED:
+            continue
         for i, f in enumerate(r.findings):
-            if f.rule == HP.PARSE_ERROR:
-                partial = True
             if not r.is_open(i) or f.rule == HP.UNREADABLE_FILE:
                 continue
-            open_here = True
             if f.severity == Severity.ERROR:
                 errors += 1
             else:
@@ -140,15 +159,6 @@ def headline(run: RunResult) -> Headline:
             where.setdefault(f.rule, set()).add(r.path)
             if f.rule == W.LAUNCH_32_THREAD_WARP and f.severity == Severity.ERROR and f.subject:
                 kernels[f"{r.path}: {f.subject}"] = None
-        if failed:
-            unverified += 1
-        elif open_here:
-            person += 1
-        elif partial:
-            unverified += 1
-            unparsed += 1
-        else:
-            ready += 1
     reasons = tuple(sorted((Reason(rule, names[rule].name if rule in names else rule, n, len(where[rule]))
                             for rule, n in sites.items()), key=lambda x: (-x.sites, x.rule)))
     return Headline(CHECK, files, ready, person, unverified, unparsed, errors, warnings, tuple(kernels),

@@ -45,7 +45,7 @@ from hipport.model import (
     ValidationResult,
 )
 from hipport.registry import HP
-from hipport.report.headline import headline, percent
+from hipport.report.headline import READY, headline, percent, state
 from hipport.report.highlight import Highlighter
 from hipport.report.printable import visible
 from hipport.report.summary import summary
@@ -161,6 +161,7 @@ class IndexRow:
     changes: int
     error: str | None
     person: int  # findings that need a person (HP001/HP002 and warnings or worse)
+    ready: bool = False  # as the headline counts it (hipport.report.headline.state)
 
     @property
     def pct(self) -> float | None:
@@ -168,7 +169,9 @@ class IndexRow:
 
     @property
     def clean(self) -> bool:
-        return self.unsupported == 0 and self.wave == 0 and self.api == 0 and self.status != "failed"
+        """Nothing left to do: the file is ready, as the headline counts it (sites fixed by
+        the port and notes are done)."""
+        return self.ready
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +267,7 @@ def _row(r: FileResult, page: str | None) -> IndexRow:
     wave = sum(1 for f in r.findings if f.rule.startswith("W"))
     person = sum(1 for f in r.findings if f.rule in PERSON_RULES)
     return IndexRow(r.path, page, r.status.value, r.role, found, ported, unsupported, wave,
-                    len(r.findings) - wave, len(r.edits), r.error, person)
+                    len(r.findings) - wave, len(r.edits), r.error, person, state(r) == READY)
 
 
 def _file_key(fd: FileData) -> str:

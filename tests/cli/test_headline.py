@@ -52,6 +52,7 @@ def test_text_json_sarif_and_the_report_agree(tmp_path: Path) -> None:
     assert 'id="total-ready"><span class="v">92.3%</span>' in index
     assert "of files ready (not compile-checked)" in index
     assert '<span id="ready-files">12</span> of 13' in index and "HP001 unsupported-api 1" in index
+    assert index.count('data-clean="1"') == 12  # "hide files with nothing left to do" hides the ready ones
 
 
 def test_statistics_one_line_per_rule(tmp_path: Path) -> None:
