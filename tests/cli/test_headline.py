@@ -152,3 +152,13 @@ def test_validate_says_what_the_pass_saved_in_one_line() -> None:
     assert "static assertion" not in out and "hipemu" not in out and "error:" not in out
     flat = " ".join(out.split())  # the console wraps long lines
     assert "the wave64 pass fixed this; without it 8 sites would not build (W006 3, W016 2, W017 2, W002 1" in flat
+
+
+def test_a_library_left_in_the_build_is_an_error(tmp_path: Path) -> None:
+    """`-lnppc` stays in the ported Makefile: the link fails (it was a warning)."""
+    (tmp_path / "Makefile").write_text("app: main.cu\n\tnvcc -o app main.cu -lnppc -lcublas\n")
+    (tmp_path / "main.cu").write_text("#include <cuda_runtime.h>\nint main() { cudaDeviceSynchronize(); }\n")
+    p = hipport("lint", tmp_path, "--no-cache", "--fail-on", "error")
+    text = p.stdout.decode()
+    assert p.returncode == 1 and "Makefile:2:22: error: [HP014] -lnppc: NPP has no ROCm counterpart" in text
+    assert "ready: 1 of 2 files (50.0%)" in text and "HP014 build-library 1" in text
