@@ -47,7 +47,9 @@ def test_text_json_sarif_and_the_report_agree(tmp_path: Path) -> None:
     assert sarif["runs"][0]["properties"]["headline"] == EXAMPLES
     assert not [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "W001" and r["level"] != "note"]
     rep = tmp_path / "rep"
-    assert hipport("report", ROOT / "examples", "-o", rep, "--no-cache", "-q").returncode == 0
+    made = hipport("report", ROOT / "examples", "-o", rep, "--no-cache")
+    assert made.returncode == 0 and made.stdout.decode().strip().endswith("index.html")
+    assert "ready: 12 of 13 files (92.3%), not compile-checked" in " ".join(made.stderr.decode().split())
     index = (rep / "index.html").read_text()
     assert 'id="total-ready"><span class="v">92.3%</span>' in index
     assert "of files ready (not compile-checked)" in index
