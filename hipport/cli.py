@@ -36,6 +36,8 @@ from hipport.options import (
     Paths,
     Quiet,
     QuotesOpt,
+    ShowFixed,
+    Statistics,
     StrategyOpt,
     ValidateFmt,
     build_config,
@@ -116,6 +118,8 @@ def port(
     fmt: Annotated[Fmt, typer.Option("--format", help="Summary format.")] = Fmt.text,
     report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML porting report here.")] = None,
     quiet: Quiet = False,
+    show_fixed: ShowFixed = False,
+    statistics: Statistics = False,
     *, given: dict[str, Any],
 ) -> None:
     """Port CUDA files, folders or a whole repository to HIP."""
@@ -131,7 +135,7 @@ def port(
                       wave64=False if no_wave64 else None, offload_arch=offload_arch)
         opts = PortOptions(tuple(paths), output, in_place, diff, check, only_ported, fmt.value,
                            given["cache_dir"], report)
-        return do_port(opts, cfg, UI(quiet=quiet))
+        return do_port(opts, cfg, UI(quiet=quiet, show_fixed=show_fixed, statistics=statistics))
 
     _run(go)
 
@@ -145,6 +149,8 @@ def lint(
     fail_on: Annotated[FailOn | None, typer.Option("--fail-on", help="Exit 1 when a finding reaches this severity.")] = None,
     diff_base: Annotated[str | None, typer.Option("--diff-base", help="Only report lines changed since this git revision.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Findings only: no summary, no progress.")] = False,
+    show_fixed: ShowFixed = False,
+    statistics: Statistics = False,
     offload_arch: OffloadArch = None,
     *, given: dict[str, Any],
 ) -> None:
@@ -157,7 +163,8 @@ def lint(
     def go() -> int:
         cfg = build_config(paths, given["config_file"], **overrides(given), fail_on=fail_on,
                            offload_arch=offload_arch)
-        return do_lint(paths, cfg, UI(quiet=quiet, fail_on=cfg.fail_on), fmt.value, diff_base,
+        return do_lint(paths, cfg, UI(quiet=quiet, fail_on=cfg.fail_on, show_fixed=show_fixed,
+                                      statistics=statistics), fmt.value, diff_base,
                        cache_dir_of(given, paths, cfg))
 
     _run(go)

@@ -29,8 +29,8 @@ from hipport.model import (
 
 # Bump when the shape of any array below changes, or what it means (3: a result names its
 # file by the path from the tree's root, and a source's rows list the headers it read: rows
-# of 2 would be trusted without them). It is part of every key (pipeline.salt_of).
-FORMAT = 3
+# of 2 would be trusted without them; 4: a finding says whether its fix was made). It is part of every key (pipeline.salt_of).
+FORMAT = 4
 
 _SEVERITY = {s.value: s for s in Severity}
 _APPLICABILITY = {a.value: a for a in Applicability}
@@ -94,7 +94,8 @@ def _edit(e: Edit) -> list[Any]:
 def _finding(f: Finding) -> list[Any]:
     fix = None if f.fix is None else [f.fix.title, f.fix.applicability.value,
                                       [_edit(e) for e in f.fix.edits]]
-    return [f.rule, f.severity.value, _span(f.span), f.message, fix, f.kernel, f.model, f.family, f.subject]
+    return [f.rule, f.severity.value, _span(f.span), f.message, fix, f.kernel, f.model, f.family, f.subject,
+            f.fixed]
 
 
 def meta_obj(r: FileResult, path: str | None = None) -> list[Any]:
@@ -142,15 +143,15 @@ def _load_edit(v: Any) -> Edit:
 
 
 def _load_finding(v: Any) -> Finding:
-    if type(v) is not list or len(v) != 9:
+    if type(v) is not list or len(v) != 10:
         raise Invalid("expected a finding")
-    rule, severity, span, message, fix, kernel, model, family, subject = v
+    rule, severity, span, message, fix, kernel, model, family, subject, fixed = v
     sev = _SEVERITY.get(severity) if type(severity) is str else None
     if sev is None:
         raise Invalid(f"unknown severity {severity!r:.20}")
     if not (type(rule) is str and type(message) is str and (kernel is None or type(kernel) is str)
             and (model is None or type(model) is str) and (family is None or type(family) is str)
-            and (subject is None or type(subject) is str)):
+            and (subject is None or type(subject) is str) and type(fixed) is bool):
         raise Invalid("a malformed finding")
     f = None
     if fix is not None:
@@ -161,7 +162,7 @@ def _load_finding(v: Any) -> Finding:
         if app is None or type(title) is not str or type(edits) is not list:
             raise Invalid(f"a malformed fix {applicability!r:.20}")
         f = Fix(title, app, tuple([_load_edit(e) for e in edits]))
-    return Finding(rule, sev, _load_span(span), message, f, kernel, model, family, subject)
+    return Finding(rule, sev, _load_span(span), message, f, kernel, model, family, subject, fixed)
 
 
 def load_meta_obj(v: Any) -> FileResult:

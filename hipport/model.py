@@ -109,6 +109,9 @@ class Finding:
     model: str | None = None  # wave model of the kernel: "warp32", "agnostic", "mixed"
     family: str | None = None  # API family for API findings
     subject: str | None = None  # the name it is about (`cudaFoo` of HP001/HP002/HP003), as data
+    # The port made its fix: the site is done (severity info, shown with --show-fixed). Set
+    # where the fix is applied (hipport.passes), so a view never has to infer it from edits.
+    fixed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +171,13 @@ class FileResult:
     def fix_applied(self, i: int) -> bool:
         """Was the fix of finding `i` applied (every edit of it is among the file's edits)?"""
         return i in self.applied
+
+    def is_open(self, i: int) -> bool:
+        """Is finding `i` left for a person: an error or warning whose fix the port did not
+        make? (A note, and a site the port fixed, are done.) The headline, the text view and
+        the report's effort page all ask this."""
+        f = self.findings[i]
+        return f.severity != Severity.INFO and not f.fixed and i not in self.applied
 
 
 def applied_fixes(edits: Sequence[Edit], findings: Sequence[Finding]) -> tuple[int, ...]:

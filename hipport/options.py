@@ -96,6 +96,8 @@ QuotesOpt = Annotated[Quotes | None, typer.Option("--include-quotes", help='angl
 DataTypesOpt = Annotated[DataTypes | None, typer.Option("--data-types", help="hip: cuComplex, __half, __nv_bfloat16 become HIP's types; rocblas: rocBLAS's in rocBLAS/rocSOLVER files (as HIPIFY's --roc).")]
 LayoutOpt = Annotated[Layout | None, typer.Option("--include-layout", help="current: <hipblas/hipblas.h>; flat: <hipblas.h>; hipify: HIPIFY's (flat hipBLAS, <hiprand/hiprand.h>).")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only what was asked for.")]
+ShowFixed = Annotated[bool, typer.Option("--show-fixed", help="Also show the notes: sites hipport fixed or kept as right (text and github formats).")]
+Statistics = Annotated[bool, typer.Option("--statistics", help="One line per rule (count, id, name, open or done) instead of one per finding.")]
 NoBuildFiles = Annotated[bool, typer.Option("--no-build-files", help="Copy CMakeLists.txt, *.cmake and Makefiles as they are (default: port them).")]
 OffloadArch = Annotated[list[str] | None, typer.Option("--offload-arch", help="AMD target the port is for: ported build files compile for it, device functions it lacks are reported (HP020) (repeatable; default gfx90a).")]
 IncludeDirOpt = Annotated[list[Path] | None, typer.Option("--include-dir", "-I", help="An include folder the project's headers are looked up in, after those beside and above each file (repeatable; added to the configuration's include-paths).")]

@@ -189,12 +189,14 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
         findings = _drop_superseded(findings, kept)
         findings = [_locate_fix(src, f) for f in findings]
         findings = sorted(findings, key=lambda f: (f.span.start, f.rule))
+        applied = applied_fixes(kept, findings)
+        findings = fixed(findings, applied)
         out = apply_edits(data, kept)
         res = FileResult(path=display, role=role,
                          status=FileStatus.PORTED if out != data else FileStatus.UNCHANGED,
                          edits=tuple(kept), findings=tuple(findings), families=families,
                          defines=tuple(sorted(defines)),
-                         ported=out if out != data else None, applied=applied_fixes(kept, findings))
+                         ported=out if out != data else None, applied=applied)
     except UndecodableError as e:
         res = FileResult(path=display, role=role, status=FileStatus.SKIPPED, error=str(e),
                          findings=(unreadable(f"left unchanged: {e}"),))
@@ -203,6 +205,17 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
     except Exception as e:  # one bad file must not stop the run
         res = not_analysed(display, role, f"internal error: {type(e).__name__}: {e}")
     return evolve(res, seconds=time.perf_counter() - t0)
+
+
+def fixed(findings: list[Finding], applied: Sequence[int]) -> list[Finding]:
+    """A site whose fix the port made is done: info, marked fixed. Error and warning are left
+    for what the port did not settle (it will not build, it computes wrong results, a person
+    must look), so that a port's output says `error:` only where there is one."""
+    if not applied:
+        return findings
+    done = set(applied)
+    return [evolve(f, severity=Severity.INFO, fixed=True) if i in done else f
+            for i, f in enumerate(findings)]
 
 
 def unreadable(message: str) -> Finding:

@@ -17,9 +17,12 @@ if TYPE_CHECKING:
 
 
 class UI:
-    def __init__(self, quiet: bool = False, fail_on: str = "warning") -> None:
+    def __init__(self, quiet: bool = False, fail_on: str = "warning", show_fixed: bool = False,
+                 statistics: bool = False) -> None:
         self.quiet = quiet
         self.fail_on = fail_on
+        self.show_fixed = show_fixed
+        self.statistics = statistics
         self._console: Console | None = None
 
     @property
@@ -80,7 +83,8 @@ class UI:
             return
         render = formats()[fmt]
         text = render(result, ViewOptions(fail_on=self.fail_on, color=self.color and not to_stderr,
-                                          summary=not self.quiet, writes=writes))
+                                          summary=not self.quiet, writes=writes,
+                                          show_fixed=self.show_fixed, statistics=self.statistics))
         stream = sys.stderr if to_stderr else sys.stdout
         stream.write(text)
         stream.flush()

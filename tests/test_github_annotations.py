@@ -34,12 +34,15 @@ def test_lint_github_lines_match_the_findings(tmp_path: Path) -> None:
         b"#include <cuda_runtime.h>\n"
         b"__global__ void k(float* x) { x[0] = __shfl_down_sync(0xffffffff, x[0], 1); }\n"
         b"int main() { float* d; cudaMalloc(&d, 4); cudaFooBar(d); return 0; }\n")
-    p = hipport("lint", ".", "--format", "github", "--no-cache", cwd=root)
+    p = hipport("lint", ".", "--format", "github", "--no-cache", "--show-fixed", cwd=root)
     assert p.returncode == 1, p.stderr.decode()
     lines = p.stdout.decode().splitlines()
     j = hipport("lint", ".", "--format", "json", "--no-cache", cwd=root)
     findings = json.loads(j.stdout)["findings"]
     assert len(lines) == len(findings) >= 2
+    assert [f["fixed"] for f in findings] == [True, False]  # W001's fix is made; HP002 is open
+    open_only = hipport("lint", ".", "--format", "github", "--no-cache", cwd=root).stdout.decode()
+    assert open_only.splitlines() == [ln for ln in lines if not ln.startswith("::notice")]
     for line, f in zip(lines, findings, strict=True):
         level, props, msg = _parse(line)
         assert level == {"error": "error", "warning": "warning", "info": "notice"}[f["severity"]]
@@ -55,7 +58,7 @@ def _one(path: str, message: str, span: Span, rule: str = "HP002",
     f = Finding(rule, severity, span, message)
     run = RunResult([FileResult(path=path, role="cuda-source", status=FileStatus.UNCHANGED,
                                 findings=[f])])
-    return github.render(run, ViewOptions())
+    return github.render(run, ViewOptions(show_fixed=True))
 
 
 def test_escaping(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -492,7 +492,8 @@ class _Porter:
                     continue
                 if not lib.supported:
                     self.touched.append((s, e))
-                    self.note(HP.BUILD_LIBRARY, "warning", s, e, f"{m.group(0)}: {lib.note}; left as it is")
+                    # a CMake target with no ROCm counterpart stays: configuring the port fails
+                    self.note(HP.BUILD_LIBRARY, "error", s, e, f"{m.group(0)}: {lib.note}; left as it is")
                     continue
                 self.change(s, e, lib.target)
                 if not lib.debian:

@@ -159,7 +159,8 @@ def translate(ws: list[Word], t: Tables, *, nvcc: bool, cuda_path: Callable[[str
             lib = t.library(w[2:])
             if lib is not None:
                 if not lib.supported:
-                    res.notes.append(Note(HP.BUILD_LIBRARY, WARNING, ws[i].start, ws[i].end,
+                    # left as it is, the link fails: an error, not a suggestion
+                    res.notes.append(Note(HP.BUILD_LIBRARY, "error", ws[i].start, ws[i].end,
                                           f"{w}: {lib.note or 'no HIP counterpart'}; left as it is"))
                 else:
                     new_l: str | None = lib.link or None

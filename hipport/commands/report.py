@@ -40,6 +40,10 @@ def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Pat
     if not quiet:
         ui.err(f"{len(stats.written)} file pages written, {len(stats.reused)} unchanged, "
                f"{len(stats.removed)} stale pages removed")
+        from hipport.report.headline import headline
+
+        for line in headline(result).lines():  # as the index's first card says it
+            ui.err(line)
     failed = [r for r in result.files if r.status == FileStatus.FAILED]
     for r in failed:  # the index lists them too; a script reading the exit status learns it here
         ui.err(f"{r.path}: error: {r.error}")

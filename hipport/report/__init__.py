@@ -16,6 +16,8 @@ class ViewOptions:
     show_source: bool = True
     summary: bool = True  # the text view's table and totals
     writes: bool = True  # the command writes the port (lint, --diff, --check: files "would change")
+    show_fixed: bool = False  # text and github: also the notes (sites fixed or kept: done)
+    statistics: bool = False  # text: one row per rule instead of one line per finding
 
 
 Renderer = Callable[[RunResult, ViewOptions], str]

@@ -16,6 +16,7 @@ from hipport import registry
 from hipport.model import FileResult, FileStatus, RunResult, Severity
 from hipport.registry import HP
 from hipport.report import ViewOptions
+from hipport.report.headline import headline
 from hipport.report.printable import visible
 from hipport.report.sarif import repo_path
 from hipport.report.summary import summary
@@ -48,7 +49,9 @@ def render(run: RunResult, opts: ViewOptions) -> str:
             title = _escape_prop(f"{bad.id} {bad.name}")  # not analysed: say so at the file
             why = f"[{bad.id}] {r.error or 'failed'}"
             out.append(f"::error {where},title={title}::{_escape_data(why)}")
-        for f in r.findings:
+        for i, f in enumerate(r.findings):
+            if not (opts.show_fixed or r.is_open(i)):
+                continue  # done (fixed or right as it is): an annotation asks for nothing
             s = f.span
             title = f"{f.rule} {docs[f.rule].name}" if f.rule in docs else f.rule
             props = [where, f"line={s.line}", f"endLine={max(s.end_line, s.line)}"]
@@ -62,11 +65,7 @@ def render(run: RunResult, opts: ViewOptions) -> str:
 def step_summary(run: RunResult) -> str:
     """Markdown totals for the job's step summary ($GITHUB_STEP_SUMMARY)."""
     s = summary(run)
-    ref = s["references"]
-    share = f"{100 * ref['ported'] / ref['found']:.1f}%" if ref["found"] else "n/a"
-    out = ["### hipport lint", "",
-           f"{s['files_scanned']} files scanned; {ref['ported']} of {ref['found']} CUDA references "
-           f"ported automatically ({share}), {ref['unsupported']} left for a person.", ""]
+    out = ["### hipport lint", "", *(f"{line}  " for line in headline(run).lines()), ""]
     if s["findings_by_severity"]:
         out += ["| severity | findings |", "|---|---:|"]
         out += [f"| {k} | {v} |" for k, v in s["findings_by_severity"].items()]

@@ -37,7 +37,6 @@ from hipport.buildid import build_id
 from hipport.linediff import opcodes
 from hipport.linemap import LineMap, line_starts
 from hipport.model import (
-    Applicability,
     FileResult,
     FileStatus,
     Finding,
@@ -46,6 +45,7 @@ from hipport.model import (
     ValidationResult,
 )
 from hipport.registry import HP
+from hipport.report.headline import READY, headline, percent, state
 from hipport.report.highlight import Highlighter
 from hipport.report.printable import visible
 from hipport.report.summary import summary
@@ -161,6 +161,7 @@ class IndexRow:
     changes: int
     error: str | None
     person: int  # findings that need a person (HP001/HP002 and warnings or worse)
+    ready: bool = False  # as the headline counts it (hipport.report.headline.state)
 
     @property
     def pct(self) -> float | None:
@@ -168,7 +169,9 @@ class IndexRow:
 
     @property
     def clean(self) -> bool:
-        return self.unsupported == 0 and self.wave == 0 and self.api == 0 and self.status != "failed"
+        """Nothing left to do: the file is ready, as the headline counts it (sites fixed by
+        the port and notes are done)."""
+        return self.ready
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +267,7 @@ def _row(r: FileResult, page: str | None) -> IndexRow:
     wave = sum(1 for f in r.findings if f.rule.startswith("W"))
     person = sum(1 for f in r.findings if f.rule in PERSON_RULES)
     return IndexRow(r.path, page, r.status.value, r.role, found, ported, unsupported, wave,
-                    len(r.findings) - wave, len(r.edits), r.error, person)
+                    len(r.findings) - wave, len(r.edits), r.error, person, state(r) == READY)
 
 
 def _file_key(fd: FileData) -> str:
@@ -373,29 +376,22 @@ def _kind(rule: str) -> str:
 
 def prepare_effort(pages: list[FileData], anchors: dict[str, dict[int, int]]) -> list[EffortItem]:
     """What is left for a person, grouped by API name (HP001/HP002) or by rule."""
-    from hipport.model import Severity
 
     items: dict[tuple[str, str], EffortItem] = {}
     docs = registry.rules()
     for fd in pages:
         r = fd.result
         for i, f in enumerate(r.findings):
+            if not r.is_open(i):
+                continue  # done: fixed by the port, or right as it is (as the headline counts)
             if f.rule in PERSON_RULES:
                 name = f.subject or f.rule
                 key = (f.rule, name)
                 title = name
-            elif f.rule.startswith("W"):
-                if f.fix is not None and (f.fix.applicability == Applicability.SAFE or r.fix_applied(i)):
-                    continue  # fixed automatically
-                key = (f.rule, "")
-                doc = docs.get(f.rule)
-                title = f"{f.rule} {doc.name}" if doc else f.rule
-            elif f.severity != Severity.INFO:
-                key = (f.rule, "")
-                doc = docs.get(f.rule)
-                title = f"{f.rule} {doc.name}" if doc else f.rule
             else:
-                continue
+                key = (f.rule, "")
+                doc = docs.get(f.rule)
+                title = f"{f.rule} {doc.name}" if doc else f.rule
             item = items.get(key)
             if item is None:
                 item = items[key] = EffortItem(title, _kind(f.rule), f.rule)
@@ -412,7 +408,7 @@ def _num(n: int | float) -> str:
 
 
 def _pct(part: int, whole: int) -> str:
-    return f"{100.0 * part / whole:.1f}%" if whole else "–"
+    return percent(part, whole) if whole else "–"  # a shortfall never reads 100%
 
 
 def _page(title: str, heading: str, content: str, kind: str, sub: str = "",
@@ -546,10 +542,17 @@ def render_index(run: RunResult, rows: list[IndexRow], effort: list[EffortItem])
     # The files card and the lists below count the same rows (the card said "0 failed" beside
     # "Files that failed (9)", which counted files that were only partly parsed).
     failed, unparsed = _failed_rows(rows), _unparsed_rows(rows, run)
-    # One headline, as the porting seed counts it: the share of CUDA references ported
-    # automatically, with what is left for a person beside it (the effort page lists them).
+    # The headline (hipport.report.headline, as text, JSON and SARIF give it): files ready,
+    # with why the others are not; the share of references ported comes second, the figure
+    # it is (every name renamed does not make a tree that builds).
+    h = headline(run)
     cards = [
-        t["card"](cls="auto headline", id="total-auto", value=_pct(ref["ported"], ref["found"]),
+        t["card"](cls="ready headline", id="total-ready", value=h.share,
+                  label=f"of files ready ({h.check})",
+                  detail=t["ready_detail"](ready=f"{h.ready:,}", files=f"{h.files:,}",
+                                           person=f"{h.person:,}", unverified=f"{h.unverified:,}",
+                                           why=h.why() or "nothing open")),
+        t["card"](cls="auto", id="total-auto", value=_pct(ref["ported"], ref["found"]),
                   label="of CUDA references ported automatically",
                   detail=t["auto_detail"](ported=f"{ref['ported']:,}", found=f"{ref['found']:,}",
                                           residual=f"{residual:,}",

@@ -23,7 +23,7 @@ def finding_dict(path: str, f: Finding) -> dict[str, Any]:
     return {"path": path, "line": s.line, "column": s.column, "end_line": s.end_line,
             "end_column": s.end_column, "rule": f.rule, "severity": f.severity.value,
             "message": f.message, "kernel": f.kernel, "model": f.model, "family": f.family,
-            "fix": fix}
+            "fix": fix, "fixed": f.fixed}
 
 
 def document(run: RunResult) -> dict[str, Any]:

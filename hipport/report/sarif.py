@@ -26,6 +26,7 @@ from hipport import __version__, registry
 from hipport.model import Applicability, Edit, FileResult, FileStatus, RunResult, Severity, Span
 from hipport.registry import HP
 from hipport.report import ViewOptions
+from hipport.report.headline import headline
 from hipport.report.printable import SURROGATE, no_surrogates
 from hipport.workspace import repository_top
 
@@ -170,8 +171,10 @@ def render(run: RunResult, opts: ViewOptions) -> str:
             "partialFingerprints": {"primaryLocationLineHash/v1":
                                     _fingerprint(loc["uri"], f.rule, line_text, seen[k])},
         }
-        props = {k2: no_surrogates(v) for k2, v in (("kernel", f.kernel), ("model", f.model),
-                                                    ("family", f.family)) if v}
+        props: dict[str, Any] = {k2: no_surrogates(v) for k2, v in (("kernel", f.kernel), ("model", f.model),
+                                                                    ("family", f.family)) if v}
+        if f.fixed:
+            props["fixed"] = True  # the port made the fix: the site is done (level note)
         if f.fix is not None:
             props["fixApplicability"] = f.fix.applicability.value
             props["fixTitle"] = no_surrogates(f.fix.title)
@@ -190,6 +193,7 @@ def render(run: RunResult, opts: ViewOptions) -> str:
         "invocations": [{"executionSuccessful": not notes, "toolExecutionNotifications": notes}],
         "results": results,
         "columnKind": "utf16CodeUnits",
+        "properties": {"headline": headline(run).to_json()},  # as text, JSON and the report say it
     }
     if relative:
         base = repository_top().as_uri().rstrip("/") + "/"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hipport.model import FileStatus, RunResult, Severity
+from hipport.report.headline import headline
 from hipport.workspace import PORTED_ROLES
 
 
@@ -19,6 +20,7 @@ def summary(run: RunResult) -> dict[str, Any]:
             sev[f.severity] = sev.get(f.severity, 0) + 1
             rules[f.rule] = rules.get(f.rule, 0) + 1
     return {
+        "headline": headline(run).to_json(),
         "files_scanned": sum(1 for r in run.files if r.role in PORTED_ROLES),
         "files_total": len(run.files),
         "files_changed": by[FileStatus.PORTED],

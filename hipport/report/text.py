@@ -7,8 +7,10 @@ import io
 from rich.console import Console
 from rich.table import Table
 
+from hipport import registry
 from hipport.model import FileResult, Finding, RunResult, Severity
 from hipport.report import ViewOptions
+from hipport.report.headline import headline
 from hipport.report.printable import printable
 from hipport.report.summary import summary
 
@@ -21,7 +23,7 @@ BOLD, DIM, GREEN, RESET = "\x1b[1m", "\x1b[2m", "\x1b[32m", "\x1b[0m"
 
 
 def finding_text(r: FileResult, f: Finding, opts: ViewOptions, lines: list[bytes] | None,
-                 path: str | None = None) -> str:
+                 path: str | None = None, i: int | None = None) -> str:
     """One finding, compiler style. `path` is the file's name made printable (once per file:
     this runs for every finding of a tree)."""
     color = opts.color
@@ -45,7 +47,8 @@ def finding_text(r: FileResult, f: Finding, opts: ViewOptions, lines: list[bytes
         out.append("\n    " + (src.expandtabs(4) if "\t" in src else src))
         out.append("\n    " + " " * pad + c(GREEN, "^" + "~" * (width - 1)))
     if f.fix is not None:
-        out.append("\n    " + c(DIM, f"fix ({f.fix.applicability.value}): {printable(f.fix.title)}"))
+        made = "fixed" if f.fixed or (i is not None and r.fix_applied(i)) else "fix"
+        out.append("\n    " + c(DIM, f"{made} ({f.fix.applicability.value}): {printable(f.fix.title)}"))
     return "".join(out)
 
 
@@ -63,17 +66,54 @@ def summary_table(run: RunResult, s: dict | None = None) -> Table:
     return t
 
 
+
+
+def statistics(run: RunResult) -> str:
+    """One row per rule, largest first, as `ruff --statistics`: count, id, name, and how many
+    are open (error or warning), fixed by the port, and notes (right as they are, or said for
+    the record: a region not parsed)."""
+    docs = registry.rules()
+    rows: dict[str, list[int]] = {}
+    for r in run.files:
+        for i, f in enumerate(r.findings):
+            row = rows.setdefault(f.rule, [0, 0, 0, 0])
+            row[0] += 1
+            row[1 if r.is_open(i) else 2 if f.fixed or r.fix_applied(i) else 3] += 1
+    if not rows:
+        return ""
+    order = sorted(rows.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    width = max(len(str(n[0])) for _, n in order)
+    name = max(len(docs[k].name) if k in docs else 0 for k, _ in order)
+    out = []
+    for rule, (n, open_, fixed, notes) in order:
+        state = ", ".join(f"{k} {what}" for k, what in ((open_, "open"), (fixed, "fixed"),
+                                                         (notes, "note" if notes == 1 else "notes")) if k)
+        out.append(f"{n:>{width}}  {rule:<5}  {(docs[rule].name if rule in docs else ''):<{name}}  {state}")
+    return "\n".join(out) + "\n"
+
+
 def render(run: RunResult, opts: ViewOptions) -> str:
     buf = io.StringIO()
+    hidden = 0
     for r in run.files:
         if r.error:
             kind = "skipped" if r.status.value == "skipped" else "error"
             buf.write(f"{printable(r.path)}: {kind}: {printable(r.error)}\n")
         if not r.findings:
             continue
+        if opts.statistics:
+            continue
+        # Sites that are done (fixed by the port, or right as they are) are shown only with
+        # --show-fixed, so that what a person must do is not lost among them.
+        show = [i for i in range(len(r.findings)) if opts.show_fixed or r.is_open(i)]
+        hidden += len(r.findings) - len(show)
+        if not show:
+            continue
         lines = r.original.split(b"\n") if r.original is not None else None
         path = printable(r.path)
-        buf.write("\n".join([finding_text(r, f, opts, lines, path) for f in r.findings]) + "\n")
+        buf.write("\n".join([finding_text(r, r.findings[i], opts, lines, path, i) for i in show]) + "\n")
+    if opts.statistics:
+        buf.write(statistics(run))
     if not opts.summary:
         return buf.getvalue()
     con = Console(file=buf, force_terminal=opts.color, no_color=not opts.color, width=100,
@@ -81,13 +121,16 @@ def render(run: RunResult, opts: ViewOptions) -> str:
     s = summary(run)
     done, held = run.review_fixes()  # as the result records them: a view infers nothing
     con.print(summary_table(run, s))
-    changed = "changed" if opts.writes else "would change"
+    changed = "changed" if opts.writes else "would change"  # lint, --diff, --check write nothing
     con.print(f"{s['files_scanned']} files scanned, {s['files_changed']} {changed}, "
               f"{s['files_failed']} failed, {s['cached']} from cache, {s['seconds']:.2f}s")
-    if s["findings_by_rule"]:
-        con.print("findings: " + ", ".join(f"{k} {v}" for k, v in s["findings_by_rule"].items()))
+    for line in headline(run).lines():
+        con.print(line)
     if done:
         con.print(f"{done} review fixes applied (--apply-review-fixes): check them by hand")
     if held:
         con.print(f"{held} review fixes not applied (use --apply-review-fixes)")
+    if hidden:
+        con.print(f"{hidden} notes not shown: sites fixed, right as they are, or said for the record "
+                  "(--show-fixed shows them, --statistics counts every rule)")
     return buf.getvalue()

@@ -26,6 +26,7 @@ from hipport.translate import (
     texfetch,
     tileshfl,
     vectorops,
+    wmma,
 )
 from hipport.translate.context import Context
 
@@ -44,6 +45,7 @@ SUBPASSES = (
     ("texfetch", "fetch textures of non-channel types through a bit copy", texfetch.run),
     ("targets", "report device functions a target in offload_arch cannot compile", targets.run),
     ("ptx", "report inline PTX that the wave64 pass does not port", ptx.run),
+    ("wmma", "report every use of WMMA (nvcuda::wmma), which HIP lacks", wmma.run),
     ("minmax", "min/max of a built-in coordinate: CUDA's unsigned overload, written", minmax.run),
     ("literals", "a space between a string literal and the macro name glued to it", literals.run),
     ("includes", "map #include lines; add the HIP runtime include where needed", includes.run),

@@ -179,7 +179,7 @@ def no_size_callback(c: Call, n: int) -> None:
     if c.src.text(arg).strip() in ("NULL", "nullptr", "0", "(CUoccupancyB2DSize)0", "(CUoccupancyB2DSize)NULL"):
         c.ctx.edit(c.base + arg.start_byte, c.base + nxt.start_byte, "", FixKind.ARGS)
         return
-    c.ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, c.base + arg.start_byte, c.base + arg.end_byte,
+    c.ctx.report(HP.UNSUPPORTED_API, Severity.ERROR, c.base + arg.start_byte, c.base + arg.end_byte,
                  "HIP's occupancy calculator has no callback that sizes dynamic shared memory "
                  "per block size: pass the size for the largest block (and drop this argument), "
                  "or compute it for the block size returned and check again", "driver")
@@ -197,7 +197,7 @@ def boundary_mode(c: Call, n: int) -> None:
     fn = call.child_by_field_name("function") if call is not None else None
     if fn is not None and fn.type == "template_function" and c.src.text(fn).split("<")[0].endswith("read"):
         name = c.src.text(fn).split("<")[0].strip()
-        c.ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, c.base + fn.start_byte, c.base + fn.end_byte,
+        c.ctx.report(HP.UNSUPPORTED_API, Severity.ERROR, c.base + fn.start_byte, c.base + fn.end_byte,
                      f"HIP's {name} reads through a pointer and returns nothing: write "
                      f"`T v; {name}(&v, ...);` (the same arguments, without a boundary mode)",
                      "device", name)
@@ -235,7 +235,7 @@ def mem_location(c: Call, n: int) -> None:
     if n == 2 and len(c.args) >= 4:  # cudaMemPrefetchAsync's flags, which HIP does without
         flags = c.args[3]
         if c.src.text(flags).strip() != "0":
-            c.ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, c.base + flags.start_byte, c.base + flags.end_byte,
+            c.ctx.report(HP.UNSUPPORTED_API, Severity.ERROR, c.base + flags.start_byte, c.base + flags.end_byte,
                          "hipMemPrefetchAsync has no flags argument: drop it by hand if these "
                          "flags may go", "runtime")
             return
@@ -355,7 +355,7 @@ def apply(ctx: Context, name_node: Node, m: Mapping, src: SourceFile | None = No
             if len(call.args) == int(count):
                 order(call, value.split())
             else:
-                ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, base + name_node.start_byte, base + name_node.end_byte,
+                ctx.report(HP.UNSUPPORTED_API, Severity.ERROR, base + name_node.start_byte, base + name_node.end_byte,
                            f"{m.hip} takes {m.cuda}'s arguments in another order, and this call "
                            f"has {len(call.args)} where {count} were expected: order them by hand "
                            f"({m.note or m.hip})", m.family, m.cuda)

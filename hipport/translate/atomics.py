@@ -104,7 +104,7 @@ def _half_adds(ctx: Context) -> None:
                    "on the 32-bit word")
         else:
             how = "a compare-and-swap loop on the aligned 32-bit word that holds it"
-        ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, m.start(), m.start() + len(b"atomicAdd"),
+        ctx.report(HP.UNSUPPORTED_API, Severity.ERROR, m.start(), m.start() + len(b"atomicAdd"),
                    f"HIP has no atomicAdd for {hip}{'' if hip == kind else f' (CUDA: {kind})'}: use {how}",
                    "device", "atomicAdd")
 

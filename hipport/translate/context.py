@@ -72,8 +72,10 @@ class Context:
             c.unsupported += 1
             alt = f"; consider {m.alt}" if m.alt else ""
             note = f" ({m.note})" if m.note else ""
-            self.report(HP.UNSUPPORTED_API, Severity.WARNING, start, end,
-                        f"{m.cuda} has no HIP equivalent{alt}{note}", m.family, m.cuda)
+            # The name stays in the port, which will not build; a macro (`__CUDA_ARCH__` in an
+            # `#if`) compiles and may pick the other branch: a person must look.
+            self.report(HP.UNSUPPORTED_API, Severity.WARNING if m.kind == "macro" else Severity.ERROR,
+                        start, end, f"{m.cuda} has no HIP equivalent{alt}{note}", m.family, m.cuda)
             return
         c.ported += 1
         if m.define:
@@ -82,7 +84,7 @@ class Context:
             self.report(m.report, Severity.INFO, start, end,
                         f"{m.cuda} -> {m.hip}: {m.note or 'check this site by hand'}", m.family, m.cuda)
         if self.floor.lacks(m.since):
-            self.report(HP.NEEDS_NEWER_ROCM, Severity.WARNING, start, end,
+            self.report(HP.NEEDS_NEWER_ROCM, Severity.ERROR, start, end,  # not declared at the floor
                         f"{m.hip} needs ROCm {m.since}; the ROCm floor is {self.floor} "
                         f"(raise it with --rocm {m.since})", m.family, m.cuda)
         if m.status == "deprecated":

@@ -29,7 +29,7 @@ def run(ctx: Context) -> None:
         for n in walk(body):
             t = n.type
             if t == "kernel_call_syntax":
-                ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, n.start_byte, n.end_byte,
+                ctx.report(HP.UNSUPPORTED_API, Severity.ERROR, n.start_byte, n.end_byte,
                            "a kernel launched from device code (dynamic parallelism) has no HIP "
                            "equivalent; launch it from the host, or fold the work into this kernel",
                            "runtime")
@@ -38,7 +38,7 @@ def run(ctx: Context) -> None:
                 name = ctx.src.text(callee) if callee is not None and callee.type == "identifier" else ""
                 m = ctx.rules.names.get(name)
                 if callee is not None and m is not None and m.family in _RUNTIME and m.kind == "function":
-                    ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, callee.start_byte, callee.end_byte,
+                    ctx.report(HP.UNSUPPORTED_API, Severity.ERROR, callee.start_byte, callee.end_byte,
                                f"{name} called from device code (CUDA's device runtime) has no "
                                f"HIP equivalent: HIP's runtime API is host-only", "runtime")
 

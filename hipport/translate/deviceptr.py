@@ -154,7 +154,7 @@ def _declarator(ctx: Context, d: Node, cuda: str, member: bool, out: list[Decl])
         items = [init] if init.type != "initializer_list" else list(init.named_children)
         for item in items:
             if _nonzero(ctx, item):
-                ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, item.start_byte, item.end_byte,
+                ctx.report(HP.UNSUPPORTED_API, Severity.ERROR, item.start_byte, item.end_byte,
                            f"{cuda} initialised with the integer {ctx.src.text(item)}: "
                            + _advice(cuda), _family(cuda))
 
@@ -279,7 +279,7 @@ def _use(ctx: Context, v: Value, at: dict[int, Value], returns: dict[int, str], 
         what = f"a {v.cuda} cast to an integer type"
     else:
         what = f"`{sym}` on a {v.cuda}"
-    ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, parent.start_byte, parent.end_byte,
+    ctx.report(HP.UNSUPPORTED_API, Severity.ERROR, parent.start_byte, parent.end_byte,
                f"{what}: " + _advice(v.cuda), _family(v.cuda))
 
 

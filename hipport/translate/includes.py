@@ -57,14 +57,14 @@ def run(ctx: Context) -> None:
         target = (h.flat or h.hip) if flat else h.hip
         if h.status != "unsupported" and target and ctx.floor.lacks(h.since):
             fam.unsupported += 1
-            ctx.report(HP.UNMAPPED_HEADER, Severity.WARNING, start, end,
+            ctx.report(HP.UNMAPPED_HEADER, Severity.ERROR, start, end,
                        f"<{path}> has no HIP counterpart at ROCm {ctx.floor}: <{target}> "
                        f"needs ROCm {h.since} (raise it with --rocm {h.since})", h.family)
             continue
         if h.status == "unsupported" or not target:
             fam.unsupported += 1
             note = f": {h.note}" if h.note else ""
-            ctx.report(HP.UNMAPPED_HEADER, Severity.WARNING, start, end,
+            ctx.report(HP.UNMAPPED_HEADER, Severity.ERROR, start, end,
                        f"<{path}> has no HIP counterpart{note}", h.family)
             continue
         fam.ported += 1

@@ -191,7 +191,7 @@ def _identifier(ctx: Context, node: Node, kind: str, name: str, start: int, end:
     # `node.parent` only for types: tree-sitter finds a parent by walking down from the root,
     # which for every identifier of a deep expression is quadratic
     spec = node.parent if hip and m.kind == "type" else None
-    if spec is not None and _elaborated(node) and not ctx.src.path.endswith(".c") and not _standalone(spec):
+    if hip and spec is not None and _elaborated(node) and not ctx.src.path.endswith(".c") and not _standalone(spec):
         # `enum cudaMemcpyKind k`: in C++ the keyword goes, since HIP's name may be a typedef
         # (of another tag on AMD, `struct _hipGraphicsResource`; of CUDA's own on HIP's NVIDIA
         # platform, `typedef enum cudaMemcpyKind hipMemcpyKind`), and a typedef names the type

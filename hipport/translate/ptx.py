@@ -55,7 +55,7 @@ def run(ctx: Context) -> None:
         if _port(ctx, node, text):
             continue
         op = hit.group().strip(" ;{}\t\n")
-        ctx.report(HP.UNSUPPORTED_API, Severity.WARNING, node.start_byte, node.end_byte,
+        ctx.report(HP.UNSUPPORTED_API, Severity.ERROR, node.start_byte, node.end_byte,
                    f"inline PTX `{op}` does not compile for AMD GPUs (HIP-Clang emits AMDGCN): "
                    f"write it in C++ or with HIP/AMDGCN intrinsics (__lane_id(), __ffs, __clz, "
                    f"__popc, __builtin_amdgcn_*), or keep the PTX under #ifdef __CUDA_ARCH__",

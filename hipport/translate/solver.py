@@ -74,7 +74,7 @@ def _check_arguments(ctx: Context, name_node: Node, callee: Mapping) -> None:
         if m is None:
             continue
         since = features()[ALIASED]
-        ctx.report(HP.NEEDS_NEWER_ROCM, Severity.WARNING, arg.start_byte, arg.end_byte,
+        ctx.report(HP.NEEDS_NEWER_ROCM, Severity.ERROR, arg.start_byte, arg.end_byte,
                    f"`{var}` is a {m.hip} passed to {callee.hip}: hipSOLVER before ROCm "
                    f"{since} takes {m.hipsolver}; cast it (static_cast<{m.hipsolver}>({var})) "
                    f"or raise the ROCm floor with --rocm {since}", callee.family)

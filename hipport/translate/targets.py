@@ -38,7 +38,7 @@ def run(ctx: Context) -> None:
         for lack, hit in wanted:
             if name in lack.functions:
                 said = lack.error.replace("{name}", name)
-                ctx.report(HP.UNSUPPORTED_ON_TARGET, Severity.WARNING, m.start(1), m.end(1),
+                ctx.report(HP.UNSUPPORTED_ON_TARGET, Severity.ERROR, m.start(1), m.end(1),
                            f"{name} does not compile for {', '.join(hit)}: the target lacks {lack.what} "
                            f"(the compiler says: {said}); build for another target or sample "
                            f"without it", "texture", name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from io import StringIO
 from typing import Any
 
@@ -298,6 +299,16 @@ def _details(con: Console, doc: ValidationResult) -> None:
                 con.print(Text(f"{r['program']}: emulator ({label}): the same errors as {shown[errs]}", style=style))
                 continue
             shown[errs] = label
+            if leg == "unfixed64" and r.get("saved_by_wave64") and errs:
+                # What the pass saved, not an error of the port: one line, counted by rule (the
+                # JSON document keeps every diagnostic).
+                rules: dict[str, int] = {}
+                for e in x.get("errors", []):
+                    rules[e.get("rule") or "other"] = rules.get(e.get("rule") or "other", 0) + 1
+                by = ", ".join(f"{k} {v}" for k, v in sorted(rules.items(), key=lambda kv: (-kv[1], kv[0])))
+                con.print(Text(f"{r['program']}: emulator ({label}): the wave64 pass fixed this; without it "
+                               f"{len(errs)} sites would not build ({by}; --format json lists them)", style=style))
+                continue
             con.print(Text(f"{r['program']}: emulator ({label}): {why}", style=style))
             for e in x.get("errors", [])[:10]:
                 con.print(format_error(e, None))
@@ -308,6 +319,9 @@ def _details(con: Console, doc: ValidationResult) -> None:
                            style="red"))
             for e in x.get("errors", [])[:10]:
                 con.print(format_error(e, None))
+
+
+_EMULATOR_HEADERS = os.path.join("validate", "emulator", "include")
 
 
 def format_error(e: dict[str, Any], archs: list[str] | None, toolchain: str | None = None) -> Text:
@@ -335,8 +349,9 @@ def format_error(e: dict[str, Any], archs: list[str] | None, toolchain: str | No
         t.append(f"\n    {e['source']}", style="dim")
     if e.get("rewritten") and e.get("ported_source") and e.get("ported_source") != e.get("source"):
         t.append(f"\n    ported: {e['ported_source']}", style="dim")
-    moved = next((n for n in e.get("notes", []) if n.startswith("reported in ")), None)
-    if moved:  # the compiler named a system or emulator header; this is where the project reached it
+    moved = next((n for n in e.get("notes", []) if n.startswith("reported in ")
+                  and _EMULATOR_HEADERS not in n), None)  # hipport's own headers are no user's business
+    if moved:  # the compiler named a system header; this is where the project reached it
         t.append(f"\n    ({moved})", style="dim")
     return t
 

@@ -80,17 +80,26 @@ def test_diff_base_head_before_the_first_commit_makes_every_staged_line_new(tmp_
 
 
 def test_fail_on_sets_the_exit_code(repo: Path) -> None:
-    assert hipport("lint", "k.cu", "--no-cache", cwd=repo).returncode == 1  # warnings by default
+    # Every site of k.cu is one the port fixes (W006 passes width 32): notes, below the bar.
+    assert hipport("lint", "k.cu", "--no-cache", cwd=repo).returncode == 0  # warnings by default
+    assert hipport("lint", "k.cu", "--no-cache", "--fail-on", "info", cwd=repo).returncode == 1
+    (repo / "k.cu").write_bytes(OLD + b"void host(float* d) { cudaFooBar(d); }\n")  # HP002: open
+    assert hipport("lint", "k.cu", "--no-cache", cwd=repo).returncode == 1
     assert hipport("lint", "k.cu", "--no-cache", "--fail-on", "error", cwd=repo).returncode == 0
     assert hipport("lint", "k.cu", "--no-cache", "--fail-on", "never", cwd=repo).returncode == 0
-    assert hipport("lint", "k.cu", "--no-cache", "--select", "HP", cwd=repo).returncode == 0
+    assert hipport("lint", "k.cu", "--no-cache", "--select", "W", cwd=repo).returncode == 0
 
 
 def test_text_and_github_formats(repo: Path) -> None:
     text = hipport("lint", "k.cu", "--no-cache", cwd=repo).stdout.decode()
-    assert "k.cu:3:" in text and "[W006]" in text and "\x1b[" not in text
-    gh = hipport("lint", "k.cu", "--no-cache", "--format", "github", cwd=repo).stdout.decode()
-    assert gh.startswith("::warning file=k.cu,line=3,")
+    assert "k.cu:3:" not in text and "notes not shown" in text  # fixed by the port: done
+    assert "ready: 1 of 1 files (100.0%), not compile-checked" in text
+    text = hipport("lint", "k.cu", "--no-cache", "--show-fixed", cwd=repo).stdout.decode()
+    assert "k.cu:3:16: note: [W006]" in text and "fixed (safe): pass `width = 32`" in text
+    assert "\x1b[" not in text and "notes not shown" not in text
+    assert hipport("lint", "k.cu", "--no-cache", "--format", "github", cwd=repo).stdout == b""
+    gh = hipport("lint", "k.cu", "--no-cache", "--format", "github", "--show-fixed", cwd=repo).stdout.decode()
+    assert gh.startswith("::notice file=k.cu,line=3,")
 
 
 def test_no_color_turns_colours_off(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -105,9 +114,9 @@ def test_no_color_turns_colours_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_lint_defaults_to_the_current_folder_and_quiet_drops_the_summary(tmp_path: Path) -> None:
     (tmp_path / "k.cu").write_bytes(OLD)
-    full = hipport("lint", "--no-cache", cwd=tmp_path)
+    full = hipport("lint", "--no-cache", "--show-fixed", "--fail-on", "info", cwd=tmp_path)
     assert full.returncode == 1 and b"k.cu:3:" in full.stdout and b"files scanned" in full.stdout
-    quiet = hipport("lint", "-q", "--no-cache", cwd=tmp_path)
+    quiet = hipport("lint", "-q", "--no-cache", "--show-fixed", "--fail-on", "info", cwd=tmp_path)
     assert quiet.returncode == 1 and b"k.cu:3:" in quiet.stdout
     assert b"files scanned" not in quiet.stdout and b"hipport summary" not in quiet.stdout
     assert quiet.stdout == full.stdout[:len(quiet.stdout)]  # the same findings, nothing else

@@ -12,6 +12,7 @@ import pytest
 from hipport import registry
 from hipport.model import Applicability, Edit, FileStatus, Fix, RunResult, applied_fixes
 from hipport.report import html
+from hipport.report.headline import headline
 from tests.report.conftest import file_result
 from tests.report.dom import parse
 from tests.report.synth import PROBE, make_run
@@ -69,9 +70,14 @@ def test_index_totals_rows_and_links(tmp_path: Path, run12: RunResult) -> None:
     unknown = sum(1 for _, f in run12.findings if f.rule == "HP002")
     wave = sum(1 for _, f in run12.findings if f.rule.startswith("W"))
     card = {c.get("id"): c.find("span", cls="v").text for c in doc.find_all("div", cls="card")}
-    assert list(card) == ["total-auto", "total-wave", "total-files"]  # one headline first
+    # The headline first: files ready, as text, JSON and SARIF give it; API coverage second.
+    assert list(card) == ["total-ready", "total-auto", "total-wave", "total-files"]
+    h = headline(run12)
+    assert card["total-ready"] == h.share and h.check in doc.by_id("total-ready").text
+    assert doc.by_id("ready-files").text == f"{h.ready:,}" and h.ready < h.files
+    assert doc.by_id("ready-person").text == f"{h.person:,}"
     assert doc.by_id("total-refs").text == f"{refs:,}"
-    assert card["total-auto"] == f"{100 * ported / refs:.1f}%"
+    assert card["total-auto"] == f"{min(100 * ported / refs, 99.9):.1f}%"  # a shortfall is never 100%
     assert doc.by_id("total-person").text == f"{unsupported + unknown:,}"  # beside it
     assert card["total-wave"] == f"{wave:,}"
     assert card["total-files"] == "16"  # CUDA files: everything but docs/notes.txt
@@ -226,6 +232,7 @@ def test_effort_groups_and_orders_what_is_left(tmp_path: Path, run12: RunResult)
     e = Edit(0, 6, "x & 63", "W004")
     safe = replace(safe, findings=(replace(safe.findings[0], fix=Fix("t", Applicability.SAFE, (e,))),
                                    *safe.findings[1:]))
+    safe = replace(safe, edits=[e], applied=applied_fixes([e], safe.findings))  # as the engine records it
     run12 = replace(run12, _files=(*run12.files, safe))
     out = tmp_path / "rep"
     html.write(run12, out)
@@ -240,7 +247,7 @@ def test_effort_groups_and_orders_what_is_left(tmp_path: Path, run12: RunResult)
     assert by["cudaGraphExecNodeSetParams"] == ("unsupported API (HP001)", n_hp1)
     fancy = {f.message.split()[0] for _, f in run12.findings if f.rule == "HP002"}
     assert fancy and all(by[name][0] == "unknown name (HP002)" for name in fancy)
-    # W003 (review fix, not applied) is left for a person; W004's safe fix is not, its other site is.
+    # W003 (review fix, not applied) is left for a person; W004's applied fix is not, its other site is.
     w3 = next(t for t in by if t.startswith("W003"))
     assert by[w3][1] == sum(1 for _, f in run12.findings if f.rule == "W003")
     w4 = next(t for t in by if t.startswith("W004"))

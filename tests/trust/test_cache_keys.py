@@ -157,7 +157,7 @@ def test_cached_results_name_files_as_the_run_that_reads_them(tmp_path: Path, fi
         cwd, name = runs[where]
         out = {}
         for fmt in ("sarif", "json", "text"):
-            p = hipport("lint", name, "--format", fmt, *extra, cwd=cwd)
+            p = hipport("lint", name, "--format", fmt, "--fail-on", "info", "--show-fixed", *extra, cwd=cwd)
             assert p.returncode == 1 and "Traceback" not in p.stderr.decode()
             out[fmt] = p.stdout
         return out

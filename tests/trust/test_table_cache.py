@@ -30,7 +30,7 @@ def _lint(tree: Path, xdg: str | Path, cwd: Path | None = None,
     """(exit code, findings and file statuses, stderr) of a JSON lint without the result
     cache: the tables are all that is cached."""
     env = {"XDG_CACHE_HOME": str(xdg), **({"HOME": str(home)} if home else {})}
-    p = hipport("lint", tree, "--format", "json", "--no-cache", env=env, cwd=cwd)
+    p = hipport("lint", tree, "--format", "json", "--no-cache", "--fail-on", "info", env=env, cwd=cwd)
     data = json.loads(p.stdout) if p.stdout else None
     shown = data and (data["findings"], [(f["path"], f["status"]) for f in data["files"]])
     return p.returncode, shown, p.stderr.decode()

@@ -60,7 +60,7 @@ def test_an_unknown_id_in_a_suppression_is_an_error_finding(tmp_path: Path) -> N
     src.mkdir()
     (src / "k.cu").write_text("__global__ void k(float* a) {\n"
                               "  a[0] = __shfl_down_sync(0xffffffff, a[0], 16);  // hipport: ignore[W01]\n}\n")
-    p = hipport("lint", src, "--no-cache")
+    p = hipport("lint", src, "--no-cache", "--show-fixed")
     out = p.stdout.decode()
     assert p.returncode == 1
     assert "error: [HP901] unknown rule 'W01' in a suppression (did you mean W001?)" in out

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from hipport.model import Edit, Finding
+from hipport.model import Edit, Finding, Severity, evolve
 from hipport.registry import W
 from hipport.source import Node, children, named_children
 from hipport.wave64 import syntax as sx
@@ -62,8 +62,13 @@ DOC = Doc(
             '}\n'),
     safety=('Review: the block becomes `hipport_warp_size()`, a small inline host helper that '
             'queries `hipDeviceAttributeWarpSize`; `dim3(32, N)` becomes `dim3(hipport_warp_size(), '
-            'N)` (one wave per row, same grid). Under logical32 launches are kept and reported as '
-            'info.'),
+            'N)` (one wave per row, same grid). A launch the kernel computes wrong results under '
+            '(a 32-thread block or a 32-lane grid of a wave-agnostic kernel, a launch sized by the '
+            'queried wave size for a kernel kept at 32 lanes) is an error until the fix is applied '
+            '(`--apply-review-fixes`) or the launch changed by hand, and the headline counts its '
+            'kernel as needing a person: the default port leaves it wrong at wave64. `warpSize` in '
+            'host code is a warning (right on CDNA at ROCm 6 and below). Under logical32 launches '
+            'are kept and reported as info.'),
     refs=('arch', 'design'),
 )
 QUERY = "hipport_warp_size()"
@@ -246,6 +251,15 @@ def _host_shadows(facts: Facts) -> set[int]:
     return out
 
 
+def wrong(f: Finding, kernel: str) -> Finding:
+    """A launch the kernel's port computes wrong results under (half the data at wave64, or
+    host and device disagreeing on the warp size) is an error, not a suggestion: its fix
+    changes host code and needs review, so the default port leaves the kernel wrong until a
+    person applies it (--apply-review-fixes) or changes the launch. `subject` names the
+    kernel, which the headline counts as needing a person."""
+    return evolve(f, severity=Severity.ERROR, subject=kernel)
+
+
 def check(facts: Facts, em: Emitter) -> list[Finding]:
     out: list[Finding] = []
     fallback = "native" if facts.config.wave_strategy == "native" else "logical32"
@@ -277,19 +291,19 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 and any(_maps_by_warpsize(facts, k) for k in targets) else None
             if g32 is not None:
                 gtext = short(facts.src.text(g32.parent or g32), 30)
-                out.append(finding(facts, RULE, g32.parent or g32, (
+                out.append(wrong(finding(facts, RULE, g32.parent or g32, (
                     f"grid `{gtext}` of the launch of `{kernel}` counts 32-lane warps, while the kernel maps its"
                     " work by warpSize: at wave64 it covers half the rows (or runs past the end)"), fn, em.fix(
                         "size the grid by the device's wave size",
                         [sx.replace(g32, QUERY, RULE), *em.host_helper()], None, False, model, strategy),
-                    model=model))
+                    model=model), kernel))
             if targets and model == "warp32" and strategy == "logical32":
                 q = next((x for x in (_queried_wave(facts, fn, a) for a in (block, grid) if a is not None) if x), None)
                 if q is not None:
-                    out.append(finding(facts, RULE, call, (
+                    out.append(wrong(finding(facts, RULE, call, (
                         f"launch of `{kernel}` sized by the device's wave size (`{short(q, 30)}`: 64 on CDNA) while"
                         " the kernel assumes 32-lane warps: host and device disagree on the warp size (size the"
-                        " launch by 32, or make the kernel wave-agnostic)"), fn, model=model))
+                        " launch by 32, or make the kernel wave-agnostic)"), fn, model=model), kernel))
                     continue
             shape = block_shape(facts, fn, block)
             if shape is None:
@@ -307,10 +321,10 @@ def check(facts: Facts, em: Emitter) -> list[Finding]:
                 continue
             # dim3(32, N) -> dim3(ws, N): each row keeps its own wave, the grid stays the same
             edits: list[Edit] = [sx.replace(x, QUERY, RULE), *em.host_helper()]
-            out.append(finding(facts, RULE, call, msg + "; the kernel is wave-agnostic, so a block must be the"
-                               " wave size queried at run time", fn, em.fix(
-                                   "launch blocks of the device's wave size", edits, None, False, model, strategy),
-                               model=model))
+            out.append(wrong(finding(facts, RULE, call, msg + "; the kernel is wave-agnostic, so a block must be"
+                                     " the wave size queried at run time", fn, em.fix(
+                                         "launch blocks of the device's wave size", edits, None, False, model,
+                                         strategy), model=model), kernel))
     for node, _ws, fn in facts.host_blocks:  # `warps * WARP_SIZE` (facts/hostsizes.py)
         msg = (f"host block `{short(facts.src.text(node), 40)}` is rounded to whole 32-thread warps: a block of an odd"
                " number of them leaves half a wave64 idle")
