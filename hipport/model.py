@@ -391,6 +391,7 @@ class ValidationResult:
     notes: tuple[ValidationNote, ...] = ()  # tree values dropped before a compile (flags.py)
     toolchains: tuple[ValidationToolchain, ...] = ()  # what compiled, in the order of the columns
     warnings: tuple[str, ...] = ()  # what makes a pass say less than it seems (a toolchain below the floor)
+    headline: dict[str, Any] | None = None  # the compiled headline (hipport.report.headline), as JSON
 
     def to_json(self) -> dict[str, Any]:
         """The document as plain data (`--format json`): dicts and lists, as json.loads gives."""
@@ -413,7 +414,7 @@ class ValidationResult:
                    tuple(ValidationNote(**n) for n in doc.get("notes", ())),
                    tuple(ValidationToolchain(**{**t, "libraries": tuple(t["libraries"])})
                          for t in doc.get("toolchains", ())),
-                   tuple(doc.get("warnings", ())))
+                   tuple(doc.get("warnings", ())), doc.get("headline"))
 
 
 def _lists(x: Any) -> Any:

@@ -11,10 +11,16 @@ inline PTX, a `*_sync` call the floor lacks, a wave64 site left for review). A f
 could not analyse, or could in part not parse (HP005), is "not verified", never ready. The
 share of CUDA references ported is kept, as the secondary figure it is: a tree can have every
 name renamed and still not build.
+
+`validate` gives the compiled headline (`built`): a unit the floor's toolchain compiled counts
+by its compile too (one that does not compile is not ready, whatever its findings; one not
+compiled is "not verified"); headers count through their findings. A kernel `verify` failed
+keeps its file from being ready.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +56,8 @@ class Headline:
     reasons: tuple[Reason, ...]  # largest first
     references: int  # CUDA references found
     ported: int  # of them, ported automatically
+    unbuilt: int = 0  # compiled units that do not compile (validate)
+    uncompiled: int = 0  # units not compiled (validate): "not verified"
 
     @property
     def share(self) -> str:
@@ -69,6 +77,7 @@ class Headline:
     def lines(self) -> list[str]:
         """The headline as text, two or three lines."""
         out = [f"ready: {self.ready} of {self.files} files ({self.share}), {self.check}"
+               + (f"; {self.unbuilt} {'does' if self.unbuilt == 1 else 'do'} not compile" if self.unbuilt else "")
                + (f"; {self.person} {'needs' if self.person == 1 else 'need'} a person" if self.person else "")
                + (f"; {self.unverified} not verified ({self._unverified_why()})" if self.unverified else "")]
         if self.reasons:
@@ -81,9 +90,10 @@ class Headline:
         return out
 
     def _unverified_why(self) -> str:
-        failed = self.unverified - self.unparsed
+        failed = self.unverified - self.unparsed - self.uncompiled
         return ", ".join(x for x in (f"{failed} not analysed" if failed else "",
-                                     f"{self.unparsed} in part not parsed: HP005" if self.unparsed else "") if x)
+                                     f"{self.unparsed} in part not parsed: HP005" if self.unparsed else "",
+                                     f"{self.uncompiled} not compiled" if self.uncompiled else "") if x)
 
     def to_json(self) -> dict[str, Any]:
         return {"check": self.check, "files": self.files, "ready": self.ready,
@@ -93,7 +103,17 @@ class Headline:
                 "why": [{"rule": r.rule, "name": r.name, "sites": r.sites, "files": r.files}
                         for r in self.reasons],
                 "api_coverage": {"found": self.references, "ported": self.ported,
-                                 "share": self.coverage}}
+                                 "share": self.coverage},
+                "do_not_compile": self.unbuilt, "not_compiled": self.uncompiled}
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> Headline:
+        """A headline saved by `to_json` (validate's JSON document) back, to render."""
+        cov = doc["api_coverage"]
+        return cls(doc["check"], doc["files"], doc["ready"], doc["need_a_person"], doc["not_verified"],
+                   doc["not_parsed"], doc["open_errors"], doc["open_warnings"], tuple(doc["kernels_need_a_person"]),
+                   tuple(Reason(r["rule"], r["name"], r["sites"], r["files"]) for r in doc["why"]),
+                   cov["found"], cov["ported"], doc.get("do_not_compile", 0), doc.get("not_compiled", 0))
 
 
 def _n(n: int, word: str) -> str:
@@ -110,6 +130,8 @@ def percent(part: int, whole: int) -> str:
 
 
 READY, PERSON, FAILED, UNPARSED = "ready", "needs a person", "not analysed", "in part not parsed"
+UNBUILT, UNCOMPILED = "does not compile", "not compiled"  # validate's compiled headline
+BUILT_PASS, BUILT_FAIL, BUILT_NOT_RUN = "pass", "fail", "not-run"
 
 
 def state(r: FileResult) -> str | None:
@@ -127,9 +149,16 @@ def state(r: FileResult) -> str | None:
     return READY
 
 
-def headline(run: RunResult) -> Headline:
+def headline(run: RunResult, built: Mapping[str, str] | None = None, check: str = CHECK) -> Headline:
+    """The run's headline; `built` (validate): each compiled unit's outcome by its path
+    (BUILT_PASS, BUILT_FAIL or BUILT_NOT_RUN), and `check` says what compiled them."""
     names = registry.rules()
-    files = ready = person = unverified = unparsed = errors = warnings = 0
+    files = ready = person = unverified = unparsed = errors = warnings = unbuilt = uncompiled = 0
+    failing: dict[str, list[str]] = {}  # a kernel verify failed, by its file
+    if run.verification is not None:
+        for k in run.verification.kernels:
+            if k.status == "FAIL":
+                failing.setdefault(k.file, []).append(k.kernel)
     sites: dict[str, int] = {}
     where: dict[str, set[str]] = {}
     kernels: dict[str, None] = {}
@@ -141,10 +170,21 @@ def headline(run: RunResult) -> Headline:
         st = state(r)
         if st is None:
             continue
+        if st == READY and r.path in failing:
+            st = PERSON
+        outcome = (built or {}).get(r.path)
+        if outcome == BUILT_FAIL and st != FAILED:
+            st = UNBUILT
+        elif outcome == BUILT_NOT_RUN and st == READY:
+            st = UNCOMPILED
+        for kernel in failing.get(r.path, ()):
+            kernels[f"{r.path}: {kernel} (verify FAIL)"] = None
         files += 1
         ready += st == READY
         person += st == PERSON
-        unverified += st in (FAILED, UNPARSED)
+        unbuilt += st == UNBUILT
+        uncompiled += st == UNCOMPILED
+        unverified += st in (FAILED, UNPARSED, UNCOMPILED)
         unparsed += st == UNPARSED
         if st == FAILED:
             continue
@@ -161,5 +201,5 @@ def headline(run: RunResult) -> Headline:
                 kernels[f"{r.path}: {f.subject}"] = None
     reasons = tuple(sorted((Reason(rule, names[rule].name if rule in names else rule, n, len(where[rule]))
                             for rule, n in sites.items()), key=lambda x: (-x.sites, x.rule)))
-    return Headline(CHECK, files, ready, person, unverified, unparsed, errors, warnings, tuple(kernels),
-                    reasons, found, ported)
+    return Headline(check, files, ready, person, unverified, unparsed, errors, warnings, tuple(kernels),
+                    reasons, found, ported, unbuilt, uncompiled)

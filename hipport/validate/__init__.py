@@ -481,6 +481,7 @@ def document(opts: Options, plans: Sequence[tuple[str, toolchains.ArchPlan]], un
     )
     port_errors = [ValidationProblem(r.path, None, "port", HP.UNREADABLE_FILE, r.error or "failed", "hipport port")
                    for r in not_ported]
+    compiled_headline = _headline(product, plans, units)
     return ValidationResult(
         version=SCHEMA_VERSION,
         failed=failed,
@@ -497,7 +498,32 @@ def document(opts: Options, plans: Sequence[tuple[str, toolchains.ArchPlan]], un
             compile=tuple(compile_d),
             runs=tuple(runs_d),
         ),
+        headline=compiled_headline,
     )
+
+
+def _headline(product: PortedTree, plans: Sequence[tuple[str, toolchains.ArchPlan]],
+              units: list[compilemod.UnitResult]) -> dict[str, Any] | None:
+    """The compiled headline: the port's, with each unit counted by what the floor's toolchain
+    (else the first that compiled) made of it."""
+    from hipport.report.headline import BUILT_FAIL, BUILT_NOT_RUN, BUILT_PASS, headline
+
+    if product.run is None or not plans:
+        return None
+    floor = product.run.settings.get("ROCm floor", "")
+    names = [name for name, _ in plans]
+    chosen = f"hip-{floor}" if f"hip-{floor}" in names else names[0]
+    archs = next(plan.archs for name, plan in plans if name == chosen)
+    built: dict[str, str] = {}
+    for u in units:
+        if (u.toolchain or chosen) != chosen:
+            continue
+        got = [a.status for a in u.archs.values()]
+        built[u.file] = BUILT_FAIL if compilemod.FAIL in got else \
+            BUILT_PASS if compilemod.PASS in got else BUILT_NOT_RUN
+    check = f"compile-checked with {chosen}" + (f" for {', '.join(archs)}" if archs else "") + \
+        ("" if chosen == f"hip-{floor}" else f" (the ROCm floor is {floor})")
+    return headline(product.run, built, check).to_json()
 
 
 _WORD = {"mismatch": "fail", "build-error": "fail", "run-error": "fail", "not-run": "not run"}

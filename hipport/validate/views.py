@@ -408,6 +408,11 @@ def _summary(con: Console, doc: ValidationResult, why: _Why | None = None) -> No
         parts.insert(0, f"port: {s.not_ported} file{'s' if s.not_ported != 1 else ''} not ported")
     if not parts:
         parts.append("nothing was checked")
+    if doc.headline is not None:  # the port's headline, with each unit counted by its compile
+        from hipport.report.headline import Headline
+
+        for text in Headline.from_json(doc.headline).lines():
+            con.print(Text(text))
     verdict = Text("FAILED" if s.failed else "OK", style="bold red" if s.failed else "bold green")
     line = Text("; ".join(parts) + ": ")
     line.append_text(verdict)

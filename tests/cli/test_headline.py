@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, hipport
+from tests.conftest import ROOT, hipport, needs_hipcc
 
 # examples/ by hand, before the headline existed (every safe fix applies; the one open site is
 # `#if defined(__CUDA_ARCH__)` in kernel_library/include/kl/common.cuh, HP001).
@@ -21,7 +21,8 @@ EXAMPLES = {"check": "not compile-checked", "files": 13, "ready": 12, "ready_sha
             "need_a_person": 1, "not_verified": 0, "not_parsed": 0, "open_errors": 0, "open_warnings": 1,
             "kernels_need_a_person": [],
             "why": [{"rule": "HP001", "name": "unsupported-api", "sites": 1, "files": 1}],
-            "api_coverage": {"found": 331, "ported": 330, "share": "99.7%"}}
+            "api_coverage": {"found": 331, "ported": 330, "share": "99.7%"},
+            "do_not_compile": 0, "not_compiled": 0}
 
 
 def test_the_demo_port_prints_no_error_for_a_site_it_fixed(tmp_path: Path) -> None:
@@ -164,3 +165,35 @@ def test_a_library_left_in_the_build_is_an_error(tmp_path: Path) -> None:
     text = p.stdout.decode()
     assert p.returncode == 1 and "Makefile:2:22: error: [HP014] -lnppc: NPP has no ROCm counterpart" in text
     assert "ready: 1 of 2 files (50.0%)" in text and "HP014 build-library 1" in text
+
+
+@needs_hipcc
+def test_validate_gives_the_compiled_headline(tmp_path: Path) -> None:
+    """validate counts each unit by its compile at the floor's toolchain: examples/ as the port
+    says it, now compile-checked; a unit that does not compile is not ready, whatever its
+    findings, and the headline says so (text and JSON agree)."""
+    p = hipport("validate", ROOT / "examples", "--offload-arch", "gfx90a", "--format", "json")
+    doc = json.loads(p.stdout)
+    assert doc["headline"] == {**EXAMPLES, "check": "compile-checked with hip-5.2 for gfx90a"}
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "ok.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float* p) { p[0] = 1.f; }\n")
+    (tree / "bad.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float* p) { p[0] = undeclared_name; }\n")
+    p = hipport("validate", tree, "--offload-arch", "gfx90a")
+    text = p.stdout.decode()
+    assert p.returncode == 1
+    assert "ready: 1 of 2 files (50.0%), compile-checked with hip-5.2 for gfx90a; 1 does not compile" in text, text
+    doc = json.loads(hipport("validate", tree, "--offload-arch", "gfx90a", "--format", "json").stdout)
+    assert (doc["headline"]["ready"], doc["headline"]["do_not_compile"]) == (1, 1)
+
+
+def test_a_kernel_verify_failed_keeps_its_file_from_ready() -> None:
+    from hipport.model import FileResult, FileStatus, KernelCheck, RunResult, VerifyResult
+    from hipport.report.headline import headline
+
+    files = [FileResult(path="a.cu", role="cuda-source", status=FileStatus.PORTED),
+             FileResult(path="b.cu", role="cuda-source", status=FileStatus.PORTED)]
+    checks = (KernelCheck("sum", "a.cu", 3, "FAIL", "out[0] differs"), KernelCheck("ok", "b.cu", 1, "PASS", ""))
+    h = headline(RunResult(files, verification=VerifyResult(checks)))
+    assert (h.ready, h.person, h.kernels) == (1, 1, ("a.cu: sum (verify FAIL)",))
+    assert headline(RunResult(files)).ready == 2
