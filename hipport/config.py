@@ -49,6 +49,7 @@ class VerifySpec:
     values: tuple[tuple[str, int | float], ...] = ()  # fixed scalar arguments
     lengths: tuple[tuple[str, str], ...] = ()  # pointer parameter -> its length (expression)
     template: str | None = None  # template arguments, for a kernel no launch instantiates
+    wave_dependent: tuple[str, ...] = ()  # outputs laid out per wave by design: not compared
 
 
 @dataclass(frozen=True)
@@ -324,7 +325,7 @@ def _coerce(name: str, value: Any, origin: str, line: int | None = None) -> Any:
 # What a verify expression may hold: names, numbers and arithmetic (checked again when parsed).
 _VERIFY_EXPR = re.compile(r"[A-Za-z_0-9 .+\-*/%()<>&|^?:]+")
 _TEMPLATE_ARGS = re.compile(r"[A-Za-z_0-9 :,<>*.]+")
-_VERIFY_KEYS = ("block", "grid", "size", "sizes", "values", "lengths", "template")
+_VERIFY_KEYS = ("block", "grid", "size", "sizes", "values", "lengths", "template", "wave_dependent")
 
 
 def _verify_table(value: Any, key: str, where: tuple[str | None, int | None]) -> tuple[tuple[str, VerifySpec], ...]:
@@ -370,11 +371,16 @@ def _verify_table(value: Any, key: str, where: tuple[str | None, int | None]) ->
         if template is not None and (not isinstance(template, str) or not _TEMPLATE_ARGS.fullmatch(template)):
             raise HipportError(f"{at}.template must be template arguments such as \"float, 256\", "
                                f"not {template!r}", *where)
+        wave_dep = spec.get("wave_dependent", [])
+        if not isinstance(wave_dep, list) or any(not isinstance(v, str) or not v.isidentifier() for v in wave_dep):
+            raise HipportError(f"{at}.wave_dependent must be a list of pointer parameter names, "
+                               f"not {wave_dep!r}", *where)
         grid = spec.get("grid")
         out.append((kernel, VerifySpec(
             dims, expr(grid, f"{at}.grid") if grid is not None else None, size, tuple(sizes),
             tuple(sorted(values.items())),
-            tuple(sorted((k, expr(v, f"{at}.lengths.{k}")) for k, v in lengths.items())), template)))
+            tuple(sorted((k, expr(v, f"{at}.lengths.{k}")) for k, v in lengths.items())), template,
+            tuple(wave_dep))))
     return tuple(out)
 
 

@@ -93,10 +93,37 @@ def test_unverified_says_why(tmp_path: Path) -> None:
     vote = next(k for k in t.kernels if k.name == "vote")
     with pytest.raises(inputs.Unverified, match="no launch shape"):
         inputs.plan(vote, None, None)
-    with pytest.raises(inputs.Unverified, match="no value for parameter big"):
-        inputs.plan(vote, None, VerifySpec(block=(64, 1, 1), grid="2"))
     p = inputs.plan(vote, None, VerifySpec(block=(64, 1, 1), grid="2", values=(("big", 7),)))
     assert {c.grid for c in p.cases} == {(2, 1, 1)}
+
+
+def test_a_scalar_with_no_value_takes_generated_values_and_says_so(tmp_path: Path) -> None:
+    vote = next(k for k in _tree(tmp_path).kernels if k.name == "vote")
+    p = inputs.plan(vote, None, VerifySpec(block=(64, 1, 1), grid="2"))
+    assert {dict(c.scalars)["big"] for c in p.cases} == {1, 5}  # one per size in turn (two sizes here)
+    assert "generated values for big (1, 5, 33" in p.sized_by
+
+
+def test_a_template_kernel_takes_its_explicit_instantiation(tmp_path: Path) -> None:
+    f = tmp_path / "t.cu"
+    f.write_text("template <int B>\n__global__ void flush(const int* in, int* out) { out[0] = in[0]; }\n"
+                 "template __global__ void flush<256>(const int*, int*);\n")
+    t = parse_tree([f])
+    assert t.instantiations == {"flush": "256"}
+    with pytest.raises(inputs.Unverified, match="a template kernel no launch instantiates"):
+        inputs.plan(t.kernels[0], None, None, (64, 1, 1))
+    p = inputs.plan(t.kernels[0], None, None, (64, 1, 1), t.instantiations["flush"])
+    assert p.callee == "flush<256>" and "from the file's explicit instantiation" in p.sized_by
+
+
+def test_an_output_laid_out_per_wave_is_named() -> None:
+    from hipport.verify.kernels import Kernel
+
+    k = Kernel("k", "k", Path("k.cu"), 1, (), (), "int w = threadIdx.x / 32; partial[w] = s; "
+               "masks[i] = __ballot_sync(~0u, v); out[i] = 2;")
+    assert k.wave_indexed("partial") == "partial[w]"  # w = threadIdx.x / 32: a wave number
+    assert k.wave_indexed("masks") == "masks[i] = __ballot_sync(~0u, v)"
+    assert k.wave_indexed("out") is None
 
 
 def test_generated_data_has_the_kinds_and_the_sentinel() -> None:

@@ -32,6 +32,11 @@ SIZE_NAMES = re.compile(r"(?i)^(n|size|count|len|length|num_?elements|numel|nele
 SENTINEL = {"f": b"\xa5\xa5\xa5\x7f", "d": b"\xa5\xa5\xa5\xa5\xa5\xa5\xf5\x7f"}  # NaNs with a payload
 INT_SENTINEL = 0xA5  # every byte
 FLOAT_CODES = ("f", "d")
+# values for a scalar parameter nothing gives a value to (not the size): small, odd and one past
+# a wave of 32, so a port that assumes a multiple of 32 or 64 shows
+GENERATED_INTS = (1, 5, 33)
+GENERATED_FLOATS = (0.5, -2.0, 3.0)
+GENERATED_BOOLS = (1, 0)
 
 
 @dataclass(frozen=True)
@@ -112,10 +117,16 @@ def _identifiers(text: str) -> set[str]:
 
 
 def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
-         default_block: tuple[int, int, int] | None = None) -> Plan:
+         default_block: tuple[int, int, int] | None = None, instantiation: str | None = None) -> Plan:
     """The cases for `kernel` from its launch and the configuration (and, for a kernel with
-    neither, the block the command line gave: `--block`); raises Unverified."""
+    neither, the block the command line gave: `--block`, and the template arguments of an
+    explicit instantiation); raises Unverified. Every value not read from the host code or the
+    configuration is named in the plan's `sized_by`."""
     spec = spec or VerifySpec()
+    inferred: list[str] = []
+    if launch is None and kernel.template and spec.template is None and instantiation is not None:
+        spec = replace(spec, template=instantiation)
+        inferred.append(f"template arguments <{instantiation}> from the file's explicit instantiation")
     if launch is None and default_block is not None:
         named = spec.size or next((p.name for p in kernel.params if not p.pointer and SIZE_NAMES.match(p.name)), None)
         b = math.prod(default_block)
@@ -195,10 +206,17 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
     grid_node = _parse_expr(spec.grid) if spec.grid is not None else (launch.grid if launch is not None else None)
     if grid_node is None:
         raise Unverified(f"no launch shape: no grid in [tool.hipport.verify.{kernel.name}]")
+    # a scalar with no value and no size role (no launch passes one, or hipport cannot evaluate
+    # what it passes) takes a small set of values, one per size in turn, and the result says so
+    generated: dict[str, tuple[int | float, ...]] = {}
     for name, v in arg_values.items():
         if v is None and name != size_p:
-            raise Unverified(f"no value for parameter {name} (a launch argument hipport cannot evaluate; "
-                             f"give it in [tool.hipport.verify.{kernel.name}].values)")
+            code = next(how for p, how in passed if p.name == name)
+            generated[name] = GENERATED_FLOATS if code in FLOAT_CODES else \
+                GENERATED_BOOLS if code == "?" else GENERATED_INTS
+    if generated:
+        inferred.append("generated values for " + ", ".join(
+            f"{n} ({', '.join(map(str, vs))}, one per size in turn)" for n, vs in generated.items()))
     lengths_cfg = dict(spec.lengths)
     # a configured value rebinds the name the launch passes for it (the grid may use it)
     fixed_args: dict[str, Value] = {}
@@ -220,8 +238,9 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
         out.sized_by = "configuration"
     else:
         out.sized_by = f"{size_p} or the launch's threads, whichever is larger" if size_p else "the launch's threads"
-    for size in sizes:
+    for si, size in enumerate(sizes):
         over: dict[str, Value] = {k: v for k, v in arg_values.items() if v is not None}
+        over.update({k: vs[si % len(vs)] for k, vs in generated.items()})
         if size_p is not None:
             over[size_p] = size
         if spec.grid is not None:
@@ -254,6 +273,8 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
                      and isinstance(v := over.get(p.name), (int, float)))
         for kind in KINDS:
             out.cases.append(Case(size, kind, grid, block, scal, tuple(lengths)))
+    if inferred:
+        out.sized_by = "; ".join([out.sized_by, *inferred])
     return out
 
 

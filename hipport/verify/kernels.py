@@ -38,6 +38,12 @@ def scalar_type(text: str) -> str | None:
     return t if t in SCALARS else None
 
 
+# An index that counts waves: a warp/wave id variable, or a thread index divided by a wave size.
+_WAVE_INDEX = re.compile(r"(?i)warp|wave|\bwid\b|/\s*(?:32|64|warpSize)\b|>>\s*[56]\b")
+
+_WAVE_VALUE = re.compile(r"\b(?:__ballot\w*|__activemask|warpSize|__lanemask\w*)\b")
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -73,6 +79,27 @@ class Kernel:
             if not re.match(r"\s*=(?!=)", self.body[j:]):
                 return True
         return False
+
+    def wave_indexed(self, name: str) -> str | None:
+        """The first store to `name` at an index that counts waves (`out[warp_id] = ...`,
+        `out[threadIdx.x / 32] = ...`) or of a whole-wave value (`out[i] = __ballot_sync(...)`),
+        as written: an output that follows the wave size by design; None when there is none."""
+        # a local computed as a wave number (`int w = threadIdx.x / 32;`) counts as one
+        ids = {a.group(1) for a in re.finditer(r"\b([A-Za-z_]\w*)\s*=(?!=)\s*([^;]*)", self.body)
+               if _WAVE_INDEX.search(a.group(2)) and not _WAVE_VALUE.search(a.group(2))}
+        wave_id = re.compile(rf"{_WAVE_INDEX.pattern}|\b(?:{'|'.join(map(re.escape, sorted(ids)))})\b"
+                             if ids else _WAVE_INDEX.pattern, _WAVE_INDEX.flags)
+        for m in re.finditer(rf"(?<![\w.>]){re.escape(name)}\s*\[([^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*)\]\s*([-+*|&^]?=)(?!=)",
+                             self.body):
+            if wave_id.search(m.group(1)):
+                return f"{name}[{' '.join(m.group(1).split())}]"
+            rhs = self.body[m.end():].split(";", 1)[0]
+            if _WAVE_VALUE.search(rhs):  # a whole-wave mask or the wave size itself written out
+                return f"{name}[{' '.join(m.group(1).split())}] = {' '.join(rhs.split())[:60]}"
+        for m in re.finditer(rf"\batomic\w+\s*\(\s*&\s*{re.escape(name)}\s*\[([^\]]*)\]", self.body):
+            if wave_id.search(m.group(1)):
+                return f"{name}[{' '.join(m.group(1).split())}]"
+        return None
 
     def accumulates(self, name: str) -> bool:
         """The body adds into `name` with an atomic (`atomicAdd(&name[i], ...)`, `atomicAdd(name, ...)`)."""
@@ -113,6 +140,9 @@ class Tree:
     kernels: list[Kernel] = field(default_factory=list)
     launches: list[Launch] = field(default_factory=list)
     globals: Scope = field(default_factory=Scope)
+    # explicit instantiations (`template __global__ void flush<256>(const int*, int*);`): a
+    # template kernel's arguments where no launch gives them
+    instantiations: dict[str, str] = field(default_factory=dict)
 
 
 def _text(n: Node) -> str:
@@ -269,6 +299,8 @@ def parse_tree(files: list[Path]) -> Tree:
             continue
         root = parser().parse(data).root_node
         _scope_names(root, out.globals.names, top=True)
+        for m in _INSTANTIATION.finditer(data.decode("utf-8", "replace")):
+            out.instantiations.setdefault(m.group(1), m.group(2).strip())
         macros.update(_launch_macros(root))
         for n in walk(root):
             if n.type == "function_definition":
@@ -309,6 +341,10 @@ def parse_tree(files: list[Path]) -> Tree:
             out.launches.append(Launch(callee, plain, shape[0], shape[1], tuple(args.named_children), path,
                                        line, scope))
     return out
+
+
+_INSTANTIATION = re.compile(r"(?m)^\s*template\s+(?:__global__\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+"
+                            r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:\w+::)*(\w+)\s*<([^;{}]*)>\s*\(")
 
 
 def _launch_macros(root: Node) -> dict[str, tuple[list[str], str]]:
