@@ -337,3 +337,28 @@ def test_the_cache_keeps_what_runs_wrote_never_a_program(tmp_path: Path) -> None
     damaged = verify(Options((FIXTURES / "half_ballot.cu",), cache_dir=cache, work_dir=tmp_path / "w3"), Config())
     assert damaged.kernels == first.kernels
     assert list((tmp_path / "w3").rglob("*.w32"))  # built again
+
+
+# One fixture per wave64 rule that has a kernel (W001..W020), and the UNVERIFIED reasons allowed:
+# what the emulator lacks, or an original with no wave-32 reference (docs/verify.md, Limits).
+RULE_FIXTURES = ("w001_sync_mask", "w002_ballot_u32", "w003_bitops", "w004_lane_id", "w005_warp_id",
+                 "w006_reduce_loop", "w007_shared_arrays", "w008_constexpr_function", "w009_coop_groups",
+                 "w010_sync_builtins", "w011_lane_masks", "w012_inline_ptx", "w013_cub_warp", "w014_launch",
+                 "w015_half_warp", "w016_broadcast", "w017_votes", "w018_spin", "w019_hardcoded_64",
+                 "w020_wavefront_macro")
+
+
+@_emulated
+@pytest.mark.slow
+def test_the_wave64_rule_fixtures_are_verified_or_say_what_the_emulator_lacks() -> None:
+    from hipport.verify import EMULATOR_GAPS
+
+    root = ROOT / "fixtures" / "wave64"
+    r = verify(Options(tuple(root / f for f in RULE_FIXTURES), block=256), Config())
+    seen = {Path(k.file).parent.name for k in r.kernels}
+    assert seen == set(RULE_FIXTURES), set(RULE_FIXTURES) - seen
+    gaps = tuple(why for _, why in EMULATOR_GAPS)
+    bad = [(k.kernel, k.reason[:200]) for k in r.kernels if k.status == UNVERIFIED and not k.reason.startswith(gaps)]
+    assert not bad, bad
+    for k in r.kernels:  # every inference is named with the result
+        assert k.status == UNVERIFIED or k.sized_by, k

@@ -30,6 +30,7 @@ SIZES = (1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 4099)  # around 32 and 64, an
 KINDS = ("random", "sparse", "special", "mixed-sign")
 SIZE_NAMES = re.compile(r"(?i)^(n|size|count|len|length|num_?elements|numel|nelems|n_?elements|num)$")
 SENTINEL = {"f": b"\xa5\xa5\xa5\x7f", "d": b"\xa5\xa5\xa5\xa5\xa5\xa5\xf5\x7f"}  # NaNs with a payload
+BLOCK_NAMES = re.compile(r"(?i)block|threads|^B$|^BS$|^TPB$|^NT$")  # a template parameter that is the block size
 INT_SENTINEL = 0xA5  # every byte
 FLOAT_CODES = ("f", "d")
 # values for a scalar parameter nothing gives a value to (not the size): small, odd and one past
@@ -127,6 +128,22 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
     if launch is None and kernel.template and spec.template is None and instantiation is not None:
         spec = replace(spec, template=instantiation)
         inferred.append(f"template arguments <{instantiation}> from the file's explicit instantiation")
+    elif launch is None and kernel.template and spec.template is None and default_block is not None:
+        # --block instantiates what it can say: a block-size parameter takes the block, a type
+        # parameter float; anything else (a functor, a bin count) is not guessed
+        targs = []
+        for t in kernel.template:
+            if BLOCK_NAMES.search(t):
+                targs.append(str(math.prod(spec.block or default_block)))
+            elif re.fullmatch(r"T|T?[Vv]al(ue)?|Scalar|Real|[Ff]loat\w*|T[A-Z]?\w*_?[Tt]ype|DType", t):
+                targs.append("float")
+            else:
+                raise Unverified(f"a template kernel no launch instantiates, and --block says nothing of its "
+                                 f"template parameter {t} (give template = \"...\" in "
+                                 f"[tool.hipport.verify.{kernel.name}])")
+        spec = replace(spec, template=", ".join(targs))
+        inferred.append(f"template arguments <{spec.template}> from --block (block-size parameters the block, "
+                        "type parameters float)")
     if launch is None and default_block is not None:
         named = spec.size or next((p.name for p in kernel.params if not p.pointer and SIZE_NAMES.match(p.name)), None)
         b = math.prod(default_block)
