@@ -106,12 +106,12 @@ def test_a_scalar_with_no_value_takes_generated_values_and_says_so(tmp_path: Pat
 
 def test_a_template_kernel_takes_its_explicit_instantiation(tmp_path: Path) -> None:
     f = tmp_path / "t.cu"
-    f.write_text("template <int B>\n__global__ void flush(const int* in, int* out) { out[0] = in[0]; }\n"
+    f.write_text("template <int K>\n__global__ void flush(const int* in, int* out) { out[0] = in[0]; }\n"
                  "template __global__ void flush<256>(const int*, int*);\n")
     t = parse_tree([f])
     assert t.instantiations == {"flush": "256"}
-    with pytest.raises(inputs.Unverified, match="a template kernel no launch instantiates"):
-        inputs.plan(t.kernels[0], None, None, (64, 1, 1))
+    with pytest.raises(inputs.Unverified, match="says nothing of its template parameter K"):
+        inputs.plan(t.kernels[0], None, None, (64, 1, 1))  # K is no block size: not guessed
     p = inputs.plan(t.kernels[0], None, None, (64, 1, 1), t.instantiations["flush"])
     assert p.callee == "flush<256>" and "from the file's explicit instantiation" in p.sized_by
 
@@ -176,11 +176,15 @@ def test_the_configuration_table_is_checked(tmp_path: Path) -> None:
     good.mkdir()
     (good / ".hipport.toml").write_text('[verify.rows]\nblock = [32, 4]\ngrid = "(rows + 3) / 4"\nsize = "cols"\n'
                                         'values = { rows = 5, eps = 1e-5 }\nlengths = { x = "rows * cols" }\n')
+    (good / "sub").mkdir()
+    (good / "sub" / ".hipport.toml").write_text('[verify.sums]\nwave_dependent = ["partials"]\n')
+    assert dict(config.build(good / "sub", {}).verify)["sums"].wave_dependent == ("partials",)
     cfg = config.build(good, {})
     assert dict(cfg.verify)["rows"] == VerifySpec((32, 4, 1), "(rows + 3) / 4", "cols", (),
                                                   (("eps", 1e-5), ("rows", 5)), (("x", "rows * cols"),))
     for body, msg in (("block = 0", "block must be"), ("sizes = [0]", "sizes must be"), ("speed = 1", "unknown key"),
-                      ('lengths = { x = "n; n" }', None), ('template = "int; x"', "template must be")):
+                      ('lengths = { x = "n; n" }', None), ('template = "int; x"', "template must be"),
+                      ('wave_dependent = "out"', "wave_dependent must be")):
         bad = tmp_path / f"bad{abs(hash(body))}"
         bad.mkdir()
         (bad / ".hipport.toml").write_text(f"[verify.k]\n{body}\n")
