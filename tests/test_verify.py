@@ -366,3 +366,24 @@ def test_the_wave64_rule_fixtures_are_verified_or_say_what_the_emulator_lacks() 
     assert not bad, bad
     for k in r.kernels:  # every inference is named with the result
         assert k.status == UNVERIFIED or k.sized_by, k
+
+
+PER_WAVE = """__global__ void wave_sums(const float* in, float* partial, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? in[i] : 0.0f;
+  if (i < n) out[i] = v * 2.0f;
+  int w = threadIdx.x / warpSize;
+  if (threadIdx.x % warpSize == 0) partial[blockIdx.x * (blockDim.x / warpSize) + w] = v;
+}
+"""
+
+
+@_emulated
+def test_an_output_laid_out_per_wave_fails_by_design_until_named_wave_dependent(tmp_path: Path) -> None:
+    (tmp_path / "w.cuh").write_text(PER_WAVE)
+    k = verify(Options((tmp_path,), block=64), Config()).kernels[0]
+    assert k.status == FAIL and k.param == "partial", k
+    assert "partial follows the wave size by design (`partial[blockIdx.x * (blockDim.x / warpSize) + w]`)" in k.reason
+    (tmp_path / ".hipport.toml").write_text('[verify.wave_sums]\nwave_dependent = ["partial"]\n')
+    k = verify(Options((tmp_path,), block=64), Config()).kernels[0]
+    assert k.status == PASS and "not compared: partial (wave_dependent" in k.reason, k  # out still compared
