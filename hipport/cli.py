@@ -354,7 +354,7 @@ def verify_cmd(
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds one input kind of one kernel may run.")] = 300.0,
     work_dir: Annotated[Path | None, typer.Option("--work-dir", help="Keep the ported trees, harnesses and binaries here (default: a temporary folder).")] = None,
     report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML report, with the kernel table, here.")] = None,
-    block: Annotated[int | None, typer.Option("--block", min=1, max=1024, help="Threads per block for kernels that no launch in the host code and no [tool.hipport.verify] entry shapes (otherwise UNVERIFIED); the grid then covers the size parameter.")] = None,
+    block: Annotated[int | None, typer.Option("--block", min=1, max=1024, help="Threads per block for kernels that no launch in the host code (or none hipport can evaluate) and no [tool.hipport.verify] entry shapes (otherwise UNVERIFIED); the grid then covers the size parameter, and a template kernel's block-size parameters take it.")] = None,
     quiet: Quiet = False,
     *, given: dict[str, Any],
 ) -> None:
