@@ -387,3 +387,15 @@ def test_an_output_laid_out_per_wave_fails_by_design_until_named_wave_dependent(
     (tmp_path / ".hipport.toml").write_text('[verify.wave_sums]\nwave_dependent = ["partial"]\n')
     k = verify(Options((tmp_path,), block=64), Config()).kernels[0]
     assert k.status == PASS and "not compared: partial (wave_dependent" in k.reason, k  # out still compared
+
+
+def test_block_shrinks_to_a_shared_array_indexed_by_the_thread_index(tmp_path: Path) -> None:
+    f = tmp_path / "s.cu"
+    f.write_text("#define BLOCK_THREADS 64\n__global__ void fine(float* p) {\n"
+                 "  __shared__ float s[BLOCK_THREADS];\n  s[threadIdx.x] = p[threadIdx.x];\n"
+                 "  __syncthreads();\n  p[threadIdx.x] = s[(threadIdx.x + 1) % BLOCK_THREADS];\n}\n")
+    t = parse_tree([f])
+    p = inputs.plan(t.kernels[0], None, None, (256, 1, 1), None, t.globals)
+    assert {c.block for c in p.cases} == {(64, 1, 1)}
+    assert "block 64x1 from `__shared__ float s[BLOCK_THREADS];` indexed by the thread index" in p.sized_by
+    assert {c.block for c in inputs.plan(t.kernels[0], None, None, (32, 1, 1), None, t.globals).cases} == {(32, 1, 1)}

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from hipport.config import Config, VerifySpec, find_config_file, workers
 from hipport.model import FAIL, PASS, UNVERIFIED, KernelCheck, VerifyResult
 from hipport.verify import compare, harness, inputs
-from hipport.verify.kernels import Kernel, Launch, Tree, parse_tree
+from hipport.verify.kernels import Kernel, Launch, Scope, Tree, parse_tree
 
 if TYPE_CHECKING:
     from hipport.validate.flags import Flags
@@ -169,13 +169,13 @@ def _launches(k: Kernel, tree: Tree) -> list[Launch]:
 
 
 def _plan(k: Kernel, launches: list[Launch], spec: VerifySpec | None, block: int | None,
-          instantiation: str | None = None) -> inputs.Plan:
+          instantiation: str | None = None, globals_scope: Scope | None = None) -> inputs.Plan:
     """The plan of the first launch that gives one (or of the configuration alone)."""
     first: inputs.Unverified | None = None
     # a launch whose shape cannot be evaluated falls back to --block, which then says so
     for launch in [*launches, None] if block else launches or [None]:  # type: ignore[list-item]
         try:
-            return inputs.plan(k, launch, spec, (block, 1, 1) if block else None, instantiation)
+            return inputs.plan(k, launch, spec, (block, 1, 1) if block else None, instantiation, globals_scope)
         except inputs.Unverified as e:
             first = first or e
     assert first is not None
@@ -190,7 +190,7 @@ def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs
     base = KernelCheck(k.qualified, shown, k.line, UNVERIFIED, "")
     try:
         launches = _launches(k, g.tree)
-        p = _plan(k, launches, spec, block, g.tree.instantiations.get(k.name))
+        p = _plan(k, launches, spec, block, g.tree.instantiations.get(k.name), g.tree.globals)
     except inputs.Unverified as e:
         return replace(base, reason=str(e))
     launch = p.launch

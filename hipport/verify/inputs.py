@@ -118,13 +118,19 @@ def _identifiers(text: str) -> set[str]:
 
 
 def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
-         default_block: tuple[int, int, int] | None = None, instantiation: str | None = None) -> Plan:
+         default_block: tuple[int, int, int] | None = None, instantiation: str | None = None,
+         globals_scope: Scope | None = None) -> Plan:
     """The cases for `kernel` from its launch and the configuration (and, for a kernel with
     neither, the block the command line gave: `--block`, and the template arguments of an
     explicit instantiation); raises Unverified. Every value not read from the host code or the
     configuration is named in the plan's `sized_by`."""
     spec = spec or VerifySpec()
     inferred: list[str] = []
+    if launch is None and default_block is not None and spec.block is None and globals_scope is not None:
+        fit = shared_block(kernel, globals_scope, default_block)
+        if fit is not None:
+            default_block = fit[0]
+            inferred.append(f"block {fit[0][0]}x{fit[0][1]} from {fit[1]} (--block overflows it)")
     if launch is None and kernel.template and spec.template is None and instantiation is not None:
         spec = replace(spec, template=instantiation)
         inferred.append(f"template arguments <{instantiation}> from the file's explicit instantiation")
@@ -293,6 +299,37 @@ def plan(kernel: Kernel, launch: Launch | None, spec: VerifySpec | None,
     if inferred:
         out.sized_by = "; ".join([out.sized_by, *inferred])
     return out
+
+
+_SHARED = re.compile(r"__shared__\s+[\w:\s]+?\b([A-Za-z_]\w*)\s*\[([^\]]+)\](?:\s*\[([^\]]+)\])?\s*;")
+
+
+def shared_block(kernel: Kernel, scope: Scope,
+                 block: tuple[int, int, int]) -> tuple[tuple[int, int, int], str] | None:
+    """A smaller block when `block` overflows a `__shared__` array the kernel indexes by the
+    thread index (`s[threadIdx.x]` with `__shared__ float s[64]`; `tile[threadIdx.y][threadIdx.x]`):
+    the block the kernel is written for, with the declaration that says so; None otherwise."""
+    bx: list[int] = []
+    by: list[int] = []
+    why = ""
+    ev = Evaluator(scope)
+    for m in _SHARED.finditer(kernel.body):
+        name = re.escape(m.group(1))
+        dims_ = [ev(_parse_expr(d)) for d in (m.group(2), m.group(3)) if d is not None]
+        if not all(isinstance(d, int) and d > 0 for d in dims_):
+            continue
+        ext = [int(d) for d in dims_ if isinstance(d, int)]
+        idx = r"\s*\[\s*threadIdx\.([xy])\s*\]"
+        for u in re.finditer(rf"(?<![\w.]){name}{idx}(?:{idx})?", kernel.body):
+            for axis, n in zip((u.group(1), u.group(2)), ext, strict=False):
+                if axis is not None:
+                    (bx if axis == "x" else by).append(n)
+                    why = why or f"`{' '.join(m.group(0).split())}` indexed by the thread index"
+    x = min(bx, default=block[0])
+    y = min(by, default=block[1]) if "threadIdx.y" in kernel.body else 1
+    if x >= block[0] and y >= block[1] or x * y > 1024:
+        return None
+    return (min(x, block[0]), y, 1), why
 
 
 # --- data -----------------------------------------------------------------------------------------
