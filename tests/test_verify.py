@@ -399,3 +399,8 @@ def test_block_shrinks_to_a_shared_array_indexed_by_the_thread_index(tmp_path: P
     assert {c.block for c in p.cases} == {(64, 1, 1)}
     assert "block 64x1 from `__shared__ float s[BLOCK_THREADS];` indexed by the thread index" in p.sized_by
     assert {c.block for c in inputs.plan(t.kernels[0], None, None, (32, 1, 1), None, t.globals).cases} == {(32, 1, 1)}
+    g = tmp_path / "h.cu"  # a guarded use bounds nothing: a 16-bin histogram runs 256-thread blocks
+    g.write_text("__global__ void hist(const int* k, unsigned* h) {\n  __shared__ unsigned b[16];\n"
+                 "  if (threadIdx.x < 16) b[threadIdx.x] = 0;\n  h[k[threadIdx.x] & 15] = b[0];\n}\n")
+    t = parse_tree([g])
+    assert {c.block for c in inputs.plan(t.kernels[0], None, None, (256, 1, 1), None, t.globals).cases} == {(256, 1, 1)}

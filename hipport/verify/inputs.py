@@ -321,14 +321,17 @@ def shared_block(kernel: Kernel, scope: Scope,
         ext = [int(d) for d in dims_ if isinstance(d, int)]
         idx = r"\s*\[\s*threadIdx\.([xy])\s*\]"
         for u in re.finditer(rf"(?<![\w.]){name}{idx}(?:{idx})?", kernel.body):
+            stmt = re.split(r"[;{}]", kernel.body[:u.start()])[-1]
+            if re.search(r"threadIdx\.[xy]\s*<", stmt):
+                continue  # a guarded use (`if (threadIdx.x < BINS) s[threadIdx.x] = 0;`) bounds nothing
             for axis, n in zip((u.group(1), u.group(2)), ext, strict=False):
                 if axis is not None:
                     (bx if axis == "x" else by).append(n)
                     why = why or f"`{' '.join(m.group(0).split())}` indexed by the thread index"
     x = min(bx, default=block[0])
     y = min(by, default=block[1]) if "threadIdx.y" in kernel.body else 1
-    if x >= block[0] and y >= block[1] or x * y > 1024:
-        return None
+    if x >= block[0] and y >= block[1] or x * y > 1024 or x * y < 32:
+        return None  # a block below a whole warp would make the original's full-mask calls invalid
     return (min(x, block[0]), y, 1), why
 
 
