@@ -7,10 +7,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hipport.commands.project import with_project
 from hipport.config import Config
-from hipport.model import FileStatus
+from hipport.model import FileStatus, RunResult
+
+if TYPE_CHECKING:
+    from hipport.ui import UI
 
 
 def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Path | None, quiet: bool) -> int:
@@ -51,3 +55,19 @@ def make_report(paths: list[Path], out_dir: Path, config: Config, cache_dir: Pat
     sys.stdout.buffer.write(os.fsencode(stats.index) + b"\n")
     sys.stdout.flush()
     return 1 if failed else 0
+
+
+def write_run_report(run: RunResult, out: Path, ui: UI) -> None:
+    """Write the report of a result another command made (validate --report, verify
+    --report) into `out`, a folder the report owns."""
+    from hipport.errors import HipportError
+    from hipport.report import html
+
+    html.check_folder(out, [])
+    try:
+        index = html.write(run, out)
+    except html.NotReportFolder as e:
+        raise HipportError(str(e)) from None
+    except OSError as e:
+        raise HipportError(f"cannot write the report: {e.strerror}", e.filename or out) from None
+    ui.err(f"report: {index}")

@@ -36,16 +36,7 @@ def validate(opts: Options, cfg: Config, ui: UI, fmt: str, quiet: bool, report: 
 
 
 def _write_report(result: Validation, out: Path, ui: UI) -> None:
-    from hipport.errors import HipportError
+    from hipport.commands.report import write_run_report
     from hipport.model import RunResult
-    from hipport.report import html
 
-    html.check_folder(out, [])
-    run = replace(result.run if result.run is not None else RunResult(()), validation=result.doc)
-    try:
-        index = html.write(run, out)
-    except html.NotReportFolder as e:
-        raise HipportError(str(e)) from None
-    except OSError as e:
-        raise HipportError(f"cannot write the report: {e.strerror}", e.filename or out) from None
-    ui.err(f"report: {index}")
+    write_run_report(replace(result.run if result.run is not None else RunResult(()), validation=result.doc), out, ui)

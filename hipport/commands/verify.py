@@ -28,20 +28,7 @@ def verify(opts: Options, cfg: Config, ui: UI, fmt: str, quiet: bool, report: Pa
         sys.stdout.write(render_text(run.verification, color=ui.color))
     sys.stdout.flush()
     if report is not None:
-        _write_report(run, report, ui)
+        from hipport.commands.report import write_run_report
+
+        write_run_report(run, report, ui)
     return 1 if run.verification.failed else 0
-
-
-def _write_report(run: RunResult, out: Path, ui: UI) -> None:
-    from hipport.errors import HipportError
-    from hipport.report import html
-
-    html.check_folder(out, [])
-    try:
-        index = html.write(run, out)
-    except html.NotReportFolder as e:
-        raise HipportError(str(e)) from None
-    except OSError as e:
-        raise HipportError(f"cannot write the report: {e.strerror}", e.filename or out) from None
-    ui.err(f"report: {index}")
-
