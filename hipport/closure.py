@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import stat as statmod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -27,7 +28,9 @@ from hipport.workspace import read_regular
 if TYPE_CHECKING:
     from hipport.source import SourceFile
 
-INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"][^>"\n]+[>"])', re.M)
+# From the '#' (a pattern that starts at a line start makes the engine try every byte); the
+# line before it must be blank, as `includes` checks.
+INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"][^>"\n]+[>"])')
 LEVELS = 3  # includes followed below the file's own
 FOLDERS = 8  # the including file's folder and those above it, nearest first
 MAX_BYTES = 1 << 21  # a larger header is not read (not a project's constants header)
@@ -90,9 +93,16 @@ def _candidates(folder: str, spec: str, dirs: tuple[str, ...]) -> tuple[str, ...
     return tuple(dict.fromkeys(out))
 
 
+def includes(data: bytes) -> Iterator[re.Match[bytes]]:
+    """Each #include line's match, in order; group 1 is its spec."""
+    for m in INCLUDE.finditer(data):
+        if not data[data.rfind(b"\n", 0, m.start()) + 1:m.start()].strip(b" \t"):
+            yield m
+
+
 def specs(data: bytes) -> list[str]:
     """The include specs (`<a.h>`, `"b.h"`) of every #include line, in order."""
-    return [m.group(1).decode(errors="replace") for m in INCLUDE.finditer(data)]
+    return [m.group(1).decode(errors="replace") for m in includes(data)]
 
 
 def read(path: str, data: bytes, memo: dict[str, Included] | None = None,

@@ -508,11 +508,10 @@ class _Porter:
         for a in c.args:
             if a.kind == "paren":
                 continue
-            for name, new in self.t.variables.items():
-                for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", a.text):
-                    s, e = a.start + m.start(), a.start + m.end()
-                    if not self._inside_touched(s, e):
-                        self.change(s, e, new)
+            for m in self.t.variable_words.finditer(a.text):
+                s, e = a.start + m.start(), a.start + m.end()
+                if not self._inside_touched(s, e):
+                    self.change(s, e, self.t.variables[m.group(0)])
 
     def _leftovers(self, c: Command) -> None:
         """A CUDA name this pass did not rewrite is reported once per command."""

@@ -7,6 +7,7 @@ properties, commands and features. A bad entry is an error naming the file and t
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
@@ -49,6 +50,8 @@ class Tables:
     commands: dict[str, str]
     features: dict[str, str]
     long_options: tuple[str, ...] = field(default=())  # option names, longest first
+    # every name in `variables` as a whole word, in one pattern (one scan of an argument)
+    variable_words: re.Pattern[str] = field(default=re.compile(r"(?!)"))
 
     def library(self, name: str) -> Library | None:
         hit = self.libraries.get(name)
@@ -102,4 +105,11 @@ def load() -> Tables:
                   frozenset(cm.get("architectures", [])), dict(cm.get("properties", {})),
                   frozenset(cm.get("separable", [])), str(cm.get("separable_variable", "")),
                   dict(cm.get("commands", {})), dict(cm.get("features", {})),
-                  tuple(sorted(options, key=len, reverse=True)))
+                  tuple(sorted(options, key=len, reverse=True)), _words(cm.get("variables", {})))
+
+
+def _words(names: dict[str, str]) -> re.Pattern[str]:
+    if not names:
+        return re.compile(r"(?!)")
+    alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{alts})(?![A-Za-z0-9_])")

@@ -16,6 +16,7 @@ that already has a bfloat16 type (a variable declared so, a conversion to it) is
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from hipport.model import Severity
@@ -74,11 +75,9 @@ def bf16_types(data: bytes, headers: object) -> frozenset[str]:
     """The bfloat16 type names: CUDA's and every alias of one in the file or its headers."""
     aliases: dict[str, str] = {}
     for d in (data, *headers):  # type: ignore[misc]
-        if not d or (b"typedef" not in d and b"using" not in d):
-            continue
-        for m in _ALIAS.finditer(d):
-            target, name = (m[1], m[2]) if m[1] else (m[4], m[3])
-            aliases.setdefault(name.decode(), target.decode())
+        if d and (b"typedef" in d or b"using" in d):
+            for name, target in _aliases(d):
+                aliases.setdefault(name, target)
     out = set(BASE)
     for _ in range(4):  # chains of aliases
         more = {n for n, t in aliases.items() if t in out} - out
@@ -86,6 +85,21 @@ def bf16_types(data: bytes, headers: object) -> frozenset[str]:
             break
         out |= more
     return frozenset(out)
+
+
+_SEEN: dict[bytes, tuple[tuple[str, str], ...]] = {}  # by content digest: a header's aliases
+# are found once for all the files that include it, and no header's bytes are kept
+
+
+def _aliases(data: bytes) -> tuple[tuple[str, str], ...]:
+    key = hashlib.blake2b(data, digest_size=16).digest()
+    got = _SEEN.get(key)
+    if got is None:
+        if len(_SEEN) >= 4096:
+            _SEEN.clear()
+        got = _SEEN[key] = tuple((m[2].decode(), m[1].decode()) if m[1] else (m[3].decode(), m[4].decode())
+                                 for m in _ALIAS.finditer(data))
+    return got
 
 
 def _declared(ctx: Context, types: frozenset[str]) -> dict[tuple[int, str], tuple[str, int]]:

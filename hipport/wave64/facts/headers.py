@@ -238,7 +238,7 @@ def _load_headers(fx: Facts) -> None:
     values: Values = {}
     platform: Platform = {}
     cl = closuremod.of(fx.src)
-    specs = [m.group(1).decode(errors="replace") for m in closuremod.INCLUDE.finditer(fx.data)
+    specs = [m.group(1).decode(errors="replace") for m in closuremod.includes(fx.data)
              if not (fx.inactive and fx.is_inactive(m.start()))]
     for spec in specs:
         path = cl.resolve(cl.path, spec)
@@ -368,7 +368,7 @@ def header_funcs(fx: Facts) -> dict[str, Summary]:
         return fx._header_funcs
     seen = {cl.path}
     level = [p for p in (cl.resolve(cl.path, m.group(1).decode(errors="replace"))
-                         for m in closuremod.INCLUDE.finditer(fx.data)
+                         for m in closuremod.includes(fx.data)
                          if not (fx.inactive and fx.is_inactive(m.start()))) if p is not None]
     for _depth in range(closuremod.LEVELS + 1):
         below: list[str] = []
