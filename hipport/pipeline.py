@@ -81,6 +81,7 @@ class Job:
     mode: int  # permission bits, which the output gets too
     out: tuple[str, str] | None = None  # the output as last written: (stat signature, source key)
     fallback: str | None = None  # WorkFile.fallback
+    size: int = 0  # bytes to read and port (`_work`): how work is shared among workers
 
 
 @dataclass(slots=True)
@@ -324,21 +325,27 @@ def _not_ported(wf: WorkFile, sink: Sink | None) -> FileResult:
 _WORKER: Worker | None = None
 
 
-def _init(worker: Worker, parent: int | None = None) -> None:
-    """Set a process up for jobs; in a pool worker (`parent`: the run that forked it), its
-    signals and its end with the run too (hipport.interrupt)."""
+def _init(worker: Worker) -> None:
+    """Make this process ready for jobs: the pass modules, rule tables, name scanner and
+    parser loaded. A pool's parent does it before it forks, so its workers start warm and
+    share these pages instead of each building its own."""
     global _WORKER
     _WORKER = worker
-    if parent is not None:
-        interrupt.install_in_worker(parent)
+    from hipport import parseview, passes  # noqa: F401  (imported for the fork to share)
+    from hipport.build import cmake, make  # noqa: F401
+    from hipport.source import parser
     from hipport.translate.names import scanner
+    from hipport.wave64.registry import RULES
 
-    scanner(rulesmod.for_config(worker.config))  # tables and name scanner, once per worker
+    for rule in RULES.values():
+        rule.load()
+    parser()
+    scanner(rulesmod.for_config(worker.config))
 
 
-def _pool_work(job: Job) -> Outcome:
+def _pool_jobs(jobs: list[Job]) -> list[Outcome]:
     assert _WORKER is not None
-    return interrupt.run_job(_WORKER, job)  # type: ignore[no-any-return]
+    return [interrupt.run_job(_WORKER, j) for j in jobs]
 
 
 def settings_of(config: Config) -> dict[str, str]:
@@ -463,7 +470,8 @@ def run(files: list[WorkFile], config: Config, *, cache_dir: Path | None = None,
         r = replace(r, path=wf.display, output_path=out_rel)
         results[i] = r
     jobs = [Job(i, paths[i], files[i].display, files[i].rel, sigs[i], modes[i],
-                written.get(targets[i]) if targets else None, files[i].fallback) for i in sorted(todo)]
+                written.get(targets[i]) if targets else None, files[i].fallback, _work(files[i]))
+            for i in sorted(todo)]
     if progress:
         progress(len(files) - len(jobs), len(files))
     # Workers look a changed file's content up only when the cache has results to find.
@@ -607,45 +615,81 @@ def _identities(targets: list[str | None]) -> list[list[int] | None]:
     return out
 
 
+# Bytes of source that pay for a worker's start (fork, pages copied on write, the results it
+# sends back): a smaller share runs faster in fewer processes. benchmarks/throughput.py
+# --workers measures the cost of a worker.
+WORKER_BYTES = 128 << 10
+CHUNKS_PER_WORKER = 8  # pieces of work per worker: an uneven last piece costs little
+
+
+def _work(wf: WorkFile) -> int:
+    """A file's bytes if a worker reads and ports it; 0 if it is only copied (cheap at any size)."""
+    role = role_by_name(wf.file)
+    return wf.stat.st_size if wf.stat is not None and (role is None or role in PORTED_ROLES) else 0
+
+
+def _chunks(jobs: list[Job], workers: int) -> list[list[Job]]:
+    """`jobs` in order, cut into pieces of about equal bytes (a file costs in proportion to its
+    size, not one unit each), so that no worker is left with the tree's largest files."""
+    total = sum(max(j.size, 1) for j in jobs)
+    target = max(1, total // (workers * CHUNKS_PER_WORKER))
+    out: list[list[Job]] = [[]]
+    held = 0
+    for j in jobs:
+        if held >= target:
+            out.append([])
+            held = 0
+        out[-1].append(j)
+        held += max(j.size, 1)
+    return out
+
+
 def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress | None,
              total: int, notes: list[str]) -> list[Outcome]:
-    """Run the jobs in a process pool (in this process when there are few), of at most one
-    worker per core (a note says so when `jobs` asked for more)."""
+    """Run the jobs in a process pool (in this process when they are too few bytes to share),
+    of at most one worker per core (a note says so when `jobs` asked for more)."""
     if not jobs:
         return []
-    share = max(1, len(jobs) // 8)
-    workers = min(configmod.workers(config.jobs), share)
-    if min(config.jobs, share) > workers:
+    share = max(1, sum(j.size for j in jobs) // WORKER_BYTES)
+    workers = min(configmod.workers(config.jobs), share, len(jobs))
+    if config.jobs > configmod.cores() and workers == configmod.cores():
         notes.append(f"note: jobs = {config.jobs} (from {config.origin('jobs')}) asks for more "
                      f"workers than the {configmod.cores()} cores this run may use: running {workers}")
     out: list[Outcome] = []
     done = total - len(jobs)
-    if workers <= 1:
-        _init(worker)
+    if workers <= 1:  # the passes are imported on first need: a warm run needs none
         for j in jobs:
-            out.append(_pool_work(j))
+            out.append(interrupt.run_job(worker, j))
             done += 1
             if progress:
                 progress(done, total, j.display)
         return out
+    import gc
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    chunk = max(1, min(32, len(jobs) // (workers * 8)))
+    _init(worker)
+    # Everything loaded so far is shared with the workers as it is: frozen, the collector
+    # never writes to those objects, so their pages are never copied.
+    gc.freeze()
     # Forked, so that each worker's parent is this process, the one whose death ends it
     # (another start method may put a server process in between). Linux sends that signal
     # when the forking thread ends: this one, which shuts the pool down before it returns.
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                             initializer=_init, initargs=(worker, os.getpid()))
+                             initializer=interrupt.install_in_worker, initargs=(os.getpid(),))
     try:
-        for j, o in zip(jobs, ex.map(_pool_work, jobs, chunksize=chunk), strict=True):
-            out.append(o)
-            done += 1
-            if progress:
-                progress(done, total, j.display)
+        chunks = _chunks(jobs, workers)
+        for chunk, outs in zip(chunks, ex.map(_pool_jobs, chunks), strict=True):
+            for j, o in zip(chunk, outs, strict=True):
+                out.append(o)
+                done += 1
+                if progress:
+                    progress(done, total, j.display)
     except BaseException:  # a kill or Ctrl-C: stop the workers now; each cleans up after itself
         interrupt.stop_pool(ex)
         raise
+    finally:
+        gc.unfreeze()
     ex.shutdown(wait=True)
     return out
 

@@ -20,7 +20,7 @@ def _tree(root: Path, n: int) -> Path:
         d = root / f"d{i % 7}"
         d.mkdir(parents=True, exist_ok=True)
         body = KERNEL.replace(b"void k(", b"void k%d(" % i).replace(b"k<<<", b"k%d<<<" % i)
-        (d / f"f{i}.cu").write_bytes(body * (1 + i % 5))
+        (d / f"f{i}.cu").write_bytes(body * 8 * (1 + i % 5))
     return root
 
 

@@ -27,7 +27,7 @@ def _write_tree(root: Path, n: int) -> None:
         d = root / f"d{i % 4}"
         d.mkdir(parents=True, exist_ok=True)
         body = KERNEL.replace(b"void k(", b"void k%d(" % i).replace(b"k<<<", b"k%d<<<" % i)
-        (d / f"f{i}.cu").write_bytes(body * 4)
+        (d / f"f{i}.cu").write_bytes(body * 40)  # 40 files: past 2 workers' share of bytes
 
 
 def _parent_and_state(pid: int) -> tuple[int, str] | None:
@@ -91,7 +91,7 @@ def _gone_within(pids: list[int], seconds: float) -> list[int]:
 
 def test_kill_9_mid_run_leaves_no_worker_and_no_stuck_lock(tmp_path: Path) -> None:
     tree, expected_dir = tmp_path / "tree", tmp_path / "expected"
-    _write_tree(tree, 40)  # 40 files: a pool of 2 (a pool takes 8 files a worker)
+    _write_tree(tree, 40)  # a pool of 2 (hipport.pipeline.WORKER_BYTES a worker)
     assert hipport("port", tree, "-o", expected_dir, "--no-cache").returncode in (0, 1)
     expected = snapshot(expected_dir)
     lock_file = lock.lock_path(tree)
