@@ -22,15 +22,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from hipport import directives
 from hipport.model import Included
 from hipport.workspace import read_regular
 
 if TYPE_CHECKING:
     from hipport.source import SourceFile
 
-# From the '#' (a pattern that starts at a line start makes the engine try every byte); the
-# line before it must be blank, as `includes` checks.
-INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"][^>"\n]+[>"])')
+INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"][^>"\n]+[>"])', re.M)
 LEVELS = 3  # includes followed below the file's own
 FOLDERS = 8  # the including file's folder and those above it, nearest first
 MAX_BYTES = 1 << 21  # a larger header is not read (not a project's constants header)
@@ -95,9 +94,7 @@ def _candidates(folder: str, spec: str, dirs: tuple[str, ...]) -> tuple[str, ...
 
 def includes(data: bytes) -> Iterator[re.Match[bytes]]:
     """Each #include line's match, in order; group 1 is its spec."""
-    for m in INCLUDE.finditer(data):
-        if not data[data.rfind(b"\n", 0, m.start()) + 1:m.start()].strip(b" \t"):
-            yield m
+    return directives.finditer(INCLUDE, data)
 
 
 def specs(data: bytes) -> list[str]:

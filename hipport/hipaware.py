@@ -19,6 +19,8 @@ from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hipport import directives
+
 # Macros that only a HIP (or ROCm) build defines, by exact name.
 MARKERS = frozenset({
     "__HIP__", "__HIPCC__", "__HIPCC_RTC__", "__HIP_DEVICE_COMPILE__", "__HIP_PLATFORM_AMD__",
@@ -113,7 +115,7 @@ def find(data: bytes, cuda_names: Container[str], namespaces: Mapping[str, Any],
     defs = [r for r in _definitions(text, cuda_names, namespaces, hip_names)
             if not any(b.start <= r.start and r.end <= b.end for b in regions)]
     if len(defs) >= COMPAT_HEADER_MIN and any(
-            not _inside(m.start(), regions) for m in HIP_INCLUDE.finditer(text)):
+            not _inside(m.start(), regions) for m in directives.finditer(HIP_INCLUDE, text)):
         first = defs[0]
         return HipAware((Region(0, len(data), first.at, first.at_end, "header"),), (0,))
     merged = _merge(regions + defs)
@@ -161,7 +163,7 @@ class _Group:
 
 def _branches(text: bytes) -> Iterator[Region]:
     stack: list[_Group] = []
-    for m in _DIRECTIVE.finditer(text):
+    for m in directives.finditer(_DIRECTIVE, text):
         kind, rest = m.group(1), m.group(2).decode("latin-1").replace("\\\r\n", " ").replace("\\\n", " ")
         body = m.end() + 1
         if kind in (b"if", b"ifdef", b"ifndef"):
@@ -329,7 +331,7 @@ def _definitions(text: bytes, cuda_names: Container[str], namespaces: Mapping[st
                  hip_names: frozenset[str]) -> Iterator[Region]:
     """`#define cudaX hipX`, `namespace cub = hipcub;`, `typedef hipX cudaX;`: a CUDA name the
     tables map, defined as a HIP one."""
-    for m in _DEFINE.finditer(text):
+    for m in directives.finditer(_DEFINE, text):
         name = m.group(1).decode()
         if name not in cuda_names:
             continue

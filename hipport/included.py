@@ -12,6 +12,7 @@ import os
 import re
 from dataclasses import replace
 
+from hipport import directives
 from hipport.config import Config
 from hipport.model import Included
 from hipport.workspace import REGULAR, WorkFile, read_regular
@@ -49,7 +50,7 @@ def names(files: list[WorkFile], config: Config, looked: list[Included] | None =
             if depth == MAX_DEPTH:
                 continue
             base = os.path.dirname(path)
-            for m in INCLUDE.finditer(data):
+            for m in directives.finditer(INCLUDE, data):
                 target = os.path.realpath(os.path.join(base, os.fsdecode(m.group(1))))
                 if target not in seen and target not in inside:
                     seen.add(target)

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from hipport import directives
+
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(?![\w(])[ \t]*((?:[^\n\\]|\\\n|\\.)*)$", re.M)
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 _SPECIFIERS = frozenset({b"__device__", b"__host__", b"__global__", b"__forceinline__", b"__noinline__",
@@ -35,7 +37,7 @@ def _macros(data: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
     """(declaration macros, other macros) that `data` #defines."""
     decl: set[bytes] = set()
     other: set[bytes] = set()
-    for m in _DEFINE.finditer(data):
+    for m in directives.finditer(_DEFINE, data):
         body = _ATTRIBUTE.sub(b" ", _COMMENT.sub(b" ", m.group(2).replace(b"\\\n", b" "))).strip()
         words = body.split()
         if all(w in _SPECIFIERS for w in words) or _NAMESPACE.fullmatch(body):
@@ -63,7 +65,7 @@ def view(data: bytes, headers: Iterable[bytes | None] = ()) -> bytes | None:
     hits = [m.span() for m in rx.finditer(data)]
     if not hits:
         return None
-    skip = [m.span() for m in _PREPROC_LINE.finditer(data)] + [m.span() for m in _COMMENT.finditer(data)]
+    skip = [m.span() for m in directives.finditer(_PREPROC_LINE, data)] + [m.span() for m in _COMMENT.finditer(data)]
     skip.sort()
     out = bytearray(data)
     changed = False

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from itertools import islice
 
-from hipport import closure
+from hipport import closure, directives
 from hipport.model import FamilyCount, Severity
 from hipport.registry import HP, FixKind
 from hipport.source import Node, SourceFile
@@ -157,7 +157,7 @@ def _type_stand_in(ctx: Context) -> tuple[int, str, int] | None:
     device code names scalar types for CUDA's vector types this way."""
     if b"define" not in ctx.src.data:
         return None
-    for m in _DEFINE.finditer(ctx.src.data):
+    for m in directives.finditer(_DEFINE, ctx.src.data):
         name = m.group(1).decode("ascii")
         rule = ctx.rules.names.get(name)
         if rule is None or rule.family != "vector" or rule.kind != "type":

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hipport import directives
 from hipport.cache import blake2b
 from hipport.config import Config
 from hipport.model import Finding
@@ -35,6 +36,7 @@ UNPORTED = frozenset({HP.UNSUPPORTED_API, HP.UNKNOWN_CUDA_NAME, HP.NEEDS_NEWER_R
 _DEFINES = ("preproc_def", "preproc_function_def")
 _CONDITIONALS = ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else", "preproc_elifdef")
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]", re.M)
+_DEFINE_NAME = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +64,13 @@ def header_uses(src: SourceFile, config: Config, rules: RuleSet, hip: HipAware |
         return []
     macros: dict[bytes, Macro] = {}
     for path, data in cl.found.items():
-        if data is None or path == cl.path or not _DEFINE.search(data):
+        if data is None or path == cl.path or not directives.search(_DEFINE, data):
             continue
         for name, m in _header_macros(path, data, config, rules).items():
             macros.setdefault(name, m)  # the nearer header (met first) wins
     if not macros:
         return []
-    own = {m.group(1) for m in re.finditer(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", src.data, re.M)}
+    own = {m.group(1) for m in directives.finditer(_DEFINE_NAME, src.data)}
     macros = {k: v for k, v in macros.items() if k not in own}
     return _at_uses(src, macros, hip, own=False) if macros else []
 
@@ -108,7 +110,7 @@ def _suspect(data: bytes, config: Config, rules: RuleSet) -> bool:
     map to a HIP name newer than the floor? (Only then is the header ported to learn which.)"""
     from hipport.translate.names import scanner
 
-    bodies = b"\n".join(m.group(0) for m in _DEFINE_LINES.finditer(data))
+    bodies = b"\n".join(m.group(0) for m in directives.finditer(_DEFINE_LINES, data))
     for _, _, name in scanner(rules).find(bodies):
         m = rules.names.get(name)
         if m is None or m.status == "unsupported" or config.floor.lacks(m.since):
