@@ -44,25 +44,25 @@ class Comparison:
 
 
 def _run(files: list[workspace.WorkFile], config: Config, enabled: bool, counts: Comparison) -> RunResult:
-    was, reason = prefilter.ENABLED, prefilter.reason
+    was, plan = prefilter.ENABLED, prefilter.plan
 
-    def counting(*args: Any) -> str | None:
-        why = reason(*args)
-        if why is None:
+    def counting(*args: Any) -> prefilter.Plan:
+        got = plan(*args)
+        if got.reason is None:
             counts.spared += 1
-        elif why == "a parse error":
+        elif got.reason == "a parse error":
             counts.parse_errors += 1
-        return why
+        return got
 
     prefilter.ENABLED = enabled
-    prefilter.reason = counting  # type: ignore[assignment]
+    prefilter.plan = counting  # type: ignore[assignment]
     try:
         t0 = time.perf_counter()
         run = engine.run(files, config, engine.EVERYTHING)
         counts.seconds["wall with" if enabled else "wall without"] = time.perf_counter() - t0
         return run
     finally:
-        prefilter.ENABLED, prefilter.reason = was, reason  # type: ignore[assignment]
+        prefilter.ENABLED, prefilter.plan = was, plan  # type: ignore[assignment]
 
 
 def _view(r: FileResult) -> tuple[Any, ...]:
@@ -98,11 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                     help="a Config field (e.g. launch_syntax=ggl, rename_extensions=true, rocm=6.2)")
     args = ap.parse_args(argv)
-    config = Config()
+    given: dict[str, Any] = {}
     for item in args.config:
         key, _, value = item.partition("=")
-        old = getattr(config, key)
-        config = replace(config, **{key: value.lower() in ("1", "true", "yes") if isinstance(old, bool) else value})
+        given[key] = value.lower() in ("1", "true", "yes") if isinstance(getattr(Config(), key), bool) else value
+    config = replace(Config(), **given)
     bad = 0
     for path in args.paths:
         c = compare([path], config)

@@ -1,9 +1,10 @@
-"""Does a file need the parser? One scan of its bytes against everything the passes react to.
+"""Does a file need the passes, and which? One scan of its bytes against what they react to.
 
 Most headers and many sources of a real tree hold no CUDA name, no launch and no warp
-construct: every pass would read their tree and find nothing. `reason` says, from the bytes
-(and the include closure's), why a file needs the passes, or None when none has work: the file
-is then left as it is, with only what needs no tree (hipport.passes `_not_found`).
+construct: every pass would read their tree and find nothing. `plan` says, from the bytes
+(and the include closure's), why a file needs the passes (None when none has work: the file is
+then left as it is, with only what needs no tree, hipport.passes `_not_found`), and which
+translate sub-passes have nothing to do in it (they are not run).
 
 The vocabulary comes from where the passes take it, never from a list kept here: the rule
 tables (rules/api: names, namespaces, qualified names' first segments, implied names, headers,
@@ -13,15 +14,17 @@ narrower than the pass's own: a false "needs" costs a parse, a false "none" woul
 tests/test_prefilter.py ports every fixture with and without the prefilter, byte for byte, and
 benchmarks/prefilter_identity.py does the same over a real tree.
 
-One thing only the tree knows: whether tree-sitter could parse the file (the translate pass
-reports each region it could not, HP005). So a file the scan lets through is still parsed, and
-one with a parse error goes through the passes; the passes are what a parse-free file saves.
+Two things only the tree knows: whether tree-sitter could parse the file (the translate pass
+reports each region it could not, HP005) and whether a quote followed by a name closes a
+string (literals.py). So a file the scan lets through is still parsed, and one with a parse
+error or a glued literal goes through the passes; the passes are what such a file saves.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -34,6 +37,7 @@ from hipport.translate import (
     atomics,
     bf16,
     cgroups,
+    devicecalls,
     deviceptr,
     includes,
     literals,
@@ -52,6 +56,7 @@ ENABLED = os.environ.get("HIPPORT_PREFILTER", "1") != "0"
 
 _WORD_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$"  # [\w$], as names.py scans
 _BLANK_OTHERS = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))
+_BLANK_NON_WORD = bytes(c if c in _WORD_BYTES[:-1] else 0x20 for c in range(256))  # [\w] alone
 
 # Byte strings whose presence is some sub-pass's own cue to look (its early `in data` tests):
 # devicecalls and includes (device code: the runtime include), cgroups, tileshfl, texfetch,
@@ -60,13 +65,6 @@ _CUES = (*includes._DEVICE_CODE, cgroups.REDUCE_HEADER.encode(), b"meta_group_",
          b"Idx.", b"Dim.", b"<< <", b"<<\t<", b"hipport:")
 # Some sub-passes look for a pattern: taken as they define it.
 _PATTERNS = (ptx._ASM, rounding._USE, atomics._USE, wmma._USE, vectorops._OPERATOR)
-# A string literal glued to the name after it (`"%"PRIu64`): literals.py inserts a space. Its
-# own search (a quote, then a letter) meets every string; the tree tells an opening quote from
-# a closing one. Here comments, character and string literals (raw ones too) are lexed
-# (by the regex engine, in C) and a literal followed by a name is the cue.
-_LITERAL = re.compile(rb"""//(?:\\\r?\n|[^\n])*|/\*.*?\*/|'(?:\\.|[^'\\\n])*'"""
-                      rb"""|[uUL8]*R"([^()\\\s"]{0,16})\(.*?\)\1"(?P<raw>[A-Za-z]\w*)?"""
-                      rb"""|"(?:\\.|[^"\\\n])*"(?P<glued>[A-Za-z]\w*)?""", re.S)
 _CU_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"[^"\n]*\.cu"')  # --rename-extensions renames it
 
 
@@ -77,6 +75,8 @@ class Vocabulary:
     words: frozenset[bytes]  # whole words
     generic: re.Pattern[bytes]  # names that look like CUDA APIs (the names pass reports them)
     headers: frozenset[str]  # include paths the header map rewrites
+    names: frozenset[bytes]  # the table's names (overloads.py renames parameters by them)
+    runtime_calls: frozenset[bytes]  # runtime functions devicecalls.py reports in device code
 
 
 @cache
@@ -85,19 +85,49 @@ def vocabulary(rules: RuleSet) -> Vocabulary:
              *(m.cuda for m in rules.implied), *deviceptr.HANDLES,
              *(f for lack in lacks() for f in lack.functions)}
     generic = re.compile(rb" (?:" + "|".join(names.GENERIC).encode() + rb")(?= )")
-    return Vocabulary(frozenset(w.encode() for w in words), generic, frozenset(rules.headers))
+    runtime = {n for n, m in rules.names.items() if m.family in devicecalls._RUNTIME and m.kind == "function"}
+    return Vocabulary(_encoded(words), generic, frozenset(rules.headers), _encoded(rules.names), _encoded(runtime))
 
 
-def reason(src: SourceFile, config: Config, rules: RuleSet) -> str | None:
-    """Why the passes must read this (C++ or CUDA) file, or None when none has work there."""
+def _encoded(names: Iterable[str]) -> frozenset[bytes]:
+    return frozenset(n.encode() for n in names)
+
+
+@dataclass(frozen=True)
+class Plan:
+    reason: str | None  # why the passes must read the file; None: no pass has work in it
+    idle: frozenset[str] = frozenset()  # translate sub-passes with nothing to do (by SUBPASSES name)
+
+
+EVERYTHING = Plan("the prefilter is off")
+
+
+def plan(src: SourceFile, config: Config, rules: RuleSet) -> Plan:
+    """What the passes have to do in this (C++ or CUDA) file."""
+    data = src.data
+    vocab = vocabulary(rules)
+    words = _words(data)
+    idle = frozenset(name for name, test in _IDLE if test(src, words, config, vocab))
+    why = _reason(src, words, config, rules, vocab)
+    return Plan(why, idle)
+
+
+def _words(data: bytes) -> set[bytes]:
+    """The file's words as the names scan splits them ([\\w$]+); with a `$` in the file, also
+    as `\\b` splits them (what some passes' regexes take): never fewer than any pass sees."""
+    words = set(data.translate(_BLANK_OTHERS).split())
+    if b"$" in data:
+        words.update(data.translate(_BLANK_NON_WORD).split())
+    return words
+
+
+def _reason(src: SourceFile, words: set[bytes], config: Config, rules: RuleSet, vocab: Vocabulary) -> str | None:
     data = src.data
     if config.wave64 and might_hold_hazards(data):
         return "wave64"
     for cue in _CUES:
         if cue in data:
             return cue.decode()
-    vocab = vocabulary(rules)
-    words = set((b" " + data.translate(_BLANK_OTHERS) + b" ").split())
     hit = words & vocab.words
     if hit:
         return min(hit).decode()
@@ -112,26 +142,19 @@ def reason(src: SourceFile, config: Config, rules: RuleSet) -> str | None:
                 return "a CUDA header"
         if config.rename_extensions and _CU_INCLUDE.search(data):
             return "an included .cu file"
-    if b'"' in data and _glued(data):
-        return "a glued string literal"
     if hipaware._QUICK.search(data) and hipaware.find(data, rules.names, rules.namespaces, rules.hip_names):
         return "code written for HIP"
     if _bf16(src, config):
         return "bfloat16"
     macros = macrouses.header_macros(src, config, rules)
-    if macros and (b"$" in data or not words.isdisjoint(macros)):  # a use is a whole word
+    if macros and not words.isdisjoint(macros):  # a use is a whole word
         return "a use of a header's macro with an unported name"
+    # What only the tree knows: parsed here, and kept for the passes if they run.
     if src.root.has_error:  # HP005 reports each region tree-sitter could not parse
         return "a parse error"
+    if b'"' in data and literals.sites(src):
+        return "a glued string literal"
     return None
-
-
-def _glued(data: bytes) -> bool:
-    for m in _LITERAL.finditer(data):
-        suffix = m.group("glued") or m.group("raw")
-        if suffix is not None and suffix.decode() not in literals.STANDARD:
-            return True
-    return False
 
 
 def _bf16(src: SourceFile, config: Config) -> bool:
@@ -143,3 +166,34 @@ def _bf16(src: SourceFile, config: Config) -> bool:
     if b"bfloat16" not in src.data and not any(b"bfloat16" in h for h in headers):
         return False
     return any(t.encode() in src.data for t in bf16.bf16_types(src.data, headers))
+
+
+# Each sub-pass below, and the test that it has nothing to do: what its own first steps look
+# for is absent (a word test stands for a regex that finds whole words).
+_ROUNDING_GUARD = rounding.GUARD.encode()
+_MINMAX = frozenset({b"min", b"max"})  # the callees of minmax._CALL
+_HANDLES = _encoded(deviceptr.HANDLES)
+
+
+def _rounding_idle(src: SourceFile, words: set[bytes], config: Config, vocab: Vocabulary) -> bool:
+    return _ROUNDING_GUARD in src.data or not any(rounding._USE.fullmatch(w) for w in words if w[:2] == b"__")
+
+
+def _devicecalls_idle(src: SourceFile, words: set[bytes], config: Config, vocab: Vocabulary) -> bool:
+    # it reports launches (`<<<`) and runtime calls inside device functions
+    return b"__global__" not in src.data or (b"<<<" not in src.data and words.isdisjoint(vocab.runtime_calls))
+
+
+def _minmax_idle(src: SourceFile, words: set[bytes], config: Config, vocab: Vocabulary) -> bool:
+    return (b"Idx." not in src.data and b"Dim." not in src.data) or words.isdisjoint(_MINMAX)
+
+
+_IDLE: tuple[tuple[str, Callable[[SourceFile, set[bytes], Config, Vocabulary], bool]], ...] = (
+    ("bf16", lambda src, words, config, vocab: not _bf16(src, config)),
+    ("rounding", _rounding_idle),
+    ("deviceptr", lambda src, words, config, vocab: words.isdisjoint(_HANDLES)),
+    ("devicecalls", _devicecalls_idle),
+    ("minmax", _minmax_idle),
+    # it guards overloads that the renaming of their parameters' types makes identical
+    ("overloads", lambda src, words, config, vocab: words.isdisjoint(vocab.names)),
+)
