@@ -46,7 +46,6 @@ from hipport.translate import (
     ptx,
     rounding,
     vectorops,
-    wmma,
 )
 from hipport.wave64.facts.names import might_hold_hazards
 
@@ -63,8 +62,16 @@ _BLANK_NON_WORD = bytes(c if c in _WORD_BYTES[:-1] else 0x20 for c in range(256)
 # minmax, the spaced launches, suppress (a suppression comment reports itself when unused).
 _CUES = (*includes._DEVICE_CODE, cgroups.REDUCE_HEADER.encode(), b"meta_group_", b".shfl", b"tex1Dfetch",
          b"Idx.", b"Dim.", b"<< <", b"<<\t<", b"hipport:")
-# Some sub-passes look for a pattern: taken as they define it.
-_PATTERNS = (ptx._ASM, rounding._USE, atomics._USE, wmma._USE, vectorops._OPERATOR)
+# Some sub-passes look for a pattern, each behind its own cheaper test (a substring; None: the
+# pattern finds whole words, so it is searched in the file's words, a fraction of its bytes).
+_PATTERNS: tuple[tuple[bytes | None, re.Pattern[bytes]], ...] = (
+    (None, ptx._ASM), (None, rounding._USE), (b"_system", atomics._USE), (b"operator", vectorops._OPERATOR))
+# wmma.py looks no further than this (`wmma::` of another library is not CUDA's).
+_WMMA = (b"wmma", (b"nvcuda", b"mma.h"))
+# hipaware.find looks no further unless its quick pattern (an alternation of literals) matches:
+# the same literals, found by substring search.
+_HIP_QUICK = tuple(t.encode() for t in hipaware._QUICK.pattern.decode().split("|"))
+assert all(re.fullmatch(r"\w+", t.decode()) for t in _HIP_QUICK), "hipaware._QUICK is no longer plain literals"
 _CU_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"[^"\n]*\.cu"')  # --rename-extensions renames it
 
 
@@ -131,18 +138,21 @@ def _reason(src: SourceFile, words: set[bytes], config: Config, rules: RuleSet, 
     hit = words & vocab.words
     if hit:
         return min(hit).decode()
-    if words and vocab.generic.search(b" " + b" ".join(words) + b" "):
+    joined = b" " + b" ".join(words) + b" "
+    if vocab.generic.search(joined):
         return "a CUDA-looking name"
-    for rx in _PATTERNS:
-        if rx.search(data):
+    for cue, rx in _PATTERNS:
+        if rx.search(joined) if cue is None else cue in data and rx.search(data):
             return rx.pattern.decode(errors="replace")[:40]
+    if _WMMA[0] in data and any(t in data for t in _WMMA[1]):
+        return "WMMA"
     if b"#" in data:
         for m in includes._INCLUDE.finditer(data):
             if m.group(2).decode("utf-8", "replace") in vocab.headers:
                 return "a CUDA header"
         if config.rename_extensions and _CU_INCLUDE.search(data):
             return "an included .cu file"
-    if hipaware._QUICK.search(data) and hipaware.find(data, rules.names, rules.namespaces, rules.hip_names):
+    if any(t in data for t in _HIP_QUICK) and hipaware.find(data, rules.names, rules.namespaces, rules.hip_names):
         return "code written for HIP"
     if _bf16(src, config):
         return "bfloat16"
@@ -157,15 +167,17 @@ def _reason(src: SourceFile, words: set[bytes], config: Config, rules: RuleSet, 
     return None
 
 
-def _bf16(src: SourceFile, config: Config) -> bool:
+def _bf16(src: SourceFile, config: Config, exact: bool = True) -> bool:
     """Does bf16.py have stores to look at (below its floor, a bfloat16 type or an alias of one
-    its headers give is named here)? Every alias chain ends at a name holding `bfloat16`."""
+    its headers give is named here)? Every alias chain ends at a name holding `bfloat16`, so
+    without one in the file or its headers it has none; `exact`: with one, read the aliases
+    (else leave that to the pass, which reads them anyway)."""
     if not config.floor.lacks(bf16.FLOOR):
         return False
     headers = [d for d in src.closure.found.values() if d] if src.closure is not None else []
     if b"bfloat16" not in src.data and not any(b"bfloat16" in h for h in headers):
         return False
-    return any(t.encode() in src.data for t in bf16.bf16_types(src.data, headers))
+    return not exact or any(t.encode() in src.data for t in bf16.bf16_types(src.data, headers))
 
 
 # Each sub-pass below, and the test that it has nothing to do: what its own first steps look
@@ -189,7 +201,7 @@ def _minmax_idle(src: SourceFile, words: set[bytes], config: Config, vocab: Voca
 
 
 _IDLE: tuple[tuple[str, Callable[[SourceFile, set[bytes], Config, Vocabulary], bool]], ...] = (
-    ("bf16", lambda src, words, config, vocab: not _bf16(src, config)),
+    ("bf16", lambda src, words, config, vocab: not _bf16(src, config, exact=False)),
     ("rounding", _rounding_idle),
     ("deviceptr", lambda src, words, config, vocab: words.isdisjoint(_HANDLES)),
     ("devicecalls", _devicecalls_idle),
