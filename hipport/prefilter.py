@@ -141,8 +141,8 @@ def _reason(src: SourceFile, words: set[bytes], config: Config, rules: RuleSet, 
     joined = b" " + b" ".join(words) + b" "
     if vocab.generic.search(joined):
         return "a CUDA-looking name"
-    for cue, rx in _PATTERNS:
-        if rx.search(joined) if cue is None else cue in data and rx.search(data):
+    for guard, rx in _PATTERNS:
+        if rx.search(joined) if guard is None else guard in data and rx.search(data):
             return rx.pattern.decode(errors="replace")[:40]
     if _WMMA[0] in data and any(t in data for t in _WMMA[1]):
         return "WMMA"
