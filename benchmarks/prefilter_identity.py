@@ -44,25 +44,25 @@ class Comparison:
 
 
 def _run(files: list[workspace.WorkFile], config: Config, enabled: bool, counts: Comparison) -> RunResult:
-    was, plan = prefilter.ENABLED, prefilter.plan
+    was, reason = prefilter.ENABLED, prefilter.reason
 
-    def counting(*args: Any) -> prefilter.Plan:
-        got = plan(*args)
-        if got.reason is None:
+    def counting(*args: Any) -> str | None:
+        why = reason(*args)
+        if why is None:
             counts.spared += 1
-        elif got.reason == "a parse error":
+        elif why == "a parse error":
             counts.parse_errors += 1
-        return got
+        return why
 
     prefilter.ENABLED = enabled
-    prefilter.plan = counting  # type: ignore[assignment]
+    prefilter.reason = counting  # type: ignore[assignment]
     try:
         t0 = time.perf_counter()
         run = engine.run(files, config, engine.EVERYTHING)
         counts.seconds["wall with" if enabled else "wall without"] = time.perf_counter() - t0
         return run
     finally:
-        prefilter.ENABLED, prefilter.plan = was, plan  # type: ignore[assignment]
+        prefilter.ENABLED, prefilter.reason = was, reason  # type: ignore[assignment]
 
 
 def _view(r: FileResult) -> tuple[Any, ...]:

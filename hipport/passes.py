@@ -150,13 +150,13 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
             findings = _filter(findings, config)
             defines: set[str] = set()
             families: dict = {}
-        elif (plan := _plan(src, config)).reason is None:
+        elif prefilter.ENABLED and prefilter.reason(src, config, rulesmod.for_config(config)) is None:
             # Nothing any pass reacts to (hipport.prefilter): only what needs no tree.
             findings = _filter(_not_found(src, rulesmod.for_config(config)), config)
             edits, defines, families = [], set(), {}
         else:
             rules = rulesmod.for_config(config)
-            ctx = translate.run(src, config, rules, plan.idle)
+            ctx = translate.run(src, config, rules)
             findings = list(ctx.findings)
             findings.extend(f for f in ctx.unknown if f.subject not in ctx.defines
                             and not (ctx.hip and ctx.hip.covers(f.span.start, f.span.end)))
@@ -209,13 +209,6 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
     except Exception as e:  # one bad file must not stop the run
         res = not_analysed(display, role, f"internal error: {type(e).__name__}: {e}")
     return evolve(res, seconds=time.perf_counter() - t0)
-
-
-def _plan(src: SourceFile, config: Config) -> prefilter.Plan:
-    """What the passes have to do in this file (all of it with the prefilter off)."""
-    if not prefilter.ENABLED:
-        return prefilter.EVERYTHING
-    return prefilter.plan(src, config, rulesmod.for_config(config))
 
 
 def fixed(findings: list[Finding], applied: Sequence[int]) -> list[Finding]:

@@ -1,10 +1,11 @@
-"""Does a file need the passes, and which? One scan of its bytes against what they react to.
+"""Does a file need the passes? One scan of its bytes against everything they react to.
 
 Most headers and many sources of a real tree hold no CUDA name, no launch and no warp
-construct: every pass would read their tree and find nothing. `plan` says, from the bytes
-(and the include closure's), why a file needs the passes (None when none has work: the file is
-then left as it is, with only what needs no tree, hipport.passes `_not_found`), and which
-translate sub-passes have nothing to do in it (they are not run).
+construct: every pass would read their tree and find nothing. `reason` says, from the bytes
+(and the include closure's), why a file needs the passes, or None when none has work: the file
+is then left as it is, with only what needs no tree (hipport.passes `_not_found`). Where a file
+needs them, each sub-pass's own first test (a substring, a literal-first pattern) already
+keeps it from work it has none of.
 
 The vocabulary comes from where the passes take it, never from a list kept here: the rule
 tables (rules/api: names, namespaces, qualified names' first segments, implied names, headers,
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -37,7 +37,6 @@ from hipport.translate import (
     atomics,
     bf16,
     cgroups,
-    devicecalls,
     deviceptr,
     includes,
     literals,
@@ -82,8 +81,6 @@ class Vocabulary:
     words: frozenset[bytes]  # whole words
     generic: re.Pattern[bytes]  # names that look like CUDA APIs (the names pass reports them)
     headers: frozenset[str]  # include paths the header map rewrites
-    names: frozenset[bytes]  # the table's names (overloads.py renames parameters by them)
-    runtime_calls: frozenset[bytes]  # runtime functions devicecalls.py reports in device code
 
 
 @cache
@@ -92,31 +89,12 @@ def vocabulary(rules: RuleSet) -> Vocabulary:
              *(m.cuda for m in rules.implied), *deviceptr.HANDLES,
              *(f for lack in lacks() for f in lack.functions)}
     generic = re.compile(rb" (?:" + "|".join(names.GENERIC).encode() + rb")(?= )")
-    runtime = {n for n, m in rules.names.items() if m.family in devicecalls._RUNTIME and m.kind == "function"}
-    return Vocabulary(_encoded(words), generic, frozenset(rules.headers), _encoded(rules.names), _encoded(runtime))
+    return Vocabulary(frozenset(w.encode() for w in words), generic, frozenset(rules.headers))
 
 
-def _encoded(names: Iterable[str]) -> frozenset[bytes]:
-    return frozenset(n.encode() for n in names)
-
-
-@dataclass(frozen=True)
-class Plan:
-    reason: str | None  # why the passes must read the file; None: no pass has work in it
-    idle: frozenset[str] = frozenset()  # translate sub-passes with nothing to do (by SUBPASSES name)
-
-
-EVERYTHING = Plan("the prefilter is off")
-
-
-def plan(src: SourceFile, config: Config, rules: RuleSet) -> Plan:
-    """What the passes have to do in this (C++ or CUDA) file."""
-    data = src.data
-    vocab = vocabulary(rules)
-    words = _words(data)
-    idle = frozenset(name for name, test in _IDLE if test(src, words, config, vocab))
-    why = _reason(src, words, config, rules, vocab)
-    return Plan(why, idle)
+def reason(src: SourceFile, config: Config, rules: RuleSet) -> str | None:
+    """Why the passes must read this (C++ or CUDA) file; None: no pass has work in it."""
+    return _reason(src, config, rules)
 
 
 def _words(data: bytes) -> set[bytes]:
@@ -128,13 +106,15 @@ def _words(data: bytes) -> set[bytes]:
     return words
 
 
-def _reason(src: SourceFile, words: set[bytes], config: Config, rules: RuleSet, vocab: Vocabulary) -> str | None:
+def _reason(src: SourceFile, config: Config, rules: RuleSet) -> str | None:
     data = src.data
     if config.wave64 and might_hold_hazards(data):
         return "wave64"
     for cue in _CUES:
         if cue in data:
             return cue.decode()
+    vocab = vocabulary(rules)
+    words = _words(data)
     hit = words & vocab.words
     if hit:
         return min(hit).decode()
@@ -178,34 +158,3 @@ def _bf16(src: SourceFile, config: Config, exact: bool = True) -> bool:
     if b"bfloat16" not in src.data and not any(b"bfloat16" in h for h in headers):
         return False
     return not exact or any(t.encode() in src.data for t in bf16.bf16_types(src.data, headers))
-
-
-# Each sub-pass below, and the test that it has nothing to do: what its own first steps look
-# for is absent (a word test stands for a regex that finds whole words).
-_ROUNDING_GUARD = rounding.GUARD.encode()
-_MINMAX = frozenset({b"min", b"max"})  # the callees of minmax._CALL
-_HANDLES = _encoded(deviceptr.HANDLES)
-
-
-def _rounding_idle(src: SourceFile, words: set[bytes], config: Config, vocab: Vocabulary) -> bool:
-    return _ROUNDING_GUARD in src.data or not any(rounding._USE.fullmatch(w) for w in words if w[:2] == b"__")
-
-
-def _devicecalls_idle(src: SourceFile, words: set[bytes], config: Config, vocab: Vocabulary) -> bool:
-    # it reports launches (`<<<`) and runtime calls inside device functions
-    return b"__global__" not in src.data or (b"<<<" not in src.data and words.isdisjoint(vocab.runtime_calls))
-
-
-def _minmax_idle(src: SourceFile, words: set[bytes], config: Config, vocab: Vocabulary) -> bool:
-    return (b"Idx." not in src.data and b"Dim." not in src.data) or words.isdisjoint(_MINMAX)
-
-
-_IDLE: tuple[tuple[str, Callable[[SourceFile, set[bytes], Config, Vocabulary], bool]], ...] = (
-    ("bf16", lambda src, words, config, vocab: not _bf16(src, config, exact=False)),
-    ("rounding", _rounding_idle),
-    ("deviceptr", lambda src, words, config, vocab: words.isdisjoint(_HANDLES)),
-    ("devicecalls", _devicecalls_idle),
-    ("minmax", _minmax_idle),
-    # it guards overloads that the renaming of their parameters' types makes identical
-    ("overloads", lambda src, words, config, vocab: words.isdisjoint(vocab.names)),
-)

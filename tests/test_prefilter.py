@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from hipport import prefilter, translate
+from hipport import prefilter
 from hipport import rules as rulesmod
 from hipport.config import Config
 from hipport.model import FileResult
@@ -65,7 +65,7 @@ def _reason(tmp: Path, name: str, config: Config) -> str | None:
     path = tmp / name
     inp = inputs.of_bytes(str(path), HOST, path.read_bytes())
     src = SourceFile(str(path), inp.data, closure=inp.closure)
-    return prefilter.plan(src, config, rulesmod.for_config(config)).reason
+    return prefilter.reason(src, config, rulesmod.for_config(config))
 
 
 def _same(a: FileResult, b: FileResult) -> None:
@@ -129,8 +129,3 @@ def test_a_file_with_no_cue_is_left_without_the_passes(tmp_path: Path, name: str
     config = Config()
     assert _reason(tmp_path, name, config) is None
     _same(_port(tmp_path, name, text, config, False), _port(tmp_path, name, text, config, True))
-
-
-def test_the_idle_tests_name_translate_sub_passes() -> None:
-    """A sub-pass renamed in translate.SUBPASSES must not leave its idle test behind."""
-    assert {n for n, _ in prefilter._IDLE} <= {n for n, _, _ in translate.SUBPASSES}

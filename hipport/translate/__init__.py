@@ -54,15 +54,13 @@ SUBPASSES = (
 )
 
 
-def run(src: SourceFile, config: Config, rules: RuleSet, idle: frozenset[str] = frozenset()) -> Context:
-    """`idle`: sub-passes known to have nothing to do in this file (hipport.prefilter)."""
+def run(src: SourceFile, config: Config, rules: RuleSet) -> Context:
     ctx = Context(src, config, rules)
     ctx.hip = hipaware.find(src.data, rules.names, rules.namespaces, rules.hip_names)
     if src.root.has_error:
         _parse_findings(ctx)
-    for name, _, fn in SUBPASSES:
-        if name not in idle:
-            fn(ctx)
+    for _, _, fn in SUBPASSES:
+        fn(ctx)
     for job in ctx.later:
         job()
     return ctx
