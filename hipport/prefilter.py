@@ -1,16 +1,17 @@
 """Does a file need the passes? One scan of its bytes against everything they react to.
 
-Most headers and many sources of a real tree hold no CUDA name, no launch and no warp
-construct: every pass would read their tree and find nothing. `reason` says, from the bytes
+Some headers and sources of a real tree hold no CUDA name, no launch and no warp construct
+(C++ files without a CUDA hint are not even read: hipport.workspace): every pass would read
+their tree and find nothing. `reason` says, from the bytes
 (and the include closure's), why a file needs the passes, or None when none has work: the file
 is then left as it is, with only what needs no tree (hipport.passes `_not_found`). Where a file
 needs them, each sub-pass's own first test (a substring, a literal-first pattern) already
 keeps it from work it has none of.
 
 The vocabulary comes from where the passes take it, never from a list kept here: the rule
-tables (rules/api: names, namespaces, qualified names' first segments, implied names, headers,
-the HIP names hipaware looks for), the names scan's own patterns of CUDA-looking names, and
-each sub-pass's own guard (its constants and regexes, imported from it). A guard here is never
+tables (rules/api: names, namespaces, qualified names' first segments, implied names, headers),
+the names scan's own patterns of CUDA-looking names, hipaware's own search for code written
+for HIP, and each sub-pass's own guard (its constants and regexes, imported from it). A guard here is never
 narrower than the pass's own: a false "needs" costs a parse, a false "none" would change output.
 tests/test_prefilter.py ports every fixture with and without the prefilter, byte for byte, and
 benchmarks/prefilter_identity.py does the same over a real tree.
@@ -92,11 +93,6 @@ def vocabulary(rules: RuleSet) -> Vocabulary:
     return Vocabulary(frozenset(w.encode() for w in words), generic, frozenset(rules.headers))
 
 
-def reason(src: SourceFile, config: Config, rules: RuleSet) -> str | None:
-    """Why the passes must read this (C++ or CUDA) file; None: no pass has work in it."""
-    return _reason(src, config, rules)
-
-
 def _words(data: bytes) -> set[bytes]:
     """The file's words as the names scan splits them ([\\w$]+); with a `$` in the file, also
     as `\\b` splits them (what some passes' regexes take): never fewer than any pass sees."""
@@ -106,7 +102,8 @@ def _words(data: bytes) -> set[bytes]:
     return words
 
 
-def _reason(src: SourceFile, config: Config, rules: RuleSet) -> str | None:
+def reason(src: SourceFile, config: Config, rules: RuleSet) -> str | None:
+    """Why the passes must read this (C++ or CUDA) file; None: no pass has work in it."""
     data = src.data
     if config.wave64 and might_hold_hazards(data):
         return "wave64"
