@@ -1,14 +1,20 @@
 """Does the prefilter change anything? Port a tree with it and without it, compare every byte.
 
-    python benchmarks/prefilter_identity.py PATH... [--config KEY=VALUE]...
+    python benchmarks/prefilter_identity.py PATH... [--config KEY=VALUE]... [--rounds N]
 
 Both runs are in this process, one file after another (-j 1), with no cache, over the same
 files: per file the status, the ported bytes, the edits and findings (as the cache stores
 them), references, defines and errors, and the whole JSON document of the run, must be equal.
-Prints one line per tree: files, those whose parse the prefilter spared (and those it let
-through only to find a parse error), the seconds of each run, and `identical: yes|no`; each
-difference names the file. Exit 1 on a difference. tests/test_prefilter.py runs `compare`
-over examples/ and fixtures/ with several configurations.
+Prints one line per tree: files, the files whose passes the prefilter spared (and those it let
+through only for a parse error), and `identical: yes|no`; each difference names the file.
+Exit 1 on a difference. tests/test_prefilter.py runs `compare` over the repository's trees
+with several configurations.
+
+`--rounds N` also times the passes (CPU seconds) over the tree's C++ and CUDA files with the
+prefilter and without, file by file in alternating order, after a round that fills every
+per-process memo, so that neither side pays for warming them; the share of the spared files
+and what the prefilter itself took are shown apart. (Two runs one after the other would
+credit the second with the first one's memos.)
 """
 
 from __future__ import annotations
@@ -35,7 +41,6 @@ class Comparison:
     files: int = 0
     spared: int = 0  # ported-role files that the passes never read
     parse_errors: int = 0  # let through by a parse error alone
-    seconds: dict[str, float] = field(default_factory=dict)
     differences: list[str] = field(default_factory=list)
 
     @property
@@ -57,10 +62,7 @@ def _run(files: list[workspace.WorkFile], config: Config, enabled: bool, counts:
     prefilter.ENABLED = enabled
     prefilter.reason = counting  # type: ignore[assignment]
     try:
-        t0 = time.perf_counter()
-        run = engine.run(files, config, engine.EVERYTHING)
-        counts.seconds["wall with" if enabled else "wall without"] = time.perf_counter() - t0
-        return run
+        return engine.run(files, config, engine.EVERYTHING)
     finally:
         prefilter.ENABLED, prefilter.reason = was, reason  # type: ignore[assignment]
 
@@ -79,8 +81,6 @@ def compare(paths: list[Path], config: Config | None = None) -> Comparison:
     without = _run(files, config, False, out)
     out.spared = out.parse_errors = 0
     with_ = _run(files, config, True, out)
-    out.seconds["without"] = sum(r.seconds for r in without.files)  # the passes' own time
-    out.seconds["with"] = sum(r.seconds for r in with_.files)
     for a, b in zip(without.files, with_.files, strict=True):
         if _view(a) != _view(b):
             out.differences.append(f"{a.path}: differs with the prefilter")
@@ -92,11 +92,61 @@ def compare(paths: list[Path], config: Config | None = None) -> Comparison:
     return out
 
 
+def timing(path: Path, config: Config, rounds: int) -> dict[str, float]:
+    """CPU seconds of the passes with and without the prefilter (see the module's doc)."""
+    from hipport import inputs, passes
+    from hipport import rules as rulesmod
+    from hipport.source import SourceFile
+
+    config = replace(config, jobs=1, cache=False)
+    work = []
+    memo: dict[str, Any] = {}
+    for wf in workspace.discover([path]):
+        role = workspace.role_by_name(wf.file)
+        if wf.kind != workspace.REGULAR or role == workspace.BUILD or (role is not None and role not in workspace.PORTED_ROLES):
+            continue
+        data, _ = workspace.read_regular(wf.file)
+        role = role or workspace.role_of(wf.file, data[:65536])
+        if role in workspace.PORTED_ROLES and role != workspace.BUILD:
+            work.append(inputs.resolve(wf.file, wf.display, role, data, rel=wf.rel, memo=memo))
+    rules = rulesmod.for_config(config)
+    spared = [prefilter.reason(SourceFile(i.display, i.data, closure=i.closure), config, rules) is None for i in work]
+    for inp in work:  # fills the memos (headers' macros and aliases, wave64's header facts)
+        passes.port(inp, config)
+    out = dict.fromkeys(("without", "with", "spared without", "spared with", "prefilter"), 0.0)
+    reason, was = prefilter.reason, prefilter.ENABLED
+
+    def timed(*args: Any) -> str | None:
+        t = time.process_time()
+        try:
+            return reason(*args)
+        finally:
+            out["prefilter"] += time.process_time() - t
+
+    prefilter.reason = timed  # type: ignore[assignment]
+    try:
+        for n in range(rounds):
+            for i, inp in enumerate(work):
+                for on in (False, True) if (i + n) % 2 else (True, False):
+                    prefilter.ENABLED = on
+                    t = time.process_time()
+                    passes.port(inp, config)
+                    dt = time.process_time() - t
+                    out["with" if on else "without"] += dt
+                    if spared[i]:
+                        out["spared with" if on else "spared without"] += dt
+    finally:
+        prefilter.reason, prefilter.ENABLED = reason, was  # type: ignore[assignment]
+    out["files"], out["spared"] = len(work), sum(spared)
+    return {k: v / rounds if k not in ("files", "spared") else v for k, v in out.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="+", type=Path)
     ap.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                     help="a Config field (e.g. launch_syntax=ggl, rename_extensions=true, rocm=6.2)")
+    ap.add_argument("--rounds", type=int, default=0, help="also time the passes, N rounds (see above)")
     args = ap.parse_args(argv)
     given: dict[str, Any] = {}
     for item in args.config:
@@ -106,12 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     bad = 0
     for path in args.paths:
         c = compare([path], config)
-        print(f"{path}: files {c.files}, parse spared {c.spared}, let through for a parse error "
-              f"{c.parse_errors}, wall {c.seconds['wall without']:.2f} s without / {c.seconds['wall with']:.2f} s with "
-              f"(passes {c.seconds['without']:.2f} / {c.seconds['with']:.2f}), "
-              f"identical: {'yes' if c.identical else 'no'}")
+        print(f"{path}: files {c.files}, passes spared {c.spared}, let through for a parse error "
+              f"{c.parse_errors}, identical: {'yes' if c.identical else 'no'}")
         for d in c.differences[:50]:
             print("  " + d)
+        if args.rounds:
+            t = timing(path, config, args.rounds)
+            print(f"  passes over {t['files']:.0f} C++/CUDA files, CPU s per round: without {t['without']:.2f}, "
+                  f"with {t['with']:.2f} (the prefilter itself {t['prefilter']:.2f}); the {t['spared']:.0f} "
+                  f"spared files: {t['spared without']:.2f} without, {t['spared with']:.2f} with")
         bad += not c.identical
     return 1 if bad else 0
 
