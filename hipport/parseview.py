@@ -29,6 +29,7 @@ _KEYWORDS = _SPECIFIERS | {b"__shared__", b"__constant__", b"__managed__", b"__r
                            b"__grid_constant__", b"const", b"volatile", b"__attribute__"}
 _ATTRIBUTE = re.compile(rb"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|__launch_bounds__\s*\([^()]*\)")
 _NAMESPACE = re.compile(rb"(?:namespace\s+[A-Za-z_][\w:]*\s*\{\s*)+|(?:\}\s*)+|extern\s+\"C\"\s*\{")
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")  # [\w$]
 _PREPROC_LINE = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*#(?:[^\n\\]|\\\n|\\.)*", re.M)  # (a BOM first)
 
 
@@ -58,11 +59,14 @@ def view(data: bytes, headers: Iterable[bytes | None] = ()) -> bytes | None:
             decl |= a
             other |= b
     names = decl - other - _KEYWORDS
-    if not names:
+    if not names or not any(n in data for n in names):
         return None
-    rx = re.compile(rb"(?<![\w$])(?:" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    # Whole words: the word before is checked here, not by a look-behind, which the regex
+    # engine tries at every byte; a match inside a longer word hides no whole-word one (the
+    # names are words: a match never starts inside another).
+    rx = re.compile(rb"(?:" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
                     + rb")(?![\w$])")
-    hits = [m.span() for m in rx.finditer(data)]
+    hits = [m.span() for m in rx.finditer(data) if not m.start() or data[m.start() - 1] not in _WORD_BYTES]
     if not hits:
         return None
     skip = [m.span() for m in directives.finditer(_PREPROC_LINE, data)] + [m.span() for m in _COMMENT.finditer(data)]

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from hipport import closure as closuremod
+from hipport import prefilter, suppress, translate
 from hipport import rules as rulesmod
-from hipport import suppress, translate
 from hipport import wave64 as wave64pass
 from hipport.config import Config
 from hipport.edits import apply_edits, keep_comments, resolve
@@ -150,6 +150,10 @@ def _port_bytes(display: str, role: str, data: bytes, config: Config,
             findings = _filter(findings, config)
             defines: set[str] = set()
             families: dict = {}
+        elif prefilter.ENABLED and prefilter.reason(src, config, rulesmod.for_config(config)) is None:
+            # Nothing any pass reacts to (hipport.prefilter): only what needs no tree.
+            findings = _filter(_not_found(src, rulesmod.for_config(config)), config)
+            edits, defines, families = [], set(), {}
         else:
             rules = rulesmod.for_config(config)
             ctx = translate.run(src, config, rules)

@@ -18,6 +18,7 @@ LAYERS: dict[str, int] = {
     "engine": 3, "inputs": 3,  # inputs: a file with its dependencies, read before the passes
     "pipeline": 3, "passes": 3, "included": 3, "patch": 3, "pages": 3, "validate": 3, "report": 3,
     "verify": 3,  # verify: per-kernel checks, built on validate's trees and emulator
+    "prefilter": 3,  # prefilter: which passes a file needs, from the passes' own cues
     "translate": 2, "wave64": 2, "build": 2, "precise": 2,  # precise: clang's reading, which wave64 asks
     **{m: 1 for m in ("hipport", "buildid", "portable", "model", "codec", "errors", "paths", "floor", "registry", "config",
                       "source", "parseview", "closure", "linemap", "linediff", "edits", "cache", "rules", "workspace",

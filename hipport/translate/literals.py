@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from hipport.registry import FixKind
+from hipport.source import SourceFile
 from hipport.translate.context import Context
 
 STANDARD = frozenset({"s", "sv", "h", "min", "ms", "us", "ns", "y", "d", "i", "il", "if"})
@@ -19,11 +20,18 @@ _GLUED = re.compile(rb'"([A-Za-z]\w*)')
 
 
 def run(ctx: Context) -> None:
-    data = ctx.src.data
-    for m in _GLUED.finditer(data):
+    for at in sites(ctx.src):
+        ctx.edit(at, at, " ", FixKind.LITERAL)
+
+
+def sites(src: SourceFile) -> list[int]:
+    """The start of each macro name glued to a string literal (where the space goes)."""
+    out = []
+    for m in _GLUED.finditer(src.data):
         name = m.group(1).decode()
         if name in STANDARD:
             continue
-        node = ctx.src.node_at(m.start(1), m.end(1))
+        node = src.node_at(m.start(1), m.end(1))
         if node is not None and node.type == "literal_suffix" and node.start_byte == m.start(1):
-            ctx.edit(m.start(1), m.start(1), " ", FixKind.LITERAL)
+            out.append(m.start(1))
+    return out

@@ -59,20 +59,27 @@ def uses(src: SourceFile, kept: list[Finding], hip: HipAware | None = None) -> l
 def header_uses(src: SourceFile, config: Config, rules: RuleSet, hip: HipAware | None = None) -> list[Finding]:
     """The findings for the uses, in `src`, of the macros its headers define with an unported
     name in the body; a macro `src` defines itself is its own."""
+    macros = header_macros(src, config, rules)
+    if not macros:
+        return []
+    own = {m.group(1) for m in directives.finditer(_DEFINE_NAME, src.data)}
+    macros = {k: v for k, v in macros.items() if k not in own}
+    return _at_uses(src, macros, hip, own=False) if macros else []
+
+
+def header_macros(src: SourceFile, config: Config, rules: RuleSet) -> dict[bytes, Macro]:
+    """The macros the headers of `src` define with an unported name in the body (none: no use
+    of a header's macro in `src` carries a finding; hipport.prefilter asks this too)."""
     cl = src.closure
     if cl is None or not cl.found:
-        return []
+        return {}
     macros: dict[bytes, Macro] = {}
     for path, data in cl.found.items():
         if data is None or path == cl.path or not directives.search(_DEFINE, data):
             continue
         for name, m in _header_macros(path, data, config, rules).items():
             macros.setdefault(name, m)  # the nearer header (met first) wins
-    if not macros:
-        return []
-    own = {m.group(1) for m in directives.finditer(_DEFINE_NAME, src.data)}
-    macros = {k: v for k, v in macros.items() if k not in own}
-    return _at_uses(src, macros, hip, own=False) if macros else []
+    return macros
 
 
 # A header's macros with unported names, by (path, content digest, configuration).
