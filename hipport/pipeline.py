@@ -331,7 +331,7 @@ def _init(worker: Worker) -> None:
     share these pages instead of each building its own."""
     global _WORKER
     _WORKER = worker
-    from hipport import parseview, passes  # noqa: F401  (imported for the fork to share)
+    from hipport import parseview, passes, prefilter  # noqa: F401  (imported for the fork to share)
     from hipport.build import cmake, make  # noqa: F401
     from hipport.source import parser
     from hipport.translate.names import scanner
@@ -340,7 +340,9 @@ def _init(worker: Worker) -> None:
     for rule in RULES.values():
         rule.load()
     parser()
-    scanner(rulesmod.for_config(worker.config))
+    rules = rulesmod.for_config(worker.config)
+    scanner(rules)
+    prefilter.vocabulary(rules)
 
 
 def _pool_jobs(jobs: list[Job]) -> list[Outcome]:
