@@ -30,8 +30,8 @@ from hipport.passes import port_bytes
 from hipport.registry import HP
 from hipport.validate import toolchains
 from hipport.workspace import role_of
+from tests import batching, nvidia
 from tests import compiled as compiled_store
-from tests import nvidia
 from tests.conftest import ROOT
 from tests.test_compile_matrix import FIXTURE_LIST, WAVE64_STUBS, Fixture
 from tests.test_translate_golden import in_its_folder
@@ -115,12 +115,12 @@ def _unit(work: Path, fx: Fixture) -> Path:
 
 
 def batches(units: list[Path]) -> list[list[Path]]:
-    """Units grouped for `nvidia.compile_batched`: those of one head (`nvidia.split_head`), at most
+    """Units grouped for `nvidia.compile_batched`: those of one head (`batching.split_head`), at most
     BATCH a group; a unit with files of its own beside it, or none that can share, alone."""
     groups: dict[tuple[str, ...], list[Path]] = {}
     alone = []
     for unit in units:
-        split = nvidia.split_head(unit.read_text(encoding="latin-1"))
+        split = batching.split_head(unit.read_text(encoding="latin-1"))
         if split is None or any(p != unit for p in unit.parent.iterdir()):
             alone.append([unit])
         else:
@@ -211,18 +211,6 @@ def test_the_bundled_examples_build_on_nvidia(example: str, tmp_path: Path, requ
         incs = [a for d in {h.parent for h in out.rglob("*.h")} | {out / "include"} for a in ("-I", str(d))]
         r = nvidia.compile_nvidia(src, *incs, cache=cache, root=tmp_path)
         assert r.returncode == 0, f"{unit.relative_to(out)}:\n{nvidia.errors(r)}"
-
-
-def test_a_unit_starts_with_its_system_includes_and_only_a_plain_body_shares_a_batch() -> None:
-    text = "// k.cu\n#include <hip/hip_runtime.h>\n/* a\n   comment */\n#include <cstdio>  // printf\n" \
-           "#include <hip/hip_runtime.h>\n#define N 4\n__global__ void k() {}\n"
-    assert nvidia.split_head(text) == (("hip/hip_runtime.h", "cstdio"), 6)
-    head = "#include <hip/hip_runtime.h>\n"
-    for body in ('#include "k.h"\n', "#undef warpSize\n", "#pragma once\n", "namespace std {\n}\n"):
-        assert nvidia.split_head(head + "int x;\n" + body) is None, body
-    assert nvidia.split_head("#pragma once\n" + head) is None  # the head is the includes only
-    assert nvidia.split_head("#pragma unroll\n") is None  # no system include: nothing to share
-    assert nvidia.split_head(head + "#pragma unroll 4\n") == (("hip/hip_runtime.h",), 1)
 
 
 def test_a_batch_builds_units_of_the_same_names_once_and_a_unit_that_fails_alone_still_fails(tmp_path: Path) -> None:
