@@ -7,6 +7,10 @@ by a digest of HIP's headers and nvcc's version, under the user's cache; a compi
 kept by content too, in pytest's cache (tests/compiled.py). Tests that use it are marked
 `nvidia`; `require()` skips them where nvcc or the headers are absent and fails them where
 HIPPORT_REQUIRE_TOOLCHAINS names nvidia.
+
+nvcc spends most of a small unit's ~1.4 s of CPU on HIP's and CUDA's headers (cudafe++, cicc and
+the host compiler each parse them), so `compile_batched` builds units that start with the same
+system includes as one unit (tests/batching.py), and a unit alone only when its batch fails.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -21,6 +26,7 @@ import pytest
 
 from hipport.validate import hipkit, toolchains
 from hipport.validate.compilecache import Answer, CompileCache, read_depfile
+from tests import batching
 
 NAME = "nvidia"
 ARCH = "sm_90"  # compiled, not run: any architecture CUDA 12/13 supports
@@ -88,3 +94,11 @@ def compile_nvidia(source: Path, *args: str, cache: Path | None = None,
 
 def errors(proc: subprocess.CompletedProcess[str]) -> str:
     return "\n".join(line for line in (proc.stdout + proc.stderr).splitlines() if "error" in line)[:4000]
+
+
+def compile_batched(units: Sequence[Path], batch: Path, *args: str, cache: Path | None = None,
+                    root: Path) -> dict[Path, subprocess.CompletedProcess[str]]:
+    """Each unit's `compile_nvidia` answer, from one nvcc for `batch` (tests/batching.py: units
+    of one head in one unit, halved down to a unit alone where it fails)."""
+    return batching.compile_batched(units, batch, lambda src: compile_nvidia(src, *args, cache=cache, root=root),
+                                    lambda p: p.returncode == 0, root)

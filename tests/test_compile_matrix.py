@@ -11,7 +11,9 @@ cases (fixtures/translate) and the library cases (fixtures/libraries): each is p
 passes at the column's floor and the output is compiled for gfx90a (`-c`, hipcc's options, through
 hipport's toolchain description: the root's clang runs inside the root; an output that can use
 it, as validate decides, gets the toolchain's precompiled <hip/hip_runtime.h>, its two sides compiled
-apart: ~3x less CPU, the parse of HIP's headers being most of a compile). The library cases compile
+apart: ~3x less CPU, the parse of HIP's headers being most of a compile; outputs that start with
+the same system includes are compiled as one unit, each alone only when its batch fails:
+tests/batching.py). The library cases compile
 against the real hipBLAS, hipCUB, rocThrust, hipFFT, hipSOLVER, MIOpen, ... headers in the root.
 
 A fixture is left out of a column only where it says why: a translate or library case's
@@ -53,6 +55,7 @@ from hipport.validate.pch import eligible as pch_eligible
 from hipport.validate.site import Site
 from hipport.wave64 import run as wave64_run
 from hipport.workspace import PORTED_ROLES, role_of
+from tests import batching
 from tests import compiled as compiled_store
 from tests.conftest import ROOT
 from tests.test_library_fixtures import CASES as LIBRARY_CASES
@@ -196,8 +199,8 @@ def _toolchain(col: Column) -> Toolchain:
     return found
 
 
-def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str, cache: CompileCache | None,
-             pch: Precompiled | None = None) -> tuple[int, str]:
+def _unit(work: Path, fx: Fixture, floor: str) -> Path:
+    """The fixture's output at `floor`, in a folder of its own beside the files it includes."""
     here = work / fx.id.replace("/", "__")
     here.mkdir(parents=True)
     for extra in fx.folder.iterdir():  # headers the output includes, beside it or in folders
@@ -207,8 +210,16 @@ def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str, cache: CompileC
             shutil.copy(extra, here / extra.name)
     out = here / fx.name
     out.write_bytes(fx.port(floor)[0])
-    stubs = ["-I", str(WAVE64_STUBS)] if fx.case is None and not tc.root else []
-    base = ["-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-Wno-unused-result", *stubs]
+    return out
+
+
+def _compile(tc: Toolchain, out: Path, stubs: bool, cache: CompileCache | None,
+             pch: Precompiled | None = None) -> tuple[int, str]:
+    """Compile `out` (a fixture's output, or a batch of them) for gfx90a: (exit code, errors)."""
+    here = out.parent if out.parent.name != "batches" else out.parent / out.stem  # temporary files
+    here.mkdir(exist_ok=True)
+    base = ["-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-Wno-unused-result",
+            *(["-I", str(WAVE64_STUBS)] if stubs else [])]
     args = [*base, "-c", str(out), "-o", "/dev/null"]
     key = cache.key(f"{tc.name}:{tc.clang}", tc.version, "gfx90a", args, out) if cache is not None else ""
     hit = cache.get(key) if cache is not None else None
@@ -228,6 +239,24 @@ def _compile(tc: Toolchain, work: Path, fx: Fixture, floor: str, cache: CompileC
     if cache is not None and rc == 0 and deps:
         cache.put(key, Answer(rc, errors, time.perf_counter() - t0, True), deps)
     return rc, errors
+
+
+BATCH = 40  # outputs per batch (tests/batching.py): most of a compile is HIP's headers, once a batch
+
+
+def _batches(units: list[tuple[Path, bool]]) -> list[tuple[list[Path], bool]]:
+    """Outputs grouped for one compile each: those of one head and the same flags (`stubs`), at
+    most BATCH a group; one with files of its own beside it, or whose body cannot share, alone."""
+    groups: dict[tuple[tuple[str, ...], bool], list[Path]] = {}
+    alone: list[tuple[list[Path], bool]] = []
+    for unit, stubs in units:
+        split = batching.split_head(unit.read_text(encoding="latin-1"))
+        if split is None or any(p != unit for p in unit.parent.iterdir()):
+            alone.append(([unit], stubs))
+        else:
+            groups.setdefault((split[0], stubs), []).append(unit)
+    out = [(g[i:i + BATCH], stubs) for (_, stubs), g in groups.items() for i in range(0, len(g), BATCH)]
+    return sorted(out, key=lambda b: len(b[0]), reverse=True) + alone
 
 
 def _read_deps(site: Site, depfile: Path, here: Path) -> list[str]:
@@ -278,22 +307,25 @@ def _cache(request: pytest.FixtureRequest, tc: Toolchain, work: Path) -> Compile
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """Per column, the compiles of the cells this session runs, started at once on a thread
-    pool when the column's first cell asks. A fixture whose output is the same at two floors
-    is compiled once per toolchain (most are: the floor changes a few names)."""
+    pool when the column's first cell asks, in batches (`_batches`). A fixture whose output is
+    the same at two floors is compiled once per toolchain (most are: the floor changes a few
+    names). Each cell gets the compile that answers it and its unit there."""
     chosen = {(item.callspec.params["column"].id, item.callspec.params["fixture"].id)
               for item in request.session.items
               if item.originalname == "test_fixture_compiles" and hasattr(item, "callspec")}
     started: dict[str, Any] = {}
-    same: dict[tuple[str, str, str], Future[tuple[int, str]]] = {}  # (toolchain, fixture, output hash)
+    # (toolchain, fixture, output hash) -> the compile that answers it, and its unit there
+    same: dict[tuple[str, str, str], tuple[Future[dict[Path, tuple[int, str]]], Path]] = {}
     pools: list[ThreadPoolExecutor] = []
     folders: list[Path] = []
     pchs: dict[str, Precompiled] = {}  # per toolchain: its precompiled runtime header, built on first use
 
-    def start(col: Column) -> dict[str, Future[tuple[int, str]]]:
+    def start(col: Column) -> dict[str, tuple[Future[dict[Path, tuple[int, str]]], Path]]:
         if col.id not in started:
             tc = _toolchain(col)
             work = Path(tempfile.mkdtemp(prefix="hipport-matrix-", dir=tc.scratch or tmp_path_factory.mktemp("matrix")))
             folders.append(work)
+            (work / "batches").mkdir()
             cache = _cache(request, tc, work)
             if tc.name not in pchs:
                 (work / "pch").mkdir()
@@ -301,15 +333,28 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
             pch = pchs[tc.name]
             pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
             pools.append(pool)
-            jobs = {}
+            fresh: dict[Path, tuple[str, str, str]] = {}
+            units: list[tuple[Path, bool]] = []
             for fx in FIXTURE_LIST:
                 if (col.id, fx.id) not in chosen:
                     continue
                 key = (tc.name, fx.id, hashlib.sha256(fx.port(col.floor)[0]).hexdigest())
-                if key not in same:
-                    same[key] = pool.submit(_compile, tc, work, fx, col.floor, cache, pch)
-                jobs[fx.id] = same[key]
-            started[col.id] = jobs
+                if key not in same and key not in fresh.values():
+                    unit = _unit(work, fx, col.floor)
+                    fresh[unit] = key
+                    # an expected failure is compiled alone: its batch would fail every time
+                    units.append((unit, fx.case is None and not tc.root))
+            xfail = {u for u, k in fresh.items() if (k[1], col.id) in XFAIL}
+            groups = [([u], stubs) for u, stubs in units if u in xfail]
+            groups += _batches([(u, stubs) for u, stubs in units if u not in xfail])
+            for i, (group, stubs) in enumerate(groups):
+                future = pool.submit(batching.compile_batched, group, work / "batches" / f"b{i}.hip",
+                                     functools.partial(_compile, tc, stubs=stubs, cache=cache, pch=pch),
+                                     lambda r: r[0] == 0, work)
+                for unit in group:
+                    same[fresh[unit]] = (future, unit)
+            started[col.id] = {fx.id: same[(tc.name, fx.id, hashlib.sha256(fx.port(col.floor)[0]).hexdigest())]
+                               for fx in FIXTURE_LIST if (col.id, fx.id) in chosen}
         return started[col.id]
 
     yield {"start": start}
@@ -321,8 +366,28 @@ def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
 
 @pytest.mark.parametrize(("column", "fixture"), cells())
 def test_fixture_compiles(column: Column, fixture: Fixture, compiled: dict[str, Any]) -> None:
-    rc, errors = compiled["start"](column)[fixture.id].result()
+    answer, unit = compiled["start"](column)[fixture.id]
+    rc, errors = answer.result()[unit]
     assert rc == 0, f"{fixture.id} ported at --rocm {column.floor}, compiled with {column.toolchain}:\n{errors}"
+
+
+@pytest.mark.hipcc
+def test_a_batch_answers_for_its_outputs_and_one_that_fails_alone_fails_alone(tmp_path: Path) -> None:
+    tc = _toolchain(COLUMNS[0])
+    (tmp_path / "pch").mkdir()
+    pch = Precompiled(tc, tmp_path / "pch")
+    (tmp_path / "batches").mkdir()
+    unit = "#include <hip/hip_runtime.h>\n#define N 4\n__global__ void k(float* p) {{ p[threadIdx.x] *= {}; }}\n"
+    units = []
+    for name, value in (("bad", "undeclared_name"), ("one", "N"), ("two", "N + 1")):
+        (tmp_path / name).mkdir()
+        units.append(tmp_path / name / "k.hip")
+        units[-1].write_text(unit.format(value))
+    got = batching.compile_batched(units, tmp_path / "batches" / "b.hip",
+                                   functools.partial(_compile, tc, stubs=False, cache=None, pch=pch),
+                                   lambda r: r[0] == 0, tmp_path)
+    assert got[units[1]] == got[units[2]] == (0, "")  # one compile for both: `bad` was halved off
+    assert got[units[0]][0] != 0 and "undeclared_name" in got[units[0]][1]
 
 
 # --- coverage: no compiler needed --------------------------------------------------------------

@@ -4,7 +4,8 @@ The compile matrix's NVIDIA column: every wave64 fixture (each strategy, at the 
 floor whose rewrites use the most AMD builtins), every translate case whose port compiles for
 gfx90a (the matrix's 5.2@hip-5.2 column, tests/test_compile_matrix.py), and the bundled
 examples are ported and compiled with nvcc through HIP's NVIDIA headers (tests/nvidia.py;
-a success is kept by content in pytest's cache, so an unchanged run costs hashing). A fixture
+outputs that start with the same system includes are built as one unit, each alone only when
+its batch fails; a success is kept by content in pytest's cache, so an unchanged run costs hashing). A fixture
 is left out only with why (`why_not`): its *input* already uses an AMD builtin (code written for
 AMD, left as it is: what is checked is what hipport writes), its port needs an API HIP has only
 on AMD and notes it (HP022), or the library's NVIDIA backend is not installed here.
@@ -29,8 +30,8 @@ from hipport.passes import port_bytes
 from hipport.registry import HP
 from hipport.validate import toolchains
 from hipport.workspace import role_of
+from tests import batching, nvidia
 from tests import compiled as compiled_store
-from tests import nvidia
 from tests.conftest import ROOT
 from tests.test_compile_matrix import FIXTURE_LIST, WAVE64_STUBS, Fixture
 from tests.test_translate_golden import in_its_folder
@@ -96,7 +97,11 @@ def _chosen() -> list[Any]:
     return out
 
 
-def _compile(work: Path, fx: Fixture, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
+BATCH = 40  # units per nvcc batch: most of a unit's cost is the headers, parsed once per batch
+
+
+def _unit(work: Path, fx: Fixture) -> Path:
+    """The fixture's output written in a folder of its own, beside the files it includes."""
     here = work / fx.id.replace("/", "__")
     here.mkdir(parents=True)
     for extra in fx.folder.iterdir():  # headers the output includes
@@ -106,36 +111,59 @@ def _compile(work: Path, fx: Fixture, cache: Path | None = None) -> subprocess.C
             shutil.copy(extra, here / extra.name)
     out = here / (Path(fx.name).stem + ".cu")
     out.write_bytes(fx.port(FLOOR)[0])
-    return nvidia.compile_nvidia(out, "-I", str(WAVE64_STUBS), cache=cache, root=work)
+    return out
+
+
+def batches(units: list[Path]) -> list[list[Path]]:
+    """Units grouped for `nvidia.compile_batched`: those of one head (`batching.split_head`), at most
+    BATCH a group; a unit with files of its own beside it, or none that can share, alone."""
+    groups: dict[tuple[str, ...], list[Path]] = {}
+    alone = []
+    for unit in units:
+        split = batching.split_head(unit.read_text(encoding="latin-1"))
+        if split is None or any(p != unit for p in unit.parent.iterdir()):
+            alone.append([unit])
+        else:
+            groups.setdefault(split[0], []).append(unit)
+    out = [g[i:i + BATCH] for g in groups.values() for i in range(0, len(g), BATCH)]
+    return sorted(out, key=len, reverse=True) + alone
 
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Any:
-    """The compiles this session runs, started together on a pool when the first is asked for
-    (here 14 of the 81 outputs repeat another's bytes: nvcc costs ~1.6 s of CPU each)."""
+    """Each fixture's nvcc answer, from compiles started together on a pool when the first is
+    asked for: outputs of one head are built as one unit (a unit alone only when its batch fails,
+    `nvidia.compile_batched`: nvcc's ~1.4 s of CPU a unit is mostly HIP's and CUDA's headers),
+    and a fixture whose two strategies port to the same bytes (beside the same files) once."""
     nvidia.require()
     nvidia.kit()
-    chosen = [item.callspec.params["fixture"] for item in request.session.items
-              if item.originalname == "test_port_builds_on_nvidia" and hasattr(item, "callspec")]
+    chosen = [item.callspec.params["fixture"] for item in request.session.items  # not those left out
+              if item.originalname == "test_port_builds_on_nvidia" and hasattr(item, "callspec")
+              and item.get_closest_marker("skip") is None]
     work = tmp_path_factory.mktemp("nvidia")
     cache = compiled_store.folder(request.config, "hipport-nvidia")  # successes kept by content
+    same: dict[tuple[Path, str], Path] = {}
+    unit_of: dict[str, Path] = {}
+    for fx in chosen:
+        key = (fx.folder, hashlib.sha256(fx.port(FLOOR)[0]).hexdigest())
+        if key not in same:
+            same[key] = _unit(work, fx)
+        unit_of[fx.id] = same[key]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        # a fixture whose two strategies port to the same bytes (beside the same files) is built once
-        same: dict[tuple[Path, str], Future[subprocess.CompletedProcess[str]]] = {}
-        futures: dict[str, Future[subprocess.CompletedProcess[str]]] = {}
-        for fx in chosen:
-            key = (fx.folder, hashlib.sha256(fx.port(FLOOR)[0]).hexdigest())
-            if key not in same:
-                same[key] = pool.submit(_compile, work, fx, cache)
-            futures[fx.id] = same[key]
-        yield futures
-        for f in futures.values():
+        answers: dict[Path, Future[dict[Path, subprocess.CompletedProcess[str]]]] = {}
+        for i, group in enumerate(batches(list(same.values()))):
+            future = pool.submit(nvidia.compile_batched, group, work / f"batch{i}.cu", "-I", str(WAVE64_STUBS),
+                                 cache=cache, root=work)
+            answers.update(dict.fromkeys(group, future))
+        yield {fid: (answers[unit], unit) for fid, unit in unit_of.items()}
+        for f in answers.values():
             f.cancel()
 
 
 @pytest.mark.parametrize("fixture", _chosen())
 def test_port_builds_on_nvidia(fixture: Fixture, compiled: dict[str, Any]) -> None:
-    r = compiled[fixture.id].result()
+    answer, unit = compiled[fixture.id]
+    r = answer.result()[unit]
     assert r.returncode == 0, f"{fixture.id} ported at --rocm {FLOOR}, built with nvcc:\n{nvidia.errors(r)}"
 
 
@@ -183,3 +211,18 @@ def test_the_bundled_examples_build_on_nvidia(example: str, tmp_path: Path, requ
         incs = [a for d in {h.parent for h in out.rglob("*.h")} | {out / "include"} for a in ("-I", str(d))]
         r = nvidia.compile_nvidia(src, *incs, cache=cache, root=tmp_path)
         assert r.returncode == 0, f"{unit.relative_to(out)}:\n{nvidia.errors(r)}"
+
+
+def test_a_batch_builds_units_of_the_same_names_once_and_a_unit_that_fails_alone_still_fails(tmp_path: Path) -> None:
+    nvidia.require()
+    unit = "#include <hip/hip_runtime.h>\n#define N 4\n__global__ void k(float* p) {{ p[threadIdx.x] *= {}; }}\n"
+    units = []
+    for name, value in (("bad", "undeclared_name"), ("one", "N"), ("two", "N + 1")):
+        (tmp_path / name).mkdir()
+        units.append(tmp_path / name / "k.cu")
+        units[-1].write_text(unit.format(value))
+    # the batch of three fails; its halves are tried: `bad` alone, then `one` and `two` together
+    got = nvidia.compile_batched(units, tmp_path / "all.cu", root=tmp_path)
+    assert got[units[1]].returncode == 0 and got[units[1]] is got[units[2]]  # one nvcc for both
+    assert got[units[0]].returncode != 0 and got[units[0]].args[-3] == str(units[0])  # compiled alone
+    assert "undeclared_name" in nvidia.errors(got[units[0]])

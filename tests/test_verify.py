@@ -368,6 +368,57 @@ def test_the_wave64_rule_fixtures_are_verified_or_say_what_the_emulator_lacks() 
         assert k.status == UNVERIFIED or k.sized_by, k
 
 
+TWO = """__global__ void twice(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * in[i];
+}
+__global__ void negate(const int* in, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = -in[i];
+}
+int main() {
+  const int n = 100;
+  float *a, *b; int *c, *d;
+  twice<<<(n + 63) / 64, 64>>>(a, b, n);
+  negate<<<(n + 63) / 64, 64>>>(c, d, n);
+}
+"""
+
+
+@_emulated
+def test_kernels_launched_from_one_file_share_a_build_and_one_that_breaks_it_is_built_alone(tmp_path: Path) -> None:
+    """One harness program a wave for the kernels of one launching file, each run alone in it by
+    its index; where that program does not build, each kernel's own harness is built, so a
+    kernel's result and its build error are its own."""
+    from dataclasses import replace
+
+    from hipport.verify import harness
+
+    (tmp_path / "two.cu").write_text(TWO)
+    work = tmp_path / "work"
+    r = verify(Options((tmp_path / "two.cu",), work_dir=work), Config())
+    assert [(k.kernel, k.status) for k in r.kernels] == [("twice", PASS), ("negate", PASS)], r.kernels
+    assert sorted(p.name for p in work.rglob("*.w[36][24]")) == ["twice+1.w32", "twice+1.w64"]
+    ported = tmp_path / "ported.cu"  # the kernels as the port has them (its launches do not matter here)
+    ported.write_text("#include <hip/hip_runtime.h>\n" + TWO.split("int main")[0])
+    t = parse_tree([tmp_path / "two.cu"])
+    plans = [inputs.plan(k, t.launches[i], None) for i, k in enumerate(t.kernels)]
+    plans[1] = replace(plans[1], callee="no_such_kernel")  # breaks the shared program, and its own
+    hs = [harness.prepare(harness.source(p, ported), p.kernel.name, tmp_path / f"k{i}", wave=32, includes=[],
+                          defines=[], others=[], root=tmp_path, tree_files=[], cache=None, plan=p, include=ported)
+          for i, p in enumerate(plans)]
+    for h in hs:
+        h.work.mkdir()
+    harness.share(hs)
+    assert hs[0].shared is hs[1].shared is not None
+    cases = [c for c in plans[0].cases if c.kind == "random"]
+    ran = harness.run(hs[0], inputs.case_file(plans[0], cases, "twice"), len(cases), [4, 4], "t", 60)
+    assert ran.buffers is not None and len(ran.buffers) == len(cases), ran.error
+    assert hs[0].binary()[0] == hs[0].work / "twice.w32"  # its own build, the shared one failed
+    broken = harness.run(hs[1], b"", 0, [], "n", 60)
+    assert broken.unbuilt and "no_such_kernel" in broken.error
+
+
 PER_WAVE = """__global__ void wave_sums(const float* in, float* partial, float* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   float v = i < n ? in[i] : 0.0f;

@@ -98,10 +98,14 @@ def verify(opts: Options, cfg: Config, progress: Callable[[int, int], None] | No
         if progress:
             progress(0, len(jobs))
 
+        # every kernel's plan and harnesses first, so that kernels launched from one file share a build
+        setups = [_setup(k, g, display, ref, port, programs, flags_of, _spec(k, cfg), work / f"k{i:03d}",
+                         opts.cache_dir, opts.block) for i, (g, k) in enumerate(jobs)]
+        harness.share([h for s in setups if isinstance(s, _Setup) for h in (s.ref, s.port)])
+
         def one(i: int) -> KernelCheck:
-            g, k = jobs[i]
-            return _check(k, g, display, ref, port, programs, flags_of, _spec(k, cfg), work / f"k{i:03d}",
-                          opts.cache_dir, opts.timeout, opts.block)
+            s = setups[i]
+            return _check(s, opts.timeout) if isinstance(s, _Setup) else s
 
         results: list[KernelCheck | None] = [None] * len(jobs)
         with ThreadPoolExecutor(max_workers=max(1, min(workers(opts.jobs), len(jobs) or 1))) as ex:
@@ -182,9 +186,22 @@ def _plan(k: Kernel, launches: list[Launch], spec: VerifySpec | None, block: int
     raise first
 
 
-def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs,  # noqa: ANN001
+@dataclass
+class _Setup:
+    """A kernel ready to run: its plan and its two harnesses (built on first need)."""
+
+    base: KernelCheck
+    kernel: Kernel
+    plan: inputs.Plan
+    spec: VerifySpec | None
+    ref: harness.Harness
+    port: harness.Harness
+
+
+def _setup(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs,  # noqa: ANN001
            flags_of: Callable[[Path], Flags], spec: VerifySpec | None, work: Path, cache: Path | None,
-           timeout: float, block: int | None) -> KernelCheck:
+           block: int | None) -> KernelCheck | _Setup:
+    """The kernel's plan and harnesses, or its result where it gets no further (UNVERIFIED)."""
     shown = display.get(k.file, str(k.file))
     assert g.tree is not None
     base = KernelCheck(k.qualified, shown, k.line, UNVERIFIED, "")
@@ -223,7 +240,15 @@ def _check(k: Kernel, g: _Project, display: dict[Path, str], ref, port, programs
         built[side] = harness.prepare(harness.source(p, entry.copy), k.name, work, wave=wave, includes=includes,
                                       defines=defines, others=others, root=tree.root,
                                       tree_files=[x.copy for x in tree.entries],
-                                      cache=cache / "verify" if cache is not None else None)
+                                      cache=cache / "verify" if cache is not None else None,
+                                      plan=p, include=entry.copy)
+    return _Setup(base, k, p, spec, built["ref"], built["port"])
+
+
+def _check(s: _Setup, timeout: float) -> KernelCheck:
+    """Run the kernel's cases on both harnesses and compare every buffer."""
+    base, k, p, spec = s.base, s.kernel, s.plan, s.spec
+    built = {"ref": s.ref, "port": s.port}
     sizes = [struct.calcsize(x.code) for x in p.buffers]
     # outputs the configuration declares laid out per wave by design: run, not compared
     excluded = tuple(b.param for b in p.buffers if spec is not None and b.param in spec.wave_dependent)

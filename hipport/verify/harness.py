@@ -16,6 +16,7 @@ import hashlib
 import os
 import struct
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,8 +32,8 @@ def _c_string(path: Path) -> str:
     return '"' + str(path).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def source(p: Plan, include: Path) -> str:
-    """The harness for plan `p`, including `include` (the launching file's copy in a tree)."""
+def _loop(p: Plan) -> str:
+    """The loop over the cases of plan `p`: read a case, launch the kernel, write every buffer back."""
     decls: list[str] = []
     args: list[str] = []
     back: list[str] = []
@@ -55,7 +56,20 @@ def source(p: Plan, include: Path) -> str:
             args.append(f"s{i}")
     call = ", ".join(["dim3(g[0], g[1], g[2])", "dim3(b[0], b[1], b[2])", "0", "0", *args])
     nl = "\n"
-    return f"""// hipport verify: harness of {p.kernel.qualified} ({p.kernel.file.name}:{p.kernel.line})
+    return f"""  for (uint32_t c = 0; c < count; ++c) {{
+    uint32_t g[3], b[3]; hv_read(g, 12, in); hv_read(b, 12, in);
+{nl.join(decls)}
+    hipLaunchKernelGGL(HIP_KERNEL_NAME({p.callee}), {call});
+    hv_check(hipGetLastError());
+    hv_check(hipDeviceSynchronize());
+{nl.join(back)}
+    fflush(out);
+  }}
+"""
+
+
+def _prelude(title: str, include: Path) -> str:
+    return f"""// hipport verify: harness of {title}
 #define main hipport_verify_program_main
 #include {_c_string(include)}
 #undef main
@@ -71,25 +85,35 @@ static void hv_read(void* p, size_t n, FILE* f) {{
 static void hv_check(hipError_t e) {{
   if (e != hipSuccess) {{ fprintf(stderr, "hipport verify: %s\\n", hipGetErrorString(e)); exit(4); }}
 }}
-int main(int argc, char** argv) {{
-  if (argc != 3) return 2;
-  in = fopen(argv[1], "rb");
+"""
+
+
+_OPEN = """  in = fopen(argv[1], "rb");
   FILE* out = fopen(argv[2], "wb");
   if (!in || !out) return 2;
   char magic[4]; hv_read(magic, 4, in);
   uint32_t count; hv_read(&count, 4, in);
-  for (uint32_t c = 0; c < count; ++c) {{
-    uint32_t g[3], b[3]; hv_read(g, 12, in); hv_read(b, 12, in);
-{nl.join(decls)}
-    hipLaunchKernelGGL(HIP_KERNEL_NAME({p.callee}), {call});
-    hv_check(hipGetLastError());
-    hv_check(hipDeviceSynchronize());
-{nl.join(back)}
-    fflush(out);
-  }}
-  return 0;
-}}
 """
+
+
+def source(p: Plan, include: Path) -> str:
+    """The harness for plan `p`, including `include` (the launching file's copy in a tree)."""
+    return (_prelude(f"{p.kernel.qualified} ({p.kernel.file.name}:{p.kernel.line})", include)
+            + f"int main(int argc, char** argv) {{\n  if (argc != 3) return 2;\n{_OPEN}{_loop(p)}  return 0;\n}}\n")
+
+
+def _shared_source(members: list[Harness]) -> str:
+    """One harness for kernels launched from one file: each kernel's loop in a function of its
+    own, chosen by a third argument (the kernel's index in `members`)."""
+    assert members[0].plan is not None and members[0].include is not None
+    out = [_prelude(", ".join(h.plan.kernel.qualified for h in members if h.plan is not None), members[0].include)]
+    for i, h in enumerate(members):
+        assert h.plan is not None
+        out.append(f"static int hv_kernel_{i}(FILE* out, uint32_t count) {{\n{_loop(h.plan)}  return 0;\n}}\n")
+    cases = "".join(f"    case {i}: return hv_kernel_{i}(out, count);\n" for i in range(len(members)))
+    out.append(f"int main(int argc, char** argv) {{\n  if (argc != 4) return 2;\n{_OPEN}"
+               f"  switch (atoi(argv[3])) {{\n{cases}  }}\n  return 2;\n}}\n")
+    return "".join(out)
 
 
 @dataclass
@@ -105,27 +129,71 @@ class Harness:
     others: list[Path]
     key: str  # everything the binary is built from
     cache: Path | None
-    _built: tuple[Path | None, str] | None = None
+    plan: Plan | None = None  # with `include`: what `share` needs to build it with others
+    include: Path | None = None
+    shared: _Shared | None = None
+    _built: tuple[Path | None, str, list[str]] | None = None
 
-    def binary(self) -> tuple[Path | None, str]:
-        """The built harness, or None and the build's first error lines."""
+    def binary(self) -> tuple[Path | None, str, list[str]]:
+        """The built harness and the arguments that choose this kernel in it (a shared
+        harness's index), or None and the build's first error lines."""
         if self._built is None:
-            self._built = self._build()
+            built = self.shared.binary() if self.shared is not None else None
+            if built is not None and built[0] is not None:
+                self._built = (built[0], "", [str(self.shared.members.index(self))])  # type: ignore[union-attr]
+            else:  # alone, as the one harness of its kernel (also where a shared one does not build)
+                self._built = (*_build(self.source, self.name, self.work, self), [])
         return self._built
 
-    def _build(self) -> tuple[Path | None, str]:
-        from hipport.validate import emulator
 
-        src = self.work / f"{self.name}.w{self.wave}.cpp"
-        src.write_text(self.source, encoding="utf-8", errors="surrogateescape")
-        out = self.work / f"{self.name}.w{self.wave}"
-        try:
-            emulator.build([src, *self.others], out, wave=self.wave, include_dirs=self.includes,
-                           defines=self.defines, check=True, extra_flags=["-w"])
-        except emulator.EmulatorBuildError as e:
-            lines = [x for x in e.stderr.splitlines() if "error" in x][:3]
-            return None, " | ".join(lines) or e.stderr.strip()[-300:]
-        return out, ""
+class _Shared:
+    """One build for harnesses of one launching file, flags and wave; built on first need."""
+
+    def __init__(self, members: list[Harness]) -> None:
+        self.members = members
+        self._lock = threading.Lock()
+        self._built: tuple[Path | None, str] | None = None
+
+    def binary(self) -> tuple[Path | None, str]:
+        with self._lock:
+            if self._built is None:
+                first = self.members[0]
+                self._built = _build(_shared_source(self.members), f"{first.name}+{len(self.members) - 1}",
+                                     first.work, first)
+            return self._built
+
+
+def _build(text: str, name: str, work: Path, h: Harness) -> tuple[Path | None, str]:
+    """Build harness source `text` as `work/name.wWAVE` with `h`'s flags and other sources."""
+    from hipport.validate import emulator
+
+    src = work / f"{name}.w{h.wave}.cpp"
+    src.write_text(text, encoding="utf-8", errors="surrogateescape")
+    out = work / f"{name}.w{h.wave}"
+    try:
+        emulator.build([src, *h.others], out, wave=h.wave, include_dirs=h.includes,
+                       defines=h.defines, check=True, extra_flags=["-w"])
+    except emulator.EmulatorBuildError as e:
+        lines = [x for x in e.stderr.splitlines() if "error" in x][:3]
+        return None, " | ".join(lines) or e.stderr.strip()[-300:]
+    return out, ""
+
+
+def share(harnesses: list[Harness]) -> None:
+    """Build harnesses of one launching file, flags and wave as one program (most of a build is
+    the launching file and the emulator, compiled once instead of once a kernel); each kernel
+    runs alone in it, chosen by its index. Where that program does not build, each harness is
+    built alone, so a kernel's result and its build errors are its own."""
+    groups: dict[tuple[object, ...], list[Harness]] = {}
+    for h in harnesses:
+        if h.plan is not None and h.include is not None and h.shared is None:
+            key = (h.include, h.wave, tuple(h.includes), tuple(h.defines), tuple(h.others), h.work.parent)
+            groups.setdefault(key, []).append(h)
+    for members in groups.values():
+        if len(members) > 1:
+            shared = _Shared(members)
+            for h in members:
+                h.shared = shared
 
 
 @functools.cache
@@ -142,7 +210,8 @@ def _compiler_identity() -> str:
 
 
 def prepare(harness: str, name: str, work: Path, *, wave: int, includes: list[Path], defines: list[str],
-            others: list[Path], root: Path, tree_files: list[Path], cache: Path | None) -> Harness:
+            others: list[Path], root: Path, tree_files: list[Path], cache: Path | None,
+            plan: Plan | None = None, include: Path | None = None) -> Harness:
     """A harness of the emulator, keyed by the harness, every file of the tree it is built in,
     the flags, the wave, the compiler and the emulator's headers (the tree's folder, a
     temporary one, stands as a placeholder)."""
@@ -161,7 +230,7 @@ def prepare(harness: str, name: str, work: Path, *, wave: int, includes: list[Pa
     for d in (emulator.include_dir() / "hip", emulator.include_dir() / "hipemu"):
         for f in sorted(d.iterdir()):
             h.update(f.name.encode() + f.read_bytes())
-    return Harness(harness, name, work, wave, includes, defines, others, h.hexdigest()[:32], cache)
+    return Harness(harness, name, work, wave, includes, defines, others, h.hexdigest()[:32], cache, plan, include)
 
 
 @dataclass
@@ -185,7 +254,7 @@ def run(h: Harness, cases: bytes, count: int, sizes: list[int], tag: str, timeou
             got = None
         if got is not None:
             return Ran(got)
-    binary, error = h.binary()
+    binary, error, choose = h.binary()
     if binary is None:
         return Ran(None, error, unbuilt=True)
     from hipport.validate import emulator
@@ -194,7 +263,7 @@ def run(h: Harness, cases: bytes, count: int, sizes: list[int], tag: str, timeou
     cin.write_bytes(cases)
     cout.unlink(missing_ok=True)
     try:
-        p = emulator.run(binary, [str(cin), str(cout)], timeout)
+        p = emulator.run(binary, [str(cin), str(cout), *choose], timeout)
     except subprocess.TimeoutExpired:
         return Ran(None, f"timed out after {timeout:g}s")
     if p.returncode != 0:
