@@ -128,6 +128,7 @@ PROVIDERS: tuple[Callable[[Facts], None], ...] = (
     consts.find_consts,  # consts (file level and template defaults), gvars
     functions.qualify,  # Func.quick: worth the full analysis
     bodies.scan,  # Func.nodes, params, vars; consts declared in bodies
+    # (a header read for its constants stops here: `constants_only`)
     consts.find_identifier_uses,  # ident_uses, aliases, wave_macros, Func.idents, WarpConst.users
     flow.propagate,  # Func.env, genv, Func.ret, Func.callees
     calls.scan,  # Func.calls, calls
@@ -141,6 +142,11 @@ PROVIDERS: tuple[Callable[[Facts], None], ...] = (
     hostsizes.scan,  # host_counts, host_blocks: launch sizes host code computes by a 32-lane warp
 )
 
+
+# The providers a header read for its constants needs: what it defines (macros, constants,
+# variables, enumerators, #if ranges), not what its functions do with lanes. Nothing after
+# them adds a constant or changes a value.
+_CONSTANTS = PROVIDERS.index(bodies.scan) + 1
 
 # A function's containers the providers fill; the rules only read them.
 _FUNC_CONTAINERS = ("tparams", "nodes", "vars", "params", "env", "calls", "loops", "sites", "idents",
@@ -163,9 +169,11 @@ class Facts:
     """The facts of one file. The providers fill the attributes below in order; the methods are
     the providers' queries (bound here so that rules keep calling `facts.kinds(node, fn)`)."""
 
-    def __init__(self, src: SourceFile, config: Config, headers: bool = True, always: bool = False) -> None:
+    def __init__(self, src: SourceFile, config: Config, headers: bool = True, always: bool = False,
+                 constants_only: bool = False) -> None:
         """`always`: gather the facts of a file with no hazard sign too (a header read for its
-        constants)."""
+        constants); `constants_only`: only what the file defines (headers.py), no analysis of
+        its functions."""
         self.src = src
         self.config = config
         self.data = src.data
@@ -232,7 +240,7 @@ class Facts:
         if self.empty:
             return
         self._has_gfx = b"__GFX" in self.data  # once: a search per #define grows with the file
-        for provider in PROVIDERS:
+        for provider in PROVIDERS[:_CONSTANTS] if constants_only else PROVIDERS:
             provider(self)
         _share_empty(self.funcs)
 

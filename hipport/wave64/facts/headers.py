@@ -73,7 +73,7 @@ def _own(path: str, data: bytes, config: Config) -> Own:
     if might_hold_hazards(data) or b"define" in data or b"const" in data or b"enum" in data:
         from hipport.wave64.facts import Facts  # (the façade builds these providers)
 
-        h = Facts(SourceFile(path, data), config, headers=False, always=True)
+        h = Facts(SourceFile(path, data), config, headers=False, always=True, constants_only=True)
         for name, cdefs in h.consts.items():
             v = h.const_value(name)
             if v is not None:
