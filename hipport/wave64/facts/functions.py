@@ -16,7 +16,7 @@ from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import preproc
 from hipport.wave64.facts.data import ArgSpan, Func, MacroDef, Space, Wrapper
 from hipport.wave64.facts.names import WARP_FN
-from hipport.wave64.facts.text import WORD
+from hipport.wave64.facts.text import WORD, directives
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -29,7 +29,8 @@ HOST_QUICK = re.compile(rb"<<<|hipLaunchKernelGGL|warpSize")
 _COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
 _WRAPPED = re.compile(r"^\s*(__shfl(?:_up|_down|_xor)?(?:_sync)?|__ballot(?:_sync)?)\s*\(")
 # `#define DEVICE_FUNCTION static inline __device__`: a macro that declares device functions
-QUAL_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*__(?:device|global)__[^\n]*)$", re.M)
+# (from its `#`: text.directives finds those that start a line)
+QUAL_MACRO = re.compile(rb"#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]*__(?:device|global)__[^\n]*)$", re.M)
 # a small device function that returns a thread index (`gtid() { return blockIdx.x * blockDim.x +
 # threadIdx.x; }`): its callers' `gtid() & 31` are lane ids
 _THREAD_HELPER = re.compile(rb"\A[^{]*\{\s*return\b[^;{}]*\bthreadIdx\b[^;{}]*;\s*\}\Z")
@@ -38,7 +39,7 @@ _OWN_HELPER = re.compile(r"hipport_(?:warp_size|match_any|reduce_(?:add|min|max|
 
 def find_qualifier_macros(fx: Facts) -> None:
     """Macros that expand to `__device__` / `__global__` (`qual_macros`)."""
-    for m in QUAL_MACRO.finditer(fx.data):
+    for _line, m in directives(QUAL_MACRO, fx.data):
         qual = {q for q in ("__global__", "__device__", "__host__") if q in m.group(2).decode().split()}
         if qual:
             fx.qual_macros.setdefault(m.group(1).decode(), set()).update(qual)

@@ -22,6 +22,7 @@ from hipport.wave64.facts import precise
 from hipport.wave64.facts.memo import Lru
 from hipport.wave64.facts.names import might_hold_hazards
 from hipport.wave64.facts.summaries import Summary, macro_strides, summarize
+from hipport.wave64.facts.text import directives
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -53,7 +54,7 @@ class Own(NamedTuple):
 # A header's own facts, by (path, content digest, config): the same header included by many
 # files of a run is analysed once per worker.
 _OWN: Lru[tuple[str, bytes, Config], Own] = Lru(1024)
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+_DEFINE = re.compile(rb"#[ \t]*define[ \t]+(\w+)")  # (text.directives: those that start a line)
 
 
 def _own(path: str, data: bytes, config: Config) -> Own:
@@ -69,7 +70,7 @@ def _own(path: str, data: bytes, config: Config) -> Own:
     bodies: Bodies = {}
     values: Values = {}
     platform: Platform = {}
-    names = frozenset(m.group(1).decode() for m in _DEFINE.finditer(data))
+    names = frozenset(m.group(1).decode() for _pos, m in directives(_DEFINE, data))
     if might_hold_hazards(data) or b"define" in data or b"const" in data or b"enum" in data:
         from hipport.wave64.facts import Facts  # (the façade builds these providers)
 
@@ -104,14 +105,13 @@ def _platform_macros(h: Facts) -> Platform:
     its value when a number) or only CUDA does ("nvidia")."""
     where: dict[str, set[str]] = {}
     value: dict[str, int | None] = {}
-    for m in _DEFINE.finditer(h.data):
+    for pos, m in directives(_DEFINE, h.data):
         name = m.group(1).decode()
-        pos = m.start()
         side = "nvidia" if h.inactive and h.is_inactive(pos) else (
             "amd" if h.amd_only and h.is_amd_only(pos) else "both")
         where.setdefault(name, set()).add(side)
         if side == "amd":
-            v = _DEFINE_VALUE.match(h.data, m.start())
+            v = _DEFINE_VALUE.match(h.data, pos)
             value[name] = int(v.group(2)) if v is not None and v.group(2) else None
     return {n: (next(iter(s)), value.get(n)) for n, s in where.items() if len(s) == 1 and "both" not in s}
 
@@ -221,8 +221,8 @@ def tree_defines(fx: Facts, name: str) -> bool:
     #defines `name`: the tree maps that CUDA builtin itself."""
     if fx._defined_here is None:  # once per file: a scan per call was quadratic
         fx._defined_here = frozenset(
-            m.group(1).decode("utf-8", "replace") for m in _DEFINE.finditer(fx.data)
-            if not (fx.inactive and fx.is_inactive(m.start())))
+            m.group(1).decode("utf-8", "replace") for pos, m in directives(_DEFINE, fx.data)
+            if not (fx.inactive and fx.is_inactive(pos)))
     if name in fx._defined_here:
         return True
     _load_headers(fx)
@@ -366,7 +366,9 @@ def header_funcs(fx: Facts) -> dict[str, Summary]:
     if fx._header_funcs is not None:
         return fx._header_funcs
     # the file's own strided macros first (its functions are analysed with it: no summary)
-    out: dict[str, Summary] = dict(_macro_strides(fx.src.path, fx.data)) if b"#" in fx.data else {}
+    # (computed here, not kept: a file is analysed once, and its digest and include search
+    # would cost more than its macros)
+    out: dict[str, Summary] = macro_strides(fx.src.path, fx.data) if b"#" in fx.data else {}
     fx._header_funcs = out
     cl = closuremod.of(fx.src)
     if not cl.found:

@@ -34,6 +34,7 @@ from hipport.wave64.facts.kinds import (
     WARPS,
 )
 from hipport.wave64.facts.names import BITOPS32, type_bits
+from hipport.wave64.facts.text import directives
 
 if TYPE_CHECKING:
     from hipport.wave64.facts import Facts
@@ -211,7 +212,7 @@ def _bitop(hf: Facts, f: Func) -> str:
 
 
 # `#define NAME(A, B, ...) body`, continuation lines included
-_FUNC_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+_FUNC_MACRO = re.compile(rb"#[ \t]*define[ \t]+(\w+)\(([^)]*)\)((?:[^\n]*\\\r?\n)*[^\n]*)")  # (text.directives)
 # `for (int i = (LANE); ...; i += STEP)`
 _FOR = re.compile(r"\bfor\s*\(\s*(?:[\w:]+\s+)*(\w+)\s*=\s*\(?\s*(\w+)\s*\)?\s*;[^;]*;\s*\1\s*\+=\s*([^)]+?)\s*\)")
 _TIMES32 = re.compile(r"^\(?\s*(?:32\s*\*\s*\(?[\w\s]+\)?|\(?[\w\s]+\)?\s*\*\s*32)\s*\)?$")
@@ -222,9 +223,9 @@ def macro_strides(path: str, data: bytes) -> dict[str, Summary]:
     factor (`for (int i = (LANE_ID); i < n; i += 32 * (UNROLL))`): a lane-strided loop that
     covers 32 lanes a step, whatever lane id the caller passes."""
     out: dict[str, Summary] = {}
-    if b"#" not in data or b"32" not in data:
+    if b"#" not in data or b"32" not in data or b"define" not in data:
         return out
-    for m in _FUNC_MACRO.finditer(data):
+    for start, m in directives(_FUNC_MACRO, data):
         body = m.group(3).decode("utf-8", "replace").replace("\\\n", " ").replace("\\\r\n", " ")
         if "for" not in body or "32" not in body:
             continue
@@ -236,7 +237,7 @@ def macro_strides(path: str, data: bytes) -> dict[str, Summary]:
             if not _is_32_step(step, body):
                 continue
             name = m.group(1).decode()
-            line = data.count(b"\n", 0, m.start()) + 1
+            line = data.count(b"\n", 0, start) + 1
             out[name] = Summary(name, path, line, stride_arg=params.index(f.group(2)), stride=32)
             break
     return out

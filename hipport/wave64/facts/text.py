@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Iterator
 
 WORD = re.compile(rb"\w+")
 SPACES = re.compile(r"\s+")
@@ -112,3 +113,22 @@ def inside(found: tuple[list[int], list[int]], start: int, end: int) -> bool:
             return True
         i += 1
     return False
+
+
+def directives(rx: re.Pattern[bytes], data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
+    """(line start, match) of each match of `rx`, a pattern that starts at a directive's `#`,
+    where only spaces and tabs stand before it on its line: what `^[ \\t]*` + `rx` finds under
+    re.M (whose match starts at the line start), but the search skips from `#` to `#` where the
+    anchored pattern tries every byte of the file (ten times slower on real code)."""
+    pos = 0
+    while True:
+        m = rx.search(data, pos)
+        if m is None:
+            return
+        start = m.start()
+        line = data.rfind(b"\n", 0, start) + 1
+        if line == start or not data[line:start].strip(b" \t"):
+            yield line, m
+            pos = max(m.end(), start + 1)
+        else:
+            pos = start + 1  # (a `#` inside a line: the anchored pattern never starts there)
