@@ -3,9 +3,12 @@ its parameters and local variables, and the warp-size constants declared inside 
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
-from hipport.source import Node, walk
+import tree_sitter
+
+from hipport.source import Node, language, walk
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import consts, decls
 from hipport.wave64.facts.data import Func, Var
@@ -20,11 +23,39 @@ _COLLECT = frozenset({
 })
 
 
+@cache
+def _query() -> tree_sitter.Query:
+    """One query for every type of _COLLECT, compiled once per process."""
+    return tree_sitter.Query(language(), "[" + " ".join(f"({t})" for t in sorted(_COLLECT)) + "] @n")
+
+
+# A query's run time explodes past 65,535 levels of nesting (a sum of 100,000 terms took
+# minutes); each level takes at least a byte, so a shorter body cannot reach that.
+_QUERY_BYTES = 60_000
+
+
 def _collect(body: Node) -> dict[str, list[Node]]:
     """The nodes of `body` of the types in _COLLECT, by type, each list in document order.
 
-    One walk with a cursor. (A tree-sitter query did this a little faster, but its run time
-    explodes past 65,535 levels of nesting: a sum of 100,000 terms took minutes.)"""
+    A tree-sitter query (C, a fifth faster than walking every node in Python); its captures
+    come as matches end (inner nodes first), and sorting by (start, -end) gives document order:
+    a node of a type never holds one of the same type and span. A deeper body is walked."""
+    if body.end_byte - body.start_byte < _QUERY_BYTES:
+        found = tree_sitter.QueryCursor(_query()).captures(body).get("n")
+        if not found:
+            return {}
+        by: dict[str, list[Node]] = {}
+        for n in found:
+            t = n.type
+            lst = by.get(t)
+            if lst is None:
+                by[t] = [n]
+            else:
+                lst.append(n)
+        for lst in by.values():
+            if len(lst) > 1:
+                lst.sort(key=_order)
+        return by
     nodes: dict[str, list[Node]] = {}
     for n in walk(body):
         t = n.type
@@ -35,6 +66,10 @@ def _collect(body: Node) -> dict[str, list[Node]]:
             else:
                 lst.append(n)
     return nodes
+
+
+def _order(n: Node) -> tuple[int, int]:
+    return n.start_byte, -n.end_byte
 
 
 def scan(fx: Facts) -> None:

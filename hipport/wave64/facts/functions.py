@@ -45,13 +45,24 @@ def find_qualifier_macros(fx: Facts) -> None:
             fx.qual_macros.setdefault(m.group(1).decode(), set()).update(qual)
 
 
-def _header_quals(fx: Facts, name: str) -> set[str]:
+_NO_QUALS: frozenset[str] = frozenset()
+
+
+def _header_quals(fx: Facts, name: str) -> frozenset[str]:
     """The qualifiers a declaration macro an included header defines expands to
-    (`#define MGPU_DEVICE __device__ __forceinline__` in moderngpu's meta.hxx)."""
-    body = fx.header_body(name)
-    if body is None or "__" not in body:
-        return set()
-    return {q for q in ("__global__", "__device__", "__host__") if q in body.split()}
+    (`#define MGPU_DEVICE __device__ __forceinline__` in moderngpu's meta.hxx). Asked for
+    every word before every function body: the macros that expand to one are found once."""
+    quals = fx._decl_quals
+    if quals is None:
+        fx.header_consts()  # (the headers are read on this first question, as before)
+        quals = fx._decl_quals = {}
+        for macro, body in fx._header_bodies.items():
+            if "__" in body:
+                words = body.split()
+                got = frozenset(q for q in ("__global__", "__device__", "__host__") if q in words)
+                if got:
+                    quals[macro] = got
+    return quals.get(name, _NO_QUALS)
 
 
 def index_functions(fx: Facts) -> None:
