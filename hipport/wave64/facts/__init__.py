@@ -210,6 +210,7 @@ class Facts:
         self._header_names: frozenset[str] = frozenset()
         self._include_specs: list[tuple[int, str]] | None = None  # the file's own (headers._file_specs)
         self._decl_quals: dict[str, frozenset[str]] | None = None  # (functions._header_quals)
+        self._class_bodies: dict[int, Node | None] = {}  # function node id -> (threads._class_body)
         self._header_bodies: dict[str, str] = {}  # object-like macros of the included headers
         self._header_values: dict[str, tuple[int, int]] = {}  # their integer constants
         self._header_platform: dict[str, tuple[str, int | None]] = {}  # their platform macros
