@@ -143,7 +143,12 @@ def _add_function(fx: Facts, node: Node, top: Node, tparams: dict[str, Node]) ->
     quals: set[str] = set()
     if fx.data.find(b"__global__", start, end) >= 0 or fx.data.find(b"__device__", start, end) >= 0:
         quals = {c.type for c in children(node) if not c.is_named}  # building children costs more
-    if not quals:  # `#define DEVICE_FUNCTION static inline __device__`, here or in a header
+    # `#define DEVICE_FUNCTION static inline __device__`, here or in a header: with no such
+    # macro anywhere, no word need be looked up (the headers are read on this question, as
+    # when each word was)
+    if not quals and not fx.qual_macros:
+        _header_quals(fx, "")
+    if not quals and (fx.qual_macros or fx._decl_quals):
         for w in WORD.findall(fx.data, start, end):
             name = w.decode()
             quals |= fx.qual_macros.get(name) or _header_quals(fx, name)
