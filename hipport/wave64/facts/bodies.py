@@ -3,12 +3,9 @@ its parameters and local variables, and the warp-size constants declared inside 
 
 from __future__ import annotations
 
-from functools import cache
 from typing import TYPE_CHECKING
 
-import tree_sitter
-
-from hipport.source import Node, language, walk
+from hipport.source import Node, walk
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import consts, decls
 from hipport.wave64.facts.data import Func, Var
@@ -23,15 +20,7 @@ _COLLECT = frozenset({
 })
 
 
-@cache
-def _query() -> tree_sitter.Query:
-    """One query for every type of _COLLECT, compiled once per process."""
-    return tree_sitter.Query(language(), "[" + " ".join(f"({t})" for t in sorted(_COLLECT)) + "] @n")
-
-
-# A query's run time explodes past 65,535 levels of nesting (a sum of 100,000 terms took
-# minutes); each level takes at least a byte, so a shorter body cannot reach that.
-_QUERY_BYTES = 60_000
+_TYPES = tuple(sorted(_COLLECT))
 
 
 def _collect(body: Node) -> dict[str, list[Node]]:
@@ -40,8 +29,8 @@ def _collect(body: Node) -> dict[str, list[Node]]:
     A tree-sitter query (C, a fifth faster than walking every node in Python); its captures
     come as matches end (inner nodes first), and sorting by (start, -end) gives document order:
     a node of a type never holds one of the same type and span. A deeper body is walked."""
-    if body.end_byte - body.start_byte < _QUERY_BYTES:
-        found = tree_sitter.QueryCursor(_query()).captures(body).get("n")
+    if body.end_byte - body.start_byte < sx.QUERY_BYTES:
+        found = sx.captured(body, _TYPES)
         if not found:
             return {}
         by: dict[str, list[Node]] = {}
