@@ -7,6 +7,7 @@ tabs, a UTF-8 BOM and non-UTF-8 bytes in comments (a Latin-1 comment stays Latin
 from __future__ import annotations
 
 import bisect
+import threading
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -56,20 +57,22 @@ class _Trees:
     def __init__(self) -> None:
         self._trees: dict[bytes, tree_sitter.Tree] = {}  # oldest first
         self._held = 0
+        self._lock = threading.Lock()  # (one parser: a thread that parses waits its turn)
 
     def parse(self, data: bytes) -> tree_sitter.Tree:
-        tree = self._trees.pop(data, None)
-        if tree is None:
-            tree = parser().parse(data)
-            if len(data) > self.LIMIT // 4:  # (a large file would push out all the others)
-                return tree
-            self._held += len(data)
-            while self._held > self.LIMIT:
-                oldest = next(iter(self._trees))
-                del self._trees[oldest]
-                self._held -= len(oldest)
-        self._trees[data] = tree  # (again) the newest
-        return tree
+        with self._lock:
+            tree = self._trees.pop(data, None)
+            if tree is None:
+                tree = parser().parse(data)
+                if len(data) > self.LIMIT // 4:  # (a large file would push out all the others)
+                    return tree
+                self._held += len(data)
+                while self._held > self.LIMIT:
+                    oldest = next(iter(self._trees))
+                    del self._trees[oldest]
+                    self._held -= len(oldest)
+            self._trees[data] = tree  # (again) the newest
+            return tree
 
 
 _TREES = _Trees()
