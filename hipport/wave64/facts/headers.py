@@ -290,7 +290,7 @@ class _Read(NamedTuple):
 
 # By content: each file's closure brings its own copy of a header's bytes, and every file and
 # header that includes it asks (the include search over a large header cost more than its facts).
-_READ: Lru[bytes, _Read] = Lru(1024)
+_READ: Lru[bytes, _Read] = Lru(1024, 64 << 20, len)  # (it holds the bytes: 64 MB at most)
 
 
 def _read(data: bytes) -> _Read:

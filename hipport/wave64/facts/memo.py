@@ -5,6 +5,7 @@ header it ever saw. Least recently used entries go first."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
@@ -12,13 +13,19 @@ V = TypeVar("V")
 
 
 class Lru(Generic[K, V]):
-    """At most `size` entries; `get` refreshes an entry, `put` drops the oldest past the bound."""
+    """At most `size` entries, and where `weigh` is given, entries weighing at most `weight`
+    in all (a memo keyed by a header's bytes holds those bytes); `get` refreshes an entry,
+    `put` drops the oldest past the bounds."""
 
-    __slots__ = ("_items", "size")
+    __slots__ = ("_items", "_weights", "_held", "size", "weight", "weigh")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, weight: int = 0, weigh: Callable[[K], int] | None = None) -> None:
         self._items: OrderedDict[K, V] = OrderedDict()
+        self._weights: dict[K, int] = {}
+        self._held = 0
         self.size = size
+        self.weight = weight
+        self.weigh = weigh
 
     def get(self, key: K) -> V | None:
         value = self._items.get(key)
@@ -27,10 +34,15 @@ class Lru(Generic[K, V]):
         return value
 
     def put(self, key: K, value: V) -> V:
+        if self.weigh is not None and key not in self._weights:
+            w = self._weights[key] = self.weigh(key)
+            self._held += w
         self._items[key] = value
         self._items.move_to_end(key)
-        if len(self._items) > self.size:
-            self._items.popitem(last=False)
+        while len(self._items) > self.size or (self.weigh is not None and self._held > self.weight
+                                               and len(self._items) > 1):
+            old, _ = self._items.popitem(last=False)
+            self._held -= self._weights.pop(old, 0)
         return value
 
     def __contains__(self, key: object) -> bool:
@@ -41,3 +53,5 @@ class Lru(Generic[K, V]):
 
     def clear(self) -> None:
         self._items.clear()
+        self._weights.clear()
+        self._held = 0
