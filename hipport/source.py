@@ -7,6 +7,7 @@ tabs, a UTF-8 BOM and non-UTF-8 bytes in comments (a Latin-1 comment stays Latin
 from __future__ import annotations
 
 import bisect
+import threading
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,6 +43,39 @@ def language() -> tree_sitter.Language:
 @cache
 def parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(language())
+
+
+class _Trees:
+    """The trees of the last few bytes parsed, by those bytes: the wave64 facts parse the
+    headers a file includes, and the run ports those headers too (on real code a third of the
+    parse time went to bytes parsed before). A tree is read only, so one serves every
+    SourceFile of the same bytes. Bounded by the bytes parsed (a tree takes some 20 bytes a
+    byte of source); most repeats come within a megabyte."""
+
+    LIMIT = 2 << 20
+
+    def __init__(self) -> None:
+        self._trees: dict[bytes, tree_sitter.Tree] = {}  # oldest first
+        self._held = 0
+        self._lock = threading.Lock()  # (one parser: a thread that parses waits its turn)
+
+    def parse(self, data: bytes) -> tree_sitter.Tree:
+        with self._lock:
+            tree = self._trees.pop(data, None)
+            if tree is None:
+                tree = parser().parse(data)
+                if len(data) > self.LIMIT // 4:  # (a large file would push out all the others)
+                    return tree
+                self._held += len(data)
+                while self._held > self.LIMIT:
+                    oldest = next(iter(self._trees))
+                    del self._trees[oldest]
+                    self._held -= len(oldest)
+            self._trees[data] = tree  # (again) the newest
+            return tree
+
+
+_TREES = _Trees()
 
 
 def check_editable(data: bytes) -> None:
@@ -91,7 +125,7 @@ class SourceFile:
 
             headers = self.closure.found.values() if self.closure is not None else ()
             self.parse_view = parseview.view(self.data, headers)
-            self._tree = parser().parse(self.parse_view if self.parse_view is not None else self.data)
+            self._tree = _TREES.parse(self.parse_view if self.parse_view is not None else self.data)
         return self._tree
 
     def blanked_before(self, pos: int) -> int:

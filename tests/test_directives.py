@@ -10,11 +10,13 @@ import pytest
 
 from hipport import closure, directives, hipaware, included, parseview
 from hipport.translate import includes, macrouses
+from hipport.wave64.facts import functions, headers, summaries
 
 ROOT = Path(__file__).resolve().parent.parent
 PATTERNS = [closure.INCLUDE, included.INCLUDE, hipaware.HIP_INCLUDE, hipaware._DIRECTIVE, hipaware._DEFINE,
             parseview._DEFINE, parseview._PREPROC_LINE, macrouses._DEFINE, macrouses._DEFINE_NAME,
-            macrouses._DEFINE_LINES, includes._DEFINE]
+            macrouses._DEFINE_LINES, includes._DEFINE, functions.QUAL_MACRO, headers._DEFINE,
+            summaries._FUNC_MACRO]
 
 
 def _texts() -> list[bytes]:
@@ -22,6 +24,7 @@ def _texts() -> list[bytes]:
              if p.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp") and p.is_file()]
     rng = random.Random(34)
     pieces = [b"#", b" ", b"\t", b"\n", b"\\\n", b"\\", b"define", b"include", b" X", b"(a)", b"<h.h>",
+              b"for", b"32", b"__device__",
               b'"q.h"', b"\xef\xbb\xbf", b"if", b"endif", b"1", b"//c", b"/*", b"*/", b"x"]
     fuzz = [b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 60))) for _ in range(3000)]
     return files + fuzz

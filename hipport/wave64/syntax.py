@@ -10,10 +10,29 @@ from __future__ import annotations
 import re
 from functools import cache
 
+import tree_sitter
+
 from hipport.model import Edit
 from hipport.source import Node, language
 
 PRIORITY = 10  # above the translate pass's renames (priority 0)
+
+# A tree-sitter query's run time explodes past 65,535 levels of nesting (a sum of 100,000
+# terms took minutes); each level takes at least a byte, so a node shorter than this cannot
+# reach that depth: below it a query may replace a walk in Python.
+QUERY_BYTES = 60_000
+
+
+@cache
+def query(types: tuple[str, ...]) -> tree_sitter.Query:
+    """A query capturing (as `n`) every node of `types`, compiled once per process."""
+    return tree_sitter.Query(language(), "[" + " ".join(f"({t})" for t in types) + "] @n")
+
+
+def captured(node: Node, types: tuple[str, ...]) -> list[Node]:
+    """The nodes of `types` in `node` (node itself too), as their matches end: inner nodes
+    before the nodes around them. Only for a node shorter than QUERY_BYTES."""
+    return tree_sitter.QueryCursor(query(types)).captures(node).get("n", [])
 
 
 def _field(name: str) -> int:

@@ -128,6 +128,7 @@ PROVIDERS: tuple[Callable[[Facts], None], ...] = (
     consts.find_consts,  # consts (file level and template defaults), gvars
     functions.qualify,  # Func.quick: worth the full analysis
     bodies.scan,  # Func.nodes, params, vars; consts declared in bodies
+    # (a header read for its constants stops here: `constants_only`)
     consts.find_identifier_uses,  # ident_uses, aliases, wave_macros, Func.idents, WarpConst.users
     flow.propagate,  # Func.env, genv, Func.ret, Func.callees
     calls.scan,  # Func.calls, calls
@@ -141,6 +142,11 @@ PROVIDERS: tuple[Callable[[Facts], None], ...] = (
     hostsizes.scan,  # host_counts, host_blocks: launch sizes host code computes by a 32-lane warp
 )
 
+
+# The providers a header read for its constants needs: what it defines (macros, constants,
+# variables, enumerators, #if ranges), not what its functions do with lanes. Nothing after
+# them adds a constant or changes a value.
+_CONSTANTS = PROVIDERS.index(bodies.scan) + 1
 
 # A function's containers the providers fill; the rules only read them.
 _FUNC_CONTAINERS = ("tparams", "nodes", "vars", "params", "env", "calls", "loops", "sites", "idents",
@@ -163,9 +169,11 @@ class Facts:
     """The facts of one file. The providers fill the attributes below in order; the methods are
     the providers' queries (bound here so that rules keep calling `facts.kinds(node, fn)`)."""
 
-    def __init__(self, src: SourceFile, config: Config, headers: bool = True, always: bool = False) -> None:
+    def __init__(self, src: SourceFile, config: Config, headers: bool = True, always: bool = False,
+                 constants_only: bool = False) -> None:
         """`always`: gather the facts of a file with no hazard sign too (a header read for its
-        constants)."""
+        constants); `constants_only`: only what the file defines (headers.py), no analysis of
+        its functions."""
         self.src = src
         self.config = config
         self.data = src.data
@@ -200,6 +208,9 @@ class Facts:
         # headers (read lazily, on the first question; none for a header read for another file)
         self._headers: dict[str, tuple[int, bool]] | None = None if headers else {}
         self._header_names: frozenset[str] = frozenset()
+        self._include_specs: list[tuple[int, str]] | None = None  # the file's own (headers._file_specs)
+        self._decl_quals: dict[str, frozenset[str]] | None = None  # (functions._header_quals)
+        self._class_bodies: dict[int, Node | None] = {}  # function node id -> (threads._class_body)
         self._header_bodies: dict[str, str] = {}  # object-like macros of the included headers
         self._header_values: dict[str, tuple[int, int]] = {}  # their integer constants
         self._header_platform: dict[str, tuple[str, int | None]] = {}  # their platform macros
@@ -231,7 +242,7 @@ class Facts:
         if self.empty:
             return
         self._has_gfx = b"__GFX" in self.data  # once: a search per #define grows with the file
-        for provider in PROVIDERS:
+        for provider in PROVIDERS[:_CONSTANTS] if constants_only else PROVIDERS:
             provider(self)
         _share_empty(self.funcs)
 

@@ -20,11 +20,31 @@ _COLLECT = frozenset({
 })
 
 
+_TYPES = tuple(sorted(_COLLECT))
+
+
 def _collect(body: Node) -> dict[str, list[Node]]:
     """The nodes of `body` of the types in _COLLECT, by type, each list in document order.
 
-    One walk with a cursor. (A tree-sitter query did this a little faster, but its run time
-    explodes past 65,535 levels of nesting: a sum of 100,000 terms took minutes.)"""
+    A tree-sitter query (C, a fifth faster than walking every node in Python); its captures
+    come as matches end (inner nodes first), and sorting by (start, -end) gives document order:
+    a node of a type never holds one of the same type and span. A deeper body is walked."""
+    if body.end_byte - body.start_byte < sx.QUERY_BYTES:
+        found = sx.captured(body, _TYPES)
+        if not found:
+            return {}
+        by: dict[str, list[Node]] = {}
+        for n in found:
+            t = n.type
+            lst = by.get(t)
+            if lst is None:
+                by[t] = [n]
+            else:
+                lst.append(n)
+        for lst in by.values():
+            if len(lst) > 1:
+                lst.sort(key=_order)
+        return by
     nodes: dict[str, list[Node]] = {}
     for n in walk(body):
         t = n.type
@@ -35,6 +55,10 @@ def _collect(body: Node) -> dict[str, list[Node]]:
             else:
                 lst.append(n)
     return nodes
+
+
+def _order(n: Node) -> tuple[int, int]:
+    return n.start_byte, -n.end_byte
 
 
 def scan(fx: Facts) -> None:

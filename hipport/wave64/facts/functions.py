@@ -11,6 +11,7 @@ import bisect
 import re
 from typing import TYPE_CHECKING
 
+from hipport import directives
 from hipport.source import Node, children
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts import preproc
@@ -38,19 +39,30 @@ _OWN_HELPER = re.compile(r"hipport_(?:warp_size|match_any|reduce_(?:add|min|max|
 
 def find_qualifier_macros(fx: Facts) -> None:
     """Macros that expand to `__device__` / `__global__` (`qual_macros`)."""
-    for m in QUAL_MACRO.finditer(fx.data):
+    for m in directives.finditer(QUAL_MACRO, fx.data):
         qual = {q for q in ("__global__", "__device__", "__host__") if q in m.group(2).decode().split()}
         if qual:
             fx.qual_macros.setdefault(m.group(1).decode(), set()).update(qual)
 
 
-def _header_quals(fx: Facts, name: str) -> set[str]:
+_NO_QUALS: frozenset[str] = frozenset()
+
+
+def _header_quals(fx: Facts, name: str) -> frozenset[str]:
     """The qualifiers a declaration macro an included header defines expands to
-    (`#define MGPU_DEVICE __device__ __forceinline__` in moderngpu's meta.hxx)."""
-    body = fx.header_body(name)
-    if body is None or "__" not in body:
-        return set()
-    return {q for q in ("__global__", "__device__", "__host__") if q in body.split()}
+    (`#define MGPU_DEVICE __device__ __forceinline__` in moderngpu's meta.hxx). Asked for
+    every word before every function body: the macros that expand to one are found once."""
+    quals = fx._decl_quals
+    if quals is None:
+        fx.header_consts()  # (the headers are read on this first question, as before)
+        quals = fx._decl_quals = {}
+        for macro, body in fx._header_bodies.items():
+            if "__" in body:
+                words = body.split()
+                got = frozenset(q for q in ("__global__", "__device__", "__host__") if q in words)
+                if got:
+                    quals[macro] = got
+    return quals.get(name, _NO_QUALS)
 
 
 def index_functions(fx: Facts) -> None:
@@ -131,7 +143,12 @@ def _add_function(fx: Facts, node: Node, top: Node, tparams: dict[str, Node]) ->
     quals: set[str] = set()
     if fx.data.find(b"__global__", start, end) >= 0 or fx.data.find(b"__device__", start, end) >= 0:
         quals = {c.type for c in children(node) if not c.is_named}  # building children costs more
-    if not quals:  # `#define DEVICE_FUNCTION static inline __device__`, here or in a header
+    # `#define DEVICE_FUNCTION static inline __device__`, here or in a header: with no such
+    # macro anywhere, no word need be looked up (the headers are read on this question, as
+    # when each word was)
+    if not quals and not fx.qual_macros:
+        _header_quals(fx, "")
+    if not quals and (fx.qual_macros or fx._decl_quals):
         for w in WORD.findall(fx.data, start, end):
             name = w.decode()
             quals |= fx.qual_macros.get(name) or _header_quals(fx, name)

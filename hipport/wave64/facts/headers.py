@@ -13,12 +13,14 @@ import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hipport import closure as closuremod
+from hipport import directives
 from hipport.cache import blake2b
 from hipport.closure import Closure
 from hipport.config import Config
 from hipport.source import SourceFile
 from hipport.wave64 import platform as platformmod
 from hipport.wave64.facts import precise
+from hipport.wave64.facts.memo import Lru
 from hipport.wave64.facts.names import might_hold_hazards
 from hipport.wave64.facts.summaries import Summary, macro_strides, summarize
 
@@ -51,7 +53,7 @@ class Own(NamedTuple):
 
 # A header's own facts, by (path, content digest, config): the same header included by many
 # files of a run is analysed once per worker.
-_OWN: dict[tuple[str, bytes, Config], Own] = {}
+_OWN: Lru[tuple[str, bytes, Config], Own] = Lru(1024)
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 
 
@@ -60,7 +62,7 @@ def _own(path: str, data: bytes, config: Config) -> Own:
     for AMD: an AMD-only or per-architecture definition); every macro name it #defines
     (a tree's own HIP shims: ggml's vendors/hip.h defines `__shfl_xor_sync`); and its integer
     constants (`Bodies`, `Values`)."""
-    key = (path, blake2b(data, digest_size=16).digest(), config)
+    key = (path, _read(data).digest, config)
     hit = _OWN.get(key)
     if hit is not None:
         return hit
@@ -68,11 +70,11 @@ def _own(path: str, data: bytes, config: Config) -> Own:
     bodies: Bodies = {}
     values: Values = {}
     platform: Platform = {}
-    names = frozenset(m.group(1).decode() for m in _DEFINE.finditer(data))
+    names = frozenset(m.group(1).decode() for m in directives.finditer(_DEFINE, data))
     if might_hold_hazards(data) or b"define" in data or b"const" in data or b"enum" in data:
         from hipport.wave64.facts import Facts  # (the façade builds these providers)
 
-        h = Facts(SourceFile(path, data), config, headers=False, always=True)
+        h = Facts(SourceFile(path, data), config, headers=False, always=True, constants_only=True)
         for name, cdefs in h.consts.items():
             v = h.const_value(name)
             if v is not None:
@@ -92,8 +94,7 @@ def _own(path: str, data: bytes, config: Config) -> Own:
         values.update(_enumerators(h))
         if h.amd_only or h.inactive:
             platform = _platform_macros(h)
-    own = _OWN[key] = Own(out, names, bodies, values, platform)
-    return own
+    return _OWN.put(key, Own(out, names, bodies, values, platform))
 
 
 _DEFINE_VALUE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:[ \t]+(\d+))?[ \t]*(?://[^\n]*|/\*.*?\*/)?$", re.M)
@@ -104,14 +105,14 @@ def _platform_macros(h: Facts) -> Platform:
     its value when a number) or only CUDA does ("nvidia")."""
     where: dict[str, set[str]] = {}
     value: dict[str, int | None] = {}
-    for m in _DEFINE.finditer(h.data):
-        name = m.group(1).decode()
+    for m in directives.finditer(_DEFINE, h.data):
         pos = m.start()
+        name = m.group(1).decode()
         side = "nvidia" if h.inactive and h.is_inactive(pos) else (
             "amd" if h.amd_only and h.is_amd_only(pos) else "both")
         where.setdefault(name, set()).add(side)
         if side == "amd":
-            v = _DEFINE_VALUE.match(h.data, m.start())
+            v = _DEFINE_VALUE.match(h.data, pos)
             value[name] = int(v.group(2)) if v is not None and v.group(2) else None
     return {n: (next(iter(s)), value.get(n)) for n, s in where.items() if len(s) == 1 and "both" not in s}
 
@@ -158,7 +159,7 @@ def _header_consts(cl: Closure, path: str, config: Config, depth: int, busy: set
     busy.add(path)
     consts, names, bodies, values = dict(own.consts), own.names, dict(own.bodies), dict(own.values)
     platform = dict(own.platform)
-    for spec in closuremod.specs(data):
+    for spec in _read(data).specs:
         sub = cl.resolve(path, spec)
         if sub is None:
             continue
@@ -221,12 +222,23 @@ def tree_defines(fx: Facts, name: str) -> bool:
     #defines `name`: the tree maps that CUDA builtin itself."""
     if fx._defined_here is None:  # once per file: a scan per call was quadratic
         fx._defined_here = frozenset(
-            m.group(1).decode("utf-8", "replace") for m in _DEFINE.finditer(fx.data)
+            m.group(1).decode("utf-8", "replace") for m in directives.finditer(_DEFINE, fx.data)
             if not (fx.inactive and fx.is_inactive(m.start())))
     if name in fx._defined_here:
         return True
     _load_headers(fx)
     return name in fx._header_names
+
+
+def _file_specs(fx: Facts) -> list[str]:
+    """The include specs of the file outside branches AMD never compiles (the search once per
+    file: the #if chains may still be being classified when the headers are first asked about)."""
+    if fx._include_specs is None:
+        fx._include_specs = [(m.start(), m.group(1).decode(errors="replace"))
+                             for m in closuremod.includes(fx.data)]
+    if not fx.inactive:
+        return [spec for _pos, spec in fx._include_specs]
+    return [spec for pos, spec in fx._include_specs if not fx.is_inactive(pos)]
 
 
 def _load_headers(fx: Facts) -> None:
@@ -238,9 +250,7 @@ def _load_headers(fx: Facts) -> None:
     values: Values = {}
     platform: Platform = {}
     cl = closuremod.of(fx.src)
-    specs = [m.group(1).decode(errors="replace") for m in closuremod.includes(fx.data)
-             if not (fx.inactive and fx.is_inactive(m.start()))]
-    for spec in specs:
+    for spec in _file_specs(fx):
         path = cl.resolve(cl.path, spec)
         if path is None:
             continue
@@ -269,31 +279,28 @@ def _worth_summarising(data: bytes) -> bool:
 
 # A header's summaries, by (path, content digest, config, the headers it reaches and their
 # contents): its facts read their declaration macros and callees from those.
-_SUMS: dict[tuple[object, ...], dict[str, Summary]] = {}
+_SUMS: Lru[tuple[object, ...], dict[str, Summary]] = Lru(1024)
 _BUSY: set[tuple[object, ...]] = set()  # being built: an include cycle answers nothing
 
 
 class _Read(NamedTuple):
-    data: bytes  # (held: the key is its id)
     specs: list[str]
     quick: bool
     digest: bytes
 
 
-_READ: dict[int, _Read] = {}
+# By content: each file's closure brings its own copy of a header's bytes, and every file and
+# header that includes it asks (the include search over a large header cost more than its facts).
+_READ: Lru[bytes, _Read] = Lru(1024, 64 << 20, len)  # (it holds the bytes: 64 MB at most)
 
 
 def _read(data: bytes) -> _Read:
-    """The include specs, summary test and digest of a header's bytes, once per bytes object
-    (the same bytes are asked about by every header that includes them)."""
-    hit = _READ.get(id(data))
-    if hit is not None and hit.data is data:
-        return hit
-    if len(_READ) > 4096:
-        _READ.clear()
-    r = _READ[id(data)] = _Read(data, closuremod.specs(data), _worth_summarising(data),
-                                blake2b(data, digest_size=16).digest())
-    return r
+    """The include specs, summary test and digest of a header's bytes, once per content."""
+    hit = _READ.get(data)
+    if hit is None:
+        hit = _READ.put(data, _Read(closuremod.specs(data), _worth_summarising(data),
+                                    blake2b(data, digest_size=16).digest()))
+    return hit
 
 
 def _reach(cl: Closure, path: str) -> dict[str, bytes]:
@@ -324,7 +331,7 @@ def _summaries(cl: Closure, path: str, config: Config) -> dict[str, Summary]:
         return _macro_strides(path, data)
     reach = _reach(cl, path)
     key = (path, read.digest, config,
-           tuple(sorted((p, hash(d)) for p, d in reach.items())), cl.dirs, cl.fallback)
+           tuple(sorted((p, _read(d).digest) for p, d in reach.items())), cl.dirs, cl.fallback)
     hit = _SUMS.get(key)
     if hit is not None:
         return hit
@@ -339,18 +346,17 @@ def _summaries(cl: Closure, path: str, config: Config) -> dict[str, Summary]:
         out = {**_macro_strides(path, data), **summarize(h)}
     finally:
         _BUSY.discard(key)
-    _SUMS[key] = out
-    return out
+    return _SUMS.put(key, out)
 
 
-_STRIDES: dict[tuple[str, bytes], dict[str, Summary]] = {}
+_STRIDES: Lru[tuple[str, bytes], dict[str, Summary]] = Lru(1024)
 
 
 def _macro_strides(path: str, data: bytes) -> dict[str, Summary]:
     key = (path, _read(data).digest)
     hit = _STRIDES.get(key)
     if hit is None:
-        hit = _STRIDES[key] = macro_strides(path, data)
+        hit = _STRIDES.put(key, macro_strides(path, data))
     return hit
 
 
@@ -361,15 +367,15 @@ def header_funcs(fx: Facts) -> dict[str, Summary]:
     if fx._header_funcs is not None:
         return fx._header_funcs
     # the file's own strided macros first (its functions are analysed with it: no summary)
-    out: dict[str, Summary] = dict(_macro_strides(fx.src.path, fx.data)) if b"#" in fx.data else {}
+    # (computed here, not kept: a file is analysed once, and its digest and include search
+    # would cost more than its macros)
+    out: dict[str, Summary] = macro_strides(fx.src.path, fx.data) if b"#" in fx.data else {}
     fx._header_funcs = out
     cl = closuremod.of(fx.src)
     if not cl.found:
         return fx._header_funcs
     seen = {cl.path}
-    level = [p for p in (cl.resolve(cl.path, m.group(1).decode(errors="replace"))
-                         for m in closuremod.includes(fx.data)
-                         if not (fx.inactive and fx.is_inactive(m.start()))) if p is not None]
+    level = [p for p in (cl.resolve(cl.path, spec) for spec in _file_specs(fx)) if p is not None]
     for _depth in range(closuremod.LEVELS + 1):
         below: list[str] = []
         for path in level:

@@ -64,10 +64,14 @@ def _literal_blocks(fx: Facts, fn: Func) -> None:
                     break
 
 
+_IDENT = re.compile(rb"\b[A-Za-z_]\w*\b")
+
+
 def _names_in(fx: Facts, fn: Func) -> set[str]:
+    """The warp-size-shaped names of a host body (each distinct word tested once)."""
     assert fn.body is not None
-    return {w.decode() for w in re.findall(rb"\b[A-Za-z_]\w*\b", fx.data[fn.body.start_byte:fn.body.end_byte])
-            if is_warp_name(w.decode())}
+    words = set(_IDENT.findall(fx.data[fn.body.start_byte:fn.body.end_byte]))
+    return {name for w in words if is_warp_name(name := w.decode())}
 
 
 def _warp_const(fx: Facts, fn: Func, name: str) -> bool:

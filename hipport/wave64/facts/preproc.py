@@ -66,10 +66,17 @@ def scan_bodies(fx: Facts) -> None:
         body_branches(fx, fn)
 
 
+_CHAINS = ("preproc_if", "preproc_ifdef")
+
+
 def body_branches(fx: Facts, fn: Func) -> None:
     """#if chains inside a function body (the top-level scan does not enter bodies)."""
     body = fn.body
     if body is None or fx.data.find(b"#if", body.start_byte, body.end_byte) < 0:
+        return
+    if body.end_byte - body.start_byte < sx.QUERY_BYTES:  # (the order of the chains does not matter)
+        for c in sx.captured(body, _CHAINS):
+            preproc_branch(fx, c)
         return
     stack = [body]
     while stack:

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hipport import directives
 from hipport.source import Node
 from hipport.wave64 import syntax as sx
 from hipport.wave64.facts.data import Func
@@ -222,9 +223,10 @@ def macro_strides(path: str, data: bytes) -> dict[str, Summary]:
     factor (`for (int i = (LANE_ID); i < n; i += 32 * (UNROLL))`): a lane-strided loop that
     covers 32 lanes a step, whatever lane id the caller passes."""
     out: dict[str, Summary] = {}
-    if b"#" not in data or b"32" not in data:
+    if b"#" not in data or b"32" not in data or b"define" not in data:
         return out
-    for m in _FUNC_MACRO.finditer(data):
+    for m in directives.finditer(_FUNC_MACRO, data):
+        start = m.start()
         body = m.group(3).decode("utf-8", "replace").replace("\\\n", " ").replace("\\\r\n", " ")
         if "for" not in body or "32" not in body:
             continue
@@ -236,7 +238,7 @@ def macro_strides(path: str, data: bytes) -> dict[str, Summary]:
             if not _is_32_step(step, body):
                 continue
             name = m.group(1).decode()
-            line = data.count(b"\n", 0, m.start()) + 1
+            line = data.count(b"\n", 0, start) + 1
             out[name] = Summary(name, path, line, stride_arg=params.index(f.group(2)), stride=32)
             break
     return out

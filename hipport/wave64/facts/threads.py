@@ -174,7 +174,18 @@ def constructors_of_collective_classes(fx: Facts) -> list[Func]:
 
 
 def _class_body(fx: Facts, node: Node) -> Node | None:
-    """The field_declaration_list of the class a function is defined in (None outside one)."""
+    """The field_declaration_list of the class a function is defined in (None outside one),
+    found once per function (each `Members` asks for every analysed function)."""
+    got = fx._class_bodies.get(node.id, _UNKNOWN)
+    if got is _UNKNOWN:
+        got = fx._class_bodies[node.id] = _find_class_body(fx, node)
+    return got  # type: ignore[return-value]
+
+
+_UNKNOWN = object()
+
+
+def _find_class_body(fx: Facts, node: Node) -> Node | None:
     up = fx.src.ancestors(node)
     p = next(up, None)
     while p is not None and p.type == "template_declaration":
