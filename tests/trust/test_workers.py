@@ -27,7 +27,9 @@ def _write_tree(root: Path, n: int) -> None:
         d = root / f"d{i % 4}"
         d.mkdir(parents=True, exist_ok=True)
         body = KERNEL.replace(b"void k(", b"void k%d(" % i).replace(b"k<<<", b"k%d<<<" % i)
-        (d / f"f{i}.cu").write_bytes(body * 40)  # 40 files: past 2 workers' share of bytes
+        # A comment makes the file big enough for a pool (hipport.pipeline.WORKER_BYTES a worker)
+        # at little cost to port: each of the tests below ports the tree many times.
+        (d / f"f{i}.cu").write_bytes(body * 4 + b"// padding to share the tree among workers\n" * 160)
 
 
 def _parent_and_state(pid: int) -> tuple[int, str] | None:
