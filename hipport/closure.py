@@ -116,13 +116,19 @@ def read(path: str, data: bytes, memo: dict[str, Included] | None = None,
     memo = {} if memo is None else memo
     fallback: dict[str, str] = {}
     unresolved: list[str] = []
+    misses = _misses(memo)
     level = [(top, data)]
     for _ in range(LEVELS + 1):  # the file's includes, then each level of headers' includes
         below: list[tuple[str, bytes]] = []
         for including, text in level:
             for spec in specs(text):
+                cands = candidates(including, spec, dirs)
                 hit = None
-                for cand in candidates(including, spec, dirs):
+                gone = misses.get(cands)
+                if gone is not None:  # no header at any candidate: all looked at (in order)
+                    looked.update(gone)
+                    cands = ()
+                for cand in cands:
                     if cand in found:
                         hit = cand
                         break
@@ -139,6 +145,8 @@ def read(path: str, data: bytes, memo: dict[str, Included] | None = None,
                             below.append((cand, got.data))
                         hit = cand
                         break
+                if hit is None and cands and all(c in memo for c in cands):
+                    misses[cands] = {c: memo[c] for c in cands}
                 if hit is not None or not spec.startswith('"'):
                     continue
                 other = _unique(spec, unique)
@@ -156,6 +164,18 @@ def read(path: str, data: bytes, memo: dict[str, Included] | None = None,
                             below.append((other, got.data))
         level = below
     return Closure(top, found, tuple(looked.values()), dirs, tuple(fallback.items()), tuple(unresolved))
+
+
+# The candidates where no header was, each with what was there, for the memo of a run (one
+# at a time): most includes are the system's, looked for beside and above every file.
+_MISSES: tuple[object, dict[tuple[str, ...], dict[str, Included]]] = (None, {})
+
+
+def _misses(memo: dict[str, Included]) -> dict[tuple[str, ...], dict[str, Included]]:
+    global _MISSES
+    if _MISSES[0] is not memo:
+        _MISSES = (memo, {})
+    return _MISSES[1]
 
 
 def _unique(spec: str, unique: dict[str, str] | None) -> str | None:

@@ -216,6 +216,7 @@ class _Deps:
     def __init__(self) -> None:
         self._now: dict[str, list[int]] = {}
         self.merged: dict[str, list[int]] = {}
+        self._added: set[str] = set()  # the lists merged by `add`
 
     def hold(self, tail: str, keep: bool = False) -> bool:
         """Is every path of the list as it was? `keep`: a result of this run depends on them."""
@@ -234,6 +235,9 @@ class _Deps:
 
     def add(self, tail: str) -> None:
         """A result made in this run depends on these paths, as its worker found them."""
+        if tail in self._added:  # the files of a folder share theirs: merging one again is a no-op
+            return
+        self._added.add(tail)
         self._merge(_parse_deps(tail) or [])
 
     def _merge(self, listed: list[list]) -> None:  # type: ignore[type-arg]

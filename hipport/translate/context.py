@@ -44,9 +44,13 @@ class Context:
     # Macros the HIP names written need defined before the includes (Mapping.define).
     wanted_defines: set[str] = field(default_factory=set)
 
+    _floor: RocmFloor | None = field(default=None, repr=False)
+
     @property
     def floor(self) -> RocmFloor:
-        return self.config.floor
+        if self._floor is None:  # (Config.floor looks the floor up at each call; a file asks it per name)
+            self._floor = self.config.floor
+        return self._floor
 
     def edit(self, start: int, end: int, text: str, rule: str, priority: int = 0) -> None:
         if self.hip and self.hip.covers(start, end):
