@@ -102,8 +102,11 @@ def hipport_run(corpus: Path, out: Path | None, cache: Path, jobs: int = 0,
     os.sync()  # each run starts with nothing left to flush from the one before
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
+    # Run from outside any checkout: `python -m` looks in the working folder first, and from
+    # a hipport checkout it would time that one, not the one PYTHONPATH names.
     r = subprocess.run([sys.executable, *start, "port", str(corpus), *mode, "-j", str(jobs),
-                        "--cache-dir", str(cache), "--quiet"], capture_output=True, text=True)
+                        "--cache-dir", str(cache), "--quiet"], capture_output=True, text=True,
+                       cwd=cache.parent)
     dt = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode not in (0, 1):
@@ -144,7 +147,7 @@ def lint_run(corpus: Path, cache: Path) -> tuple[float, float, float]:
     t0 = time.perf_counter()
     with open(cache.parent / f"{cache.name}.lint.txt", "wb") as out:
         r = subprocess.run([sys.executable, "-m", "hipport", "lint", str(corpus), "--cache-dir",
-                            str(cache)], stdout=out, stderr=subprocess.PIPE, text=False)
+                            str(cache)], stdout=out, stderr=subprocess.PIPE, text=False, cwd=cache.parent)
     dt = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode not in (0, 1):
@@ -172,7 +175,9 @@ def main() -> None:
                     help="time `hipport lint` (every finding printed) cold and warm instead of port")
     args = ap.parse_args()
     # Time hipport as installed (byte-compiled), not the compiling of edited sources.
-    compileall.compile_dir(ROOT / "hipport", quiet=1)
+    import hipport
+
+    compileall.compile_dir(Path(hipport.__file__).parent, quiet=1)  # the one PYTHONPATH names
     with tempfile.TemporaryDirectory(prefix="hipport-bench-") as tmp:
         t = Path(tmp)
         if args.corpus:
