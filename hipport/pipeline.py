@@ -629,6 +629,9 @@ WORKER_BYTES = 128 << 10
 # headers, whose facts each worker finds for itself (8 workers on real code: 8 pieces each
 # cost 1.5x the CPU of -j 1, 2 pieces 1.2x); not one: a slow piece would hold the run up.
 CHUNKS_PER_WORKER = 2
+# A piece's results come back together: one of at most this many bytes (about a second of
+# porting) keeps the progress line moving on a large tree.
+CHUNK_BYTES = 1 << 20
 
 
 def _work(wf: WorkFile) -> int:
@@ -641,7 +644,7 @@ def _chunks(jobs: list[Job], workers: int) -> list[list[Job]]:
     """`jobs` in order, cut into pieces of about equal bytes (a file costs in proportion to its
     size, not one unit each), so that no worker is left with the tree's largest files."""
     total = sum(max(j.size, 1) for j in jobs)
-    target = max(1, total // (workers * CHUNKS_PER_WORKER))
+    target = max(1, min(total // (workers * CHUNKS_PER_WORKER), CHUNK_BYTES))
     out: list[list[Job]] = [[]]
     held = 0
     for j in jobs:
