@@ -98,3 +98,15 @@ def compile_batched(units: Sequence[Path], batch: Path, compile_one: Callable[[P
     half = len(units) // 2
     return {**compile_batched(units[:half], batch.with_name(f"{batch.stem}a{batch.suffix}"), compile_one, ok, base),
             **compile_batched(units[half:], batch.with_name(f"{batch.stem}b{batch.suffix}"), compile_one, ok, base)}
+
+
+def planted(folder: Path, suffix: str) -> list[Path]:
+    """Three units of the same head, each in its own folder: `bad` (fails alone) and `one`,
+    `two` (build), for the tests that a batch answers for each unit as the unit alone would."""
+    unit = "#include <hip/hip_runtime.h>\n#define N 4\n__global__ void k(float* p) {{ p[threadIdx.x] *= {}; }}\n"
+    units = []
+    for name, value in (("bad", "undeclared_name"), ("one", "N"), ("two", "N + 1")):
+        (folder / name).mkdir()
+        units.append(folder / name / f"k{suffix}")
+        units[-1].write_text(unit.format(value))
+    return units

@@ -377,12 +377,7 @@ def test_a_batch_answers_for_its_outputs_and_one_that_fails_alone_fails_alone(tm
     (tmp_path / "pch").mkdir()
     pch = Precompiled(tc, tmp_path / "pch")
     (tmp_path / "batches").mkdir()
-    unit = "#include <hip/hip_runtime.h>\n#define N 4\n__global__ void k(float* p) {{ p[threadIdx.x] *= {}; }}\n"
-    units = []
-    for name, value in (("bad", "undeclared_name"), ("one", "N"), ("two", "N + 1")):
-        (tmp_path / name).mkdir()
-        units.append(tmp_path / name / "k.hip")
-        units[-1].write_text(unit.format(value))
+    units = batching.planted(tmp_path, ".hip")
     got = batching.compile_batched(units, tmp_path / "batches" / "b.hip",
                                    functools.partial(_compile, tc, stubs=False, cache=None, pch=pch),
                                    lambda r: r[0] == 0, tmp_path)

@@ -215,12 +215,7 @@ def test_the_bundled_examples_build_on_nvidia(example: str, tmp_path: Path, requ
 
 def test_a_batch_builds_units_of_the_same_names_once_and_a_unit_that_fails_alone_still_fails(tmp_path: Path) -> None:
     nvidia.require()
-    unit = "#include <hip/hip_runtime.h>\n#define N 4\n__global__ void k(float* p) {{ p[threadIdx.x] *= {}; }}\n"
-    units = []
-    for name, value in (("bad", "undeclared_name"), ("one", "N"), ("two", "N + 1")):
-        (tmp_path / name).mkdir()
-        units.append(tmp_path / name / "k.cu")
-        units[-1].write_text(unit.format(value))
+    units = batching.planted(tmp_path, ".cu")
     # the batch of three fails; its halves are tried: `bad` alone, then `one` and `two` together
     got = nvidia.compile_batched(units, tmp_path / "all.cu", root=tmp_path)
     assert got[units[1]].returncode == 0 and got[units[1]] is got[units[2]]  # one nvcc for both
