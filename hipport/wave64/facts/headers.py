@@ -330,6 +330,11 @@ def _summaries(cl: Closure, path: str, config: Config) -> dict[str, Summary]:
     if not read.quick:
         return _macro_strides(path, data)
     reach = _reach(cl, path)
+    if not any(b"__device__" in d or b"__global__" in d for d in (data, *reach.values())):
+        # No function of it can be device code: a qualifier is spelt in it, or in a macro
+        # of a header it reaches (functions._add_function). "lane" in "plane" let every GL
+        # header through the test above, and the facts of a large one cost a quarter second.
+        return _macro_strides(path, data)
     key = (path, read.digest, config,
            tuple(sorted((p, _read(d).digest) for p, d in reach.items())), cl.dirs, cl.fallback)
     hit = _SUMS.get(key)
