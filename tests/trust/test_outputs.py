@@ -59,3 +59,36 @@ def test_port_to_stdout_and_diff_write_nothing(tmp_path: Path) -> None:
     assert hipport("port", tree / "a" / "k0.cu", "-o", "-", "--no-cache").returncode == 0
     assert hipport("port", tree, "--diff", "--no-cache").returncode == 0
     assert snapshot(tmp_path) == before
+
+
+def test_a_copied_file_keeps_its_bytes_mode_times_and_attributes(tmp_path: Path) -> None:
+    """Files that are not ported are copied into the mirror as shutil.copy2 copies them,
+    and the source is only read."""
+    import os
+
+    tree = cuda_tree(tmp_path / "repo")
+    data = tree / "data.bin"
+    data.write_bytes(bytes(range(256)) * 5000)  # larger than one read
+    empty = tree / "EMPTY"
+    empty.write_bytes(b"")
+    script = tree / "run.sh"
+    script.write_bytes(b"#!/bin/sh\necho hi\n")
+    script.chmod(0o750)
+    os.utime(data, ns=(1_500_000_000_123_456_789, 1_600_000_000_987_654_321))
+    try:
+        os.setxattr(data, "user.origin", b"lab")
+        has_xattr = True
+    except OSError:  # a file system without user attributes
+        has_xattr = False
+    before = snapshot(tree)
+    p = hipport("port", tree, "-o", tmp_path / "out", "--no-cache")
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "out"
+    assert (out / "data.bin").read_bytes() == data.read_bytes()
+    assert (out / "EMPTY").read_bytes() == b""
+    assert (out / "run.sh").stat().st_mode & 0o777 == 0o750
+    assert (out / "data.bin").stat().st_mtime_ns == 1_600_000_000_987_654_321
+    if has_xattr:
+        assert os.getxattr(out / "data.bin", "user.origin") == b"lab"
+    assert snapshot(tree) == before
+    assert not [p for p in out.rglob("*") if p.name.endswith(".hipport-tmp")]
