@@ -17,12 +17,15 @@ from __future__ import annotations
 import os
 import re
 import stat as statmod
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from hipport import directives
+from hipport.cache import blake2b
+from hipport.memo import Lru
 from hipport.model import Included
 from hipport.workspace import read_regular
 
@@ -136,7 +139,7 @@ def read(path: str, data: bytes, memo: dict[str, Included] | None = None,
                         continue  # looked at already: nothing there
                     seen = memo.get(cand)
                     got, header = _look(cand) if seen is None else (seen, False)
-                    if not header:  # headers are read again (a run keeps no file's bytes)
+                    if not header:  # (a header's bytes are held by _look, while unchanged)
                         memo[cand] = got
                     looked[cand] = got
                     if header:
@@ -189,6 +192,15 @@ def _unique(spec: str, unique: dict[str, str] | None) -> str | None:
     return header
 
 
+# The headers read this run, by path: (identity, bytes). A header included by many files is
+# read once while its identity (size, mtime, inode: what the stat rows trust) holds, and its
+# files share one bytes object, whose hash Python keeps for the memos keyed by content. One
+# changed in the last RACY_NS is not held: a rewrite of the same size within the clock's tick
+# would keep its identity (git's "racily clean" entries).
+_HELD: Lru[str, tuple[tuple[int, int, int], bytes]] = Lru(8192, 128 << 20, lambda _p, v: len(v[1]))
+RACY_NS = 2_000_000_000
+
+
 def _look(path: str) -> tuple[Included, bool]:
     """What is at `path` (a regular file's bytes, unless too large or unreadable, and its
     identity), and whether it is a header: a regular file."""
@@ -201,11 +213,28 @@ def _look(path: str) -> tuple[Included, bool]:
         return Included(path, None, ident), False  # a folder, a fifo: looked past
     if st.st_size > MAX_BYTES:
         return Included(path, None, ident), True
+    held = _HELD.get(path)
+    if held is not None and held[0] == (st.st_size, st.st_mtime_ns, st.st_ino):
+        return Included(path, held[1], ident), True
     try:
         data, st = read_regular(path)
     except OSError:
         return Included(path, None, ident), True
+    if st.st_mtime_ns < time.time_ns() - RACY_NS:
+        _HELD.put(path, ((st.st_size, st.st_mtime_ns, st.st_ino), data))
     return Included(path, data, [st.st_size, st.st_mtime_ns, st.st_ino]), True
+
+
+_DIGESTS: Lru[bytes, bytes] = Lru(8192, 256 << 20, lambda data, _d: len(data))
+
+
+def digest(data: bytes) -> bytes:
+    """A 16-byte digest of a header's content, once per content (the passes key their memos
+    of header facts by it, and a file's cache key holds those of its headers)."""
+    got = _DIGESTS.get(data)
+    if got is None:
+        got = _DIGESTS.put(data, blake2b(data, digest_size=16).digest())
+    return got
 
 
 def of(src: SourceFile) -> Closure:

@@ -50,13 +50,13 @@ class FileInput:
 
     def key(self, salt: str, own: str | None = None) -> str:
         """The cache key: the file's own key and its dependencies' places (from the file's
-        folder, so a moved checkout keeps its keys) and contents (size -1: not read)."""
+        folder, so a moved checkout keeps its keys) and contents, by digest (size -1: not read)."""
         own = own or self.own_key(salt)
         if not self.deps:
             return own
         here = os.path.dirname(self.path)
         tag = b"".join(b"\0%s\0%d:%s" % (os.fsencode(os.path.relpath(p, here)), -1 if d is None else len(d),
-                                          d or b"") for p, d in self.deps)
+                                          b"" if d is None else closuremod.digest(d)) for p, d in self.deps)
         if self.root is not None and any(p.endswith(".cu") for p, _ in self.deps):
             # --rename-extensions renames an included .cu only where it lies in the tree
             tag += b"\0root\0" + os.fsencode(os.path.relpath(os.path.abspath(self.root), here))

@@ -22,7 +22,7 @@ LAYERS: dict[str, int] = {
     "translate": 2, "wave64": 2, "build": 2, "precise": 2,  # precise: clang's reading, which wave64 asks
     **{m: 1 for m in ("hipport", "buildid", "portable", "model", "codec", "errors", "paths", "floor", "registry", "config",
                       "source", "parseview", "closure", "linemap", "linediff", "edits", "cache", "rules", "workspace",
-                      "interrupt", "gitdiff", "lock", "hipaware", "suppress", "directives")},
+                      "interrupt", "gitdiff", "lock", "hipaware", "suppress", "directives", "memo")},
 }
 NAMES = {5: "the CLI", 4: "commands", 3: "engine, validate and report", 2: "passes", 1: "shared"}
 

@@ -16,9 +16,9 @@ that already has a bfloat16 type (a variable declared so, a conversion to it) is
 
 from __future__ import annotations
 
-import hashlib
 import re
 
+from hipport import closure as closuremod
 from hipport.model import Severity
 from hipport.registry import HP, FixKind
 from hipport.source import Node
@@ -95,7 +95,7 @@ _SEEN: dict[bytes, tuple[tuple[str, str], ...]] = {}  # by content digest: a hea
 
 
 def _aliases(data: bytes) -> tuple[tuple[str, str], ...]:
-    key = hashlib.blake2b(data, digest_size=16).digest()
+    key = closuremod.digest(data)
     got = _SEEN.get(key)
     if got is None:
         if len(_SEEN) >= 4096:

@@ -15,12 +15,12 @@ compiles, which only the header's own analysis knows).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hipport import closure as closuremod
 from hipport import directives
 from hipport.config import Config
 from hipport.model import Finding
@@ -87,7 +87,7 @@ _HEADERS: dict[tuple[str, bytes, Config], dict[bytes, Macro]] = {}
 
 
 def _header_macros(path: str, data: bytes, config: Config, rules: RuleSet) -> dict[bytes, Macro]:
-    key = (path, hashlib.sha256(data).digest(), config)  # SHA-256: in hardware, twice blake2b's speed
+    key = (path, closuremod.digest(data), config)
     got = _HEADERS.get(key)
     if got is None:
         from hipport import translate  # the pass this module belongs to

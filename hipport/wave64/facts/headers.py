@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hipport import closure as closuremod
 from hipport import directives
-from hipport.cache import blake2b
 from hipport.closure import Closure
 from hipport.config import Config
 from hipport.source import SourceFile
 from hipport.wave64 import platform as platformmod
 from hipport.wave64.facts import precise
-from hipport.wave64.facts.memo import Lru
+from hipport.memo import Lru
 from hipport.wave64.facts.names import might_hold_hazards
 from hipport.wave64.facts.summaries import Summary, macro_strides, summarize
 
@@ -291,15 +290,14 @@ class _Read(NamedTuple):
 
 # By content: each file's closure brings its own copy of a header's bytes, and every file and
 # header that includes it asks (the include search over a large header cost more than its facts).
-_READ: Lru[bytes, _Read] = Lru(1024, 64 << 20, len)  # (it holds the bytes: 64 MB at most)
+_READ: Lru[bytes, _Read] = Lru(1024, 64 << 20, lambda data, _read: len(data))  # (it holds the bytes: 64 MB at most)
 
 
 def _read(data: bytes) -> _Read:
     """The include specs, summary test and digest of a header's bytes, once per content."""
     hit = _READ.get(data)
     if hit is None:
-        hit = _READ.put(data, _Read(closuremod.specs(data), _worth_summarising(data),
-                                    blake2b(data, digest_size=16).digest()))
+        hit = _READ.put(data, _Read(closuremod.specs(data), _worth_summarising(data), closuremod.digest(data)))
     return hit
 
 

@@ -1,6 +1,6 @@
-"""A bounded memo for what the wave64 facts compute once per header content: a run's files
-share most of their headers, and a long run (a server, a watch loop) must not keep every
-header it ever saw. Least recently used entries go first."""
+"""A bounded memo for what is found once per header content (its bytes, digest and facts): a
+run's files share most of their headers, and a long run (a server, a watch loop) must not keep
+every header it ever saw. Least recently used entries go first."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ V = TypeVar("V")
 
 class Lru(Generic[K, V]):
     """At most `size` entries, and where `weigh` is given, entries weighing at most `weight`
-    in all (a memo keyed by a header's bytes holds those bytes); `get` refreshes an entry,
-    `put` drops the oldest past the bounds."""
+    in all (`weigh(key, value)`: a memo that holds a header's bytes counts them); `get`
+    refreshes an entry, `put` drops the oldest past the bounds."""
 
     __slots__ = ("_items", "_weights", "_held", "size", "weight", "weigh")
 
-    def __init__(self, size: int, weight: int = 0, weigh: Callable[[K], int] | None = None) -> None:
+    def __init__(self, size: int, weight: int = 0, weigh: Callable[[K, V], int] | None = None) -> None:
         self._items: OrderedDict[K, V] = OrderedDict()
         self._weights: dict[K, int] = {}
         self._held = 0
@@ -34,9 +34,10 @@ class Lru(Generic[K, V]):
         return value
 
     def put(self, key: K, value: V) -> V:
-        if self.weigh is not None and key not in self._weights:
-            w = self._weights[key] = self.weigh(key)
-            self._held += w
+        if self.weigh is not None:
+            w = self.weigh(key, value)
+            self._held += w - self._weights.get(key, 0)
+            self._weights[key] = w
         self._items[key] = value
         self._items.move_to_end(key)
         while len(self._items) > self.size or (self.weigh is not None and self._held > self.weight
