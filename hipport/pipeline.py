@@ -203,8 +203,23 @@ class Worker:
 
 def _deps_sig(deps: list[Included]) -> str:
     """The stat row's tail for a result that depends on other files: their paths and
-    identities, checked before the row is trusted (`_stat_holds`)."""
-    return json.dumps([[d.path, d.identity] for d in deps], separators=(",", ":")) if deps else ""
+    identities, checked before the row is trusted (`_stat_holds`). The JSON of the list, each
+    entry's text made once: a folder's files list the same headers and places."""
+    if not deps:
+        return ""
+    parts = []
+    for d in deps:
+        k = (d.path, *d.identity)
+        text = _SIG_PARTS.get(k)
+        if text is None:
+            if len(_SIG_PARTS) >= 1 << 16:
+                _SIG_PARTS.clear()
+            text = _SIG_PARTS[k] = json.dumps([d.path, d.identity], separators=(",", ":"))
+        parts.append(text)
+    return "[" + ",".join(parts) + "]"
+
+
+_SIG_PARTS: dict[tuple[object, ...], str] = {}
 
 
 class _Deps:
