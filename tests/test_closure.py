@@ -109,3 +109,24 @@ def test_include_folders_are_looked_in_after_the_tree_and_feed_the_passes(tmp_pa
     _write(tmp_path / "src" / "warp.h", b"#define WARP_SZ 32\n")  # beside the file: found first
     near = inputs.resolve(str(top), "src/k.cu", "cuda-source", USES, rel="src/k.cu", include_dirs=(str(inc),))
     assert [p for p, _ in near.deps] == [str(tmp_path / "src" / "warp.h")]
+
+
+def test_a_header_is_read_once_while_unchanged_and_again_when_it_changes(tmp_path: Path) -> None:
+    """Headers are held for the next file of a run by (size, mtime, inode); one changed in the
+    last seconds is not held, so a rewrite of the same size within one clock tick is seen."""
+    import time
+
+    src = _write(tmp_path / "k.cu", USES)
+    header = _write(tmp_path / "warp.h", b"#define WARP_SZ 32\n")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(header, ns=(hour_ago, hour_ago))
+    first = closure.read(str(src), USES).found[str(header)]
+    again = closure.read(str(src), USES).found[str(header)]
+    assert first == b"#define WARP_SZ 32\n" and again is first  # held: one bytes object
+    header.write_bytes(b"#define WARP_SZ 64\n")  # same size, an older mtime than now
+    os.utime(header, ns=(hour_ago + 10**9, hour_ago + 10**9))
+    assert closure.read(str(src), USES).found[str(header)] == b"#define WARP_SZ 64\n"
+    for text in (b"#define WARP_SZ 16\n", b"#define WARP_SZ 48\n"):  # fresh: within one tick
+        header.write_bytes(text)
+        assert closure.read(str(src), USES).found[str(header)] == text
+    assert closure.digest(b"#define WARP_SZ 48\n") == closure.digest(bytes(bytearray(b"#define WARP_SZ 48\n")))
