@@ -1,12 +1,25 @@
 """A bounded memo for what is found once per header content (its bytes, digest and facts): a
 run's files share most of their headers, and a long run (a server, a watch loop) must not keep
-every header it ever saw. Least recently used entries go first."""
+every header it ever saw. Least recently used entries go first. And a pool's folder where one
+worker offers what it found to the others (`shared_by_workers`): each worker has its own
+memos, and on a real tree most of a run's header facts were found by several workers.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
+import stat
+import tempfile
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Generic, TypeVar
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Generic, TypeVar
+
+from hipport.cache import blake2b
+from hipport.workspace import write_atomic, writer_may_run
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -56,3 +69,76 @@ class Lru(Generic[K, V]):
         self._items.clear()
         self._weights.clear()
         self._held = 0
+
+
+# ---- facts shared by the workers of one pool -------------------------------------------------
+
+# The folder a pool's workers share what one found and the others may read (None: no pool, or
+# none running). The pipeline makes it private (mkdtemp) before it forks, for that pool alone,
+# and removes it after; entries are JSON named by a digest of their key, written atomically,
+# and a reader checks each value's shape (`share` callers), so an entry can at worst be ignored.
+_SHARED: str | None = None
+
+
+@contextmanager
+def shared_by_workers() -> Iterator[None]:
+    """Within this block, `shared_get` and `shared_put` reach a folder private to this run
+    (`hipport-shared-PID-*` in the temporary folder; those a killed run left are removed)."""
+    global _SHARED
+    folder = tempfile.mkdtemp(prefix=f"{_SHARED_PREFIX}{os.getpid()}-")
+    _sweep(os.path.dirname(folder))
+    _SHARED = folder
+    try:
+        yield
+    finally:
+        _SHARED = None
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_SHARED_PREFIX = "hipport-shared-"
+_SHARED_NAME = re.compile(re.escape(_SHARED_PREFIX) + r"([1-9][0-9]{0,9})-[A-Za-z0-9_]+")
+
+
+def _sweep(parent: str) -> None:
+    """Remove the shared folders of runs killed outright (kill -9), this user's only."""
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for e in entries:
+        m = _SHARED_NAME.fullmatch(e.name) if e.name.startswith(_SHARED_PREFIX) else None
+        if m is None:
+            continue
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not writer_may_run(int(m[1]), st.st_ctime):
+            shutil.rmtree(e.path, ignore_errors=True)
+
+
+def shared_name(key: object) -> str:
+    """The entry name of a key: a digest of its repr (the same in every forked worker, which
+    shares its parent's hash seed and so the order of its sets)."""
+    return blake2b(repr(key).encode(), digest_size=20).hexdigest()
+
+
+def shared_get(name: str) -> Any:
+    """The JSON value another worker put under `name`, or None."""
+    if _SHARED is None:
+        return None
+    try:
+        with open(os.path.join(_SHARED, name), "rb") as f:
+            return json.loads(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def shared_put(name: str, value: Any) -> None:
+    """Offer `value` (JSON data) to the other workers; a failed write only loses the offer."""
+    if _SHARED is None:
+        return
+    try:
+        write_atomic(os.path.join(_SHARED, name), json.dumps(value, separators=(",", ":")).encode())
+    except (OSError, ValueError, TypeError):
+        pass

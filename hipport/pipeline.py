@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from hipport import cache as cachemod
-from hipport import codec, included, inputs, interrupt
+from hipport import codec, included, inputs, interrupt, memo
 from hipport import config as configmod
 from hipport import rules as rulesmod
 from hipport.buildid import build_id
@@ -696,28 +696,30 @@ def _execute(jobs: list[Job], worker: Worker, config: Config, progress: Progress
     from concurrent.futures import ProcessPoolExecutor
 
     _init(worker)
-    # Everything loaded so far is shared with the workers as it is: frozen, the collector
-    # never writes to those objects, so their pages are never copied.
-    gc.freeze()
-    # Forked, so that each worker's parent is this process, the one whose death ends it
-    # (another start method may put a server process in between). Linux sends that signal
-    # when the forking thread ends: this one, which shuts the pool down before it returns.
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                             initializer=interrupt.install_in_worker, initargs=(os.getpid(),))
-    try:
-        chunks = _chunks(jobs, workers)
-        for chunk, outs in zip(chunks, ex.map(_pool_jobs, chunks), strict=True):
-            for j, o in zip(chunk, outs, strict=True):
-                out.append(o)
-                done += 1
-                if progress:
-                    progress(done, total, j.display)
-    except BaseException:  # a kill or Ctrl-C: stop the workers now; each cleans up after itself
-        interrupt.stop_pool(ex)
-        raise
-    finally:
-        gc.unfreeze()
-    ex.shutdown(wait=True)
+    # The workers offer each other the facts of the headers they analyse (hipport.memo).
+    with memo.shared_by_workers():
+        # Everything loaded so far is shared with the workers as it is: frozen, the collector
+        # never writes to those objects, so their pages are never copied.
+        gc.freeze()
+        # Forked, so that each worker's parent is this process, the one whose death ends it
+        # (another start method may put a server process in between). Linux sends that signal
+        # when the forking thread ends: this one, which shuts the pool down before it returns.
+        ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=interrupt.install_in_worker, initargs=(os.getpid(),))
+        try:
+            chunks = _chunks(jobs, workers)
+            for chunk, outs in zip(chunks, ex.map(_pool_jobs, chunks), strict=True):
+                for j, o in zip(chunk, outs, strict=True):
+                    out.append(o)
+                    done += 1
+                    if progress:
+                        progress(done, total, j.display)
+        except BaseException:  # a kill or Ctrl-C: stop the workers now; each cleans up after itself
+            interrupt.stop_pool(ex)
+            raise
+        finally:
+            gc.unfreeze()
+        ex.shutdown(wait=True)
     return out
 
 

@@ -710,7 +710,7 @@ def _temp_name(path: str) -> str:
 def sweep_stale(folder: str) -> list[str]:
     """Remove the temporaries that hipport's writes left in `folder` when a kill -9 stopped
     them, and nothing else: names of the `.NAME.PID.hipport-tmp` pattern, regular files or
-    links owned by this user, whose writer is gone (`_writer_may_run`). Returns the names
+    links owned by this user, whose writer is gone (`writer_may_run`). Returns the names
     removed; a file that cannot be removed stays."""
     removed: list[str] = []
     try:
@@ -727,7 +727,7 @@ def sweep_stale(folder: str) -> list[str]:
             except OSError:
                 continue
             if not (statmod.S_ISREG(st.st_mode) or statmod.S_ISLNK(st.st_mode)) \
-                    or st.st_uid != os.geteuid() or _writer_may_run(int(m.group(2)), st.st_ctime):
+                    or st.st_uid != os.geteuid() or writer_may_run(int(m.group(2)), st.st_ctime):
                 continue
             try:
                 os.unlink(e.path)
@@ -737,7 +737,7 @@ def sweep_stale(folder: str) -> list[str]:
     return removed
 
 
-def _writer_may_run(pid: int, changed: float) -> bool:
+def writer_may_run(pid: int, changed: float) -> bool:
     """Can process `pid` still be writing a file last changed at `changed` (its ctime, which
     no one can set)? Not when no such process runs, nor when it started after that (the
     writer is dead and its id was given again). Where start times cannot be read, a running

@@ -170,14 +170,14 @@ def test_the_next_run_that_writes_there_removes_what_a_kill_9_left(tmp_path: Pat
 
 def test_a_running_process_is_the_writer_only_if_it_started_before_the_file_changed() -> None:
     """An id given again: a process that started after the file was last changed did not write it."""
-    from hipport.workspace import _writer_may_run
+    from hipport.workspace import writer_may_run
 
     sleeper = subprocess.Popen(["sleep", "60"])
     try:
         now = time.time()
-        assert _writer_may_run(sleeper.pid, now)
-        assert not _writer_may_run(sleeper.pid, now - 60)
+        assert writer_may_run(sleeper.pid, now)
+        assert not writer_may_run(sleeper.pid, now - 60)
     finally:
         sleeper.kill()
         sleeper.wait()
-    assert not _writer_may_run(sleeper.pid, time.time())  # gone (reaped)
+    assert not writer_may_run(sleeper.pid, time.time())  # gone (reaped)

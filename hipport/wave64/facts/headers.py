@@ -9,17 +9,18 @@ the cache on."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hipport import closure as closuremod
-from hipport import directives
+from hipport import directives, memo
 from hipport.closure import Closure
 from hipport.config import Config
+from hipport.memo import Lru
 from hipport.source import SourceFile
 from hipport.wave64 import platform as platformmod
 from hipport.wave64.facts import precise
-from hipport.memo import Lru
 from hipport.wave64.facts.names import might_hold_hazards
 from hipport.wave64.facts.summaries import Summary, macro_strides, summarize
 
@@ -65,6 +66,10 @@ def _own(path: str, data: bytes, config: Config) -> Own:
     hit = _OWN.get(key)
     if hit is not None:
         return hit
+    shared = memo.shared_name(("own", key)) if len(data) >= SHARE_BYTES else ""
+    got = _own_from(memo.shared_get(shared)) if shared else None
+    if got is not None:
+        return _OWN.put(key, got)
     out: Consts = {}
     bodies: Bodies = {}
     values: Values = {}
@@ -93,7 +98,32 @@ def _own(path: str, data: bytes, config: Config) -> Own:
         values.update(_enumerators(h))
         if h.amd_only or h.inactive:
             platform = _platform_macros(h)
-    return _OWN.put(key, Own(out, names, bodies, values, platform))
+    own = Own(out, names, bodies, values, platform)
+    if shared:
+        memo.shared_put(shared, [out, sorted(names), bodies, values, platform])
+    return _OWN.put(key, own)
+
+
+# A header at least this large has its facts offered to a pool's other workers (a smaller one
+# costs less to analyse than an entry costs to write).
+SHARE_BYTES = 8 << 10
+
+
+def _own_from(got: Any) -> Own | None:
+    """An `Own` from the JSON another worker wrote (None: not one)."""
+    if type(got) is not list or len(got) != 5 or not all(type(d) is dict for d in got[:1] + got[2:]) \
+            or type(got[1]) is not list:
+        return None
+    consts, names, bodies, values, platform = got
+    ok = (all(type(v) is list and len(v) == 2 and type(v[0]) is int and type(v[1]) is bool for v in consts.values())
+          and all(type(n) is str for n in names) and all(type(v) is str for v in bodies.values())
+          and all(type(v) is list and len(v) == 2 and all(type(x) is int for x in v) for v in values.values())
+          and all(type(v) is list and len(v) == 2 and v[0] in ("amd", "nvidia")
+                  and (v[1] is None or type(v[1]) is int) for v in platform.values()))
+    if not ok:
+        return None
+    return Own({k: (v[0], v[1]) for k, v in consts.items()}, frozenset(names), bodies,
+               {k: (v[0], v[1]) for k, v in values.items()}, {k: (v[0], v[1]) for k, v in platform.items()})
 
 
 _DEFINE_VALUE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:[ \t]+(\d+))?[ \t]*(?://[^\n]*|/\*.*?\*/)?$", re.M)
@@ -340,6 +370,10 @@ def _summaries(cl: Closure, path: str, config: Config) -> dict[str, Summary]:
         return hit
     if key in _BUSY:
         return {}
+    shared = memo.shared_name(("summaries", key)) if len(data) >= SHARE_BYTES else ""
+    got = _summaries_from(memo.shared_get(shared)) if shared else None
+    if got is not None:
+        return _SUMS.put(key, got)
     _BUSY.add(key)
     try:
         from hipport.wave64.facts import Facts  # (the façade builds these providers)
@@ -349,7 +383,32 @@ def _summaries(cl: Closure, path: str, config: Config) -> dict[str, Summary]:
         out = {**_macro_strides(path, data), **summarize(h)}
     finally:
         _BUSY.discard(key)
+    if shared:
+        memo.shared_put(shared, [[k, [getattr(v, f) for f in _SUMMARY_FIELDS]] for k, v in out.items()])
     return _SUMS.put(key, out)
+
+
+_SUMMARY_FIELDS = tuple(f.name for f in dataclasses.fields(Summary))
+_SUMMARY_TYPES = tuple(dataclasses.fields(Summary))
+
+
+def _summaries_from(got: Any) -> dict[str, Summary] | None:
+    """Summaries from the JSON another worker wrote (None: not summaries)."""
+    if type(got) is not list:
+        return None
+    out: dict[str, Summary] = {}
+    for entry in got:
+        if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not str:
+            return None
+        name, row = entry
+        if type(row) is not list or len(row) != len(_SUMMARY_FIELDS):
+            return None
+        for value, f in zip(row, _SUMMARY_TYPES, strict=True):
+            want = f.type  # the annotation, a string (`from __future__ import annotations`)
+            if not (type(value).__name__ == want or (want == "int | None" and (value is None or type(value) is int))):
+                return None
+        out[name] = Summary(*row)
+    return out
 
 
 _STRIDES: Lru[tuple[str, bytes], dict[str, Summary]] = Lru(1024)
