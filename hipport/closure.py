@@ -197,7 +197,7 @@ def _unique(spec: str, unique: dict[str, str] | None) -> str | None:
 # files share one bytes object, whose hash Python keeps for the memos keyed by content. One
 # changed in the last RACY_NS is not held: a rewrite of the same size within the clock's tick
 # would keep its identity (git's "racily clean" entries).
-_HELD: Lru[str, tuple[tuple[int, int, int], bytes]] = Lru(8192, 128 << 20, lambda _p, v: len(v[1]))
+_HELD: Lru[str, tuple[tuple[int, int, int], bytes]] = Lru(8192, 64 << 20, lambda _p, v: len(v[1]))
 RACY_NS = 2_000_000_000
 
 
@@ -225,7 +225,7 @@ def _look(path: str) -> tuple[Included, bool]:
     return Included(path, data, [st.st_size, st.st_mtime_ns, st.st_ino]), True
 
 
-_DIGESTS: Lru[bytes, bytes] = Lru(8192, 256 << 20, lambda data, _d: len(data))
+_DIGESTS: Lru[bytes, bytes] = Lru(8192, 64 << 20, lambda data, _d: len(data))  # (its keys: mostly _HELD's bytes)
 
 
 def digest(data: bytes) -> bytes:
