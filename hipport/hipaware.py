@@ -101,14 +101,14 @@ class HipAware:
 
 
 NONE = HipAware((), ())
-_QUICK = re.compile(rb"HIP|AMD|ROCM|HCC|__gfx|__GFX|hip")
+QUICK = re.compile(rb"HIP|AMD|ROCM|HCC|__gfx|__GFX|hip")
 
 
 def find(data: bytes, cuda_names: Container[str], namespaces: Mapping[str, Any],
          hip_names: frozenset[str]) -> HipAware:
     """The ranges of `data` already written for HIP. `cuda_names`: the CUDA names the tables
     map (a compatibility definition defines one); `namespaces`: namespace name -> mapping."""
-    if not _QUICK.search(data):
+    if not QUICK.search(data):
         return NONE
     text = _blank(data)
     regions = list(_branches(text))

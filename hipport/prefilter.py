@@ -60,18 +60,18 @@ _BLANK_NON_WORD = bytes(c if c in _WORD_BYTES[:-1] else 0x20 for c in range(256)
 # Byte strings whose presence is some sub-pass's own cue to look (its early `in data` tests):
 # devicecalls and includes (device code: the runtime include), cgroups, tileshfl, texfetch,
 # minmax, the spaced launches, suppress (a suppression comment reports itself when unused).
-_CUES = (*includes._DEVICE_CODE, cgroups.REDUCE_HEADER.encode(), b"meta_group_", b".shfl", b"tex1Dfetch",
+_CUES = (*includes.DEVICE_CODE, cgroups.REDUCE_HEADER.encode(), b"meta_group_", b".shfl", b"tex1Dfetch",
          b"Idx.", b"Dim.", b"<< <", b"<<\t<", b"hipport:")
 # Some sub-passes look for a pattern, each behind its own cheaper test (a substring; None: the
 # pattern finds whole words, so it is searched in the file's words, a fraction of its bytes).
 _PATTERNS: tuple[tuple[bytes | None, re.Pattern[bytes]], ...] = (
-    (None, ptx._ASM), (None, rounding._USE), (b"_system", atomics._USE), (b"operator", vectorops._OPERATOR))
+    (None, ptx.ASM), (None, rounding.USE), (b"_system", atomics.USE), (b"operator", vectorops.OPERATOR))
 # wmma.py looks no further than this (`wmma::` of another library is not CUDA's).
 _WMMA = (b"wmma", (b"nvcuda", b"mma.h"))
 # hipaware.find looks no further unless its quick pattern (an alternation of literals) matches:
 # the same literals, found by substring search.
-_HIP_QUICK = tuple(t.encode() for t in hipaware._QUICK.pattern.decode().split("|"))
-assert all(re.fullmatch(r"\w+", t.decode()) for t in _HIP_QUICK), "hipaware._QUICK is no longer plain literals"
+_HIP_QUICK = tuple(t.encode() for t in hipaware.QUICK.pattern.decode().split("|"))
+assert all(re.fullmatch(r"\w+", t.decode()) for t in _HIP_QUICK), "hipaware.QUICK is no longer plain literals"
 _CU_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"[^"\n]*\.cu"')  # --rename-extensions renames it
 
 
@@ -124,7 +124,7 @@ def reason(src: SourceFile, config: Config, rules: RuleSet) -> str | None:
     if _WMMA[0] in data and any(t in data for t in _WMMA[1]):
         return "WMMA"
     if b"#" in data:
-        for m in includes._INCLUDE.finditer(data):
+        for m in includes.INCLUDE.finditer(data):
             if m.group(2).decode("utf-8", "replace") in vocab.headers:
                 return "a CUDA header"
         if config.rename_extensions and _CU_INCLUDE.search(data):

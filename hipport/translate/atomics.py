@@ -21,7 +21,7 @@ from hipport.translate.context import Context
 from hipport.translate.helpers import declared_in_scope, write_before
 from hipport.translate.names import SKIP_TYPES
 
-_USE = re.compile(rb"(?<![\w$])hipport_atomic(?:Inc|Dec)_system(?![\w$])|(?<![\w$])atomic(?:Inc|Dec)_system(?![\w$])")
+USE = re.compile(rb"(?<![\w$])hipport_atomic(?:Inc|Dec)_system(?![\w$])|(?<![\w$])atomic(?:Inc|Dec)_system(?![\w$])")
 BLOCK = """\
 #ifndef HIPPORT_ATOMIC_INC_DEC_SYSTEM
 #define HIPPORT_ATOMIC_INC_DEC_SYSTEM
@@ -52,7 +52,7 @@ def run(ctx: Context) -> None:
     data = ctx.src.data
     if b"_system" not in data or b"HIPPORT_ATOMIC_INC_DEC_SYSTEM" in data:
         return
-    for m in _USE.finditer(data):
+    for m in USE.finditer(data):
         if m.group().startswith(b"hipport_"):
             continue  # a use written by hand, or ported by an older run: not ours to define
         node = ctx.src.node_at(m.start(), m.end())

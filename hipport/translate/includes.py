@@ -16,10 +16,10 @@ from hipport.translate.context import Context
 
 # Searched from the `#` (a fast literal search) rather than from `^`; `_include_lines` checks
 # that only blanks precede it on its line.
-_INCLUDE = re.compile(rb"#[ \t]*include[ \t]*([<\"])([^>\"\n]+)[>\"]")
+INCLUDE = re.compile(rb"#[ \t]*include[ \t]*([<\"])([^>\"\n]+)[>\"]")
 _LEADING_COMMENTS = re.compile(rb"\A(?:\xef\xbb\xbf)?(?:[ \t]*(?://[^\n]*|/\*.*?\*/)[ \t]*\r?\n|[ \t]*\r?\n)*", re.S)
 _PRAGMA_ONCE = re.compile(r"\s*#\s*pragma\s+once\b")
-_DEVICE_CODE = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"<<<", b"threadIdx",
+DEVICE_CODE = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"<<<", b"threadIdx",
                 b"blockIdx", b"__syncthreads")
 RUNTIME_HEADERS = ("hip/hip_runtime.h",)
 FIRST = 100  # the priority of the includes the port adds: above every pass's other insertions
@@ -83,7 +83,7 @@ def run(ctx: Context) -> None:
                 ctx.edit(end, end + 1, ">", FixKind.INCLUDE)
             if h.moved and h.floors and ctx.floor.lacks(h.floors[0][0]):
                 _moved(ctx, end, h.floors[-1][1])
-    device = any(word in data for word in _DEVICE_CODE)
+    device = any(word in data for word in DEVICE_CODE)
     nl = ctx.src.newline
     added = []
     # HIP 5.2's <hip/hip_cooperative_groups.h> (and friends) compile only after the runtime, so a
@@ -209,7 +209,7 @@ def _beside(ctx: Context, path: str) -> bool:
 
 def _include_lines(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
     """`#include` matches that start their line (after blanks), each with its line's start."""
-    for m in _INCLUDE.finditer(data):
+    for m in INCLUDE.finditer(data):
         line = data.rfind(b"\n", 0, m.start()) + 1
         if not data[line:m.start()].strip(b" \t"):
             yield line, m

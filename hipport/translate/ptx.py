@@ -17,7 +17,7 @@ from hipport.source import Node, asm_template
 from hipport.translate.context import Context
 
 FAMILY = "ptx"
-_ASM = re.compile(rb"(?<![\w$])(?:asm|__asm__|__asm)(?![\w$])")
+ASM = re.compile(rb"(?<![\w$])(?:asm|__asm__|__asm)(?![\w$])")
 # A PTX instruction: a dotted opcode (`mov.u32`, `vabsdiff4.u32.u32.u32.add`) at the start of a
 # statement, or a special register (`%%laneid`). AMDGCN mnemonics have no dots (`v_add_u32`).
 _PTX = re.compile(r"(?:^|[;{}\s])[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+(?=[\s;]|$)|%%[a-z]")
@@ -39,7 +39,7 @@ def run(ctx: Context) -> None:
     if b"asm" not in data:
         return
     seen: set[int] = set()
-    for m in _ASM.finditer(data):
+    for m in ASM.finditer(data):
         node: Node | None = ctx.src.node_at(m.start(), m.end())
         for _ in range(3):
             if node is None or node.type == "gnu_asm_expression":

@@ -26,10 +26,10 @@ _OPS = {"add": (2, "add(a, b"), "sub": (2, "add(a, -b"), "mul": (2, "mul(a, b"),
         "div": (2, "div(a, b"), "rcp": (1, "div(1, a"), "sqrt": (1, "sqrt(a")}
 _TYPES = {"f": ("float", "nextafterf", "__FLT_MAX__", "f"), "d": ("double", "nextafter", "__DBL_MAX__", "")}
 NAMES = tuple(f"__{t}{op}_{d}" for t in _TYPES for op in _OPS for d in DIRECTIONS)
-_USE = re.compile(rb"(?<![\w$])__[fd](?:add|sub|mul|div|rcp|sqrt)_r[duz](?![\w$])")
+USE = re.compile(rb"(?<![\w$])__[fd](?:add|sub|mul|div|rcp|sqrt)_r[duz](?![\w$])")
 # The same without its look-behind: it starts with a literal, which the regex engine scans for
 # in C (the look-behind made it try every byte); a file it finds nothing in holds no use.
-QUICK = re.compile(_USE.pattern.removeprefix(rb"(?<![\w$])"))
+QUICK = re.compile(USE.pattern.removeprefix(rb"(?<![\w$])"))
 
 _STEP = """\
 __device__ inline {T} hipport_step({T} r, int err, bool finite, int dir) {{
@@ -109,7 +109,7 @@ def run(ctx: Context) -> None:
     data = ctx.src.data
     if GUARD.encode() in data or not QUICK.search(data):
         return
-    for m in _USE.finditer(data):
+    for m in USE.finditer(data):
         node = ctx.src.node_at(m.start(), m.end())
         if node is None or node.type in SKIP_TYPES or node.type in ("preproc_arg", "preproc_params"):
             continue

@@ -30,7 +30,7 @@ from hipport.translate.includes import _line_end
 _BASE = r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)"
 _VECTOR = rf"{_BASE}[1-4]"
 # operator+= -= *= /= (compound) and operator* / (binary, not followed by `=`)
-_OPERATOR = re.compile(rb"\boperator\s*(?:([-+*/])=|([*/])(?![=*/]))")
+OPERATOR = re.compile(rb"\boperator\s*(?:([-+*/])=|([*/])(?![=*/]))")
 _PARAM = rf"(?:const\s+)?({_VECTOR})\s*(?:const\s*)?(&?)\s*(\w*)"
 _PARAMS = re.compile(rf"^\(\s*{_PARAM}\s*,\s*{_PARAM}\s*\)$")
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
@@ -47,7 +47,7 @@ def run(ctx: Context) -> None:
         return
     guarded: list[tuple[Node, str]] = []  # (definition, its guard), in file order
     seen: set[int] = set()
-    for m in _OPERATOR.finditer(data):
+    for m in OPERATOR.finditer(data):
         compound = m[1] is not None
         found = _definition(ctx, m.start(), compound)
         if found is None or found[0].start_byte in seen:
