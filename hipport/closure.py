@@ -72,6 +72,7 @@ class Closure:
         return bool(first) and first[0] in self.found
 
 
+@lru_cache(maxsize=1 << 16)  # asked for each include of each header of each file's closure
 def candidates(including: str, spec: str, dirs: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Where `#include spec` in the file `including` may be, nearest first: beside it and
     above it, then in the include folders `dirs`."""
