@@ -232,6 +232,7 @@ class _Deps:
         self._now: dict[str, list[int]] = {}
         self.merged: dict[str, list[int]] = {}
         self._added: set[str] = set()  # the lists merged by `add`
+        self._entries: set[str] = set()  # the entries merged by `add`, as `_entries` cuts them
 
     def hold(self, tail: str, keep: bool = False) -> bool:
         """Is every path of the list as it was? `keep`: a result of this run depends on them."""
@@ -253,7 +254,17 @@ class _Deps:
         if tail in self._added:  # the files of a folder share theirs: merging one again is a no-op
             return
         self._added.add(tail)
-        self._merge(_parse_deps(tail) or [])
+        cut = _entries(tail)
+        if cut is None:
+            self._merge(_parse_deps(tail) or [])
+            return
+        # Only the entries no list of this run had (merging an entry again is a no-op): the
+        # lists of a folder's files differ in a few of their hundred entries.
+        new = [e for e in cut if e not in self._entries]
+        if new:
+            self._entries.update(new)
+            got = _parse_deps('[["' + _ENTRY_END.join(new) + "]]]")
+            self._merge(got if got is not None else _parse_deps(tail) or [])
 
     def _merge(self, listed: list[list]) -> None:  # type: ignore[type-arg]
         for path, was in listed:
@@ -262,6 +273,18 @@ class _Deps:
 
     def snapshot(self) -> list[str]:
         return [json.dumps([[p, v] for p, v in self.merged.items()], separators=(",", ":"))] if self.merged else []
+
+
+_ENTRY_END = ']],["'  # between two entries of a `_deps_sig` list: within a path '"' is escaped
+
+
+def _entries(tail: str) -> list[str] | None:
+    """The entries of a `_deps_sig` list as text, each `path",[identity` (its JSON less the
+    brackets and quote around; None: not such a list): cut where one ends and the next
+    begins, which no path's JSON can spell."""
+    if not (tail.startswith('[["') and tail.endswith("]]]")):
+        return None
+    return tail[3:-3].split(_ENTRY_END)
 
 
 def _parse_deps(tail: str) -> list[list] | None:  # type: ignore[type-arg]

@@ -121,3 +121,25 @@ def test_only_the_last_few_snapshots_are_kept(tmp_path: Path) -> None:
     for i in range(cachemod.KEEP_SNAPSHOTS + 3):  # each output folder is another command
         _run(src, tmp_path / f"out{i}", cache)
     assert len(list(cache.glob("run-*.json"))) == cachemod.KEEP_SNAPSHOTS
+
+
+def test_the_runs_dependency_lists_merge_entry_by_entry_as_a_whole_parse_would() -> None:
+    """`_Deps.add` parses only the entries no earlier list of the run had, cut from the JSON
+    text; paths that spell brackets, quotes and the cut itself come out whole, and a path seen
+    with two identities is marked changed during the run."""
+    import json
+    import random
+
+    from hipport.model import Included
+
+    rnd = random.Random(7)
+    pieces = ["a", "/", '"', "\\", "]", "[", ",", " ", "é", "\n", '],["', '"]],["', "]]]"]
+    paths = ["/" + "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 8))) for _ in range(25)]
+    pool = [Included(p, None, ident) for p in paths for ident in ([], [1, 2, 3], [4, 5, 6])]
+    for _ in range(200):
+        ours, whole = pipeline._Deps(), pipeline._Deps()
+        for _ in range(rnd.randint(1, 6)):
+            tail = pipeline._deps_sig(rnd.sample(pool, rnd.randint(1, 12)))
+            ours.add(tail)
+            whole._merge(json.loads(tail))
+        assert ours.merged == whole.merged
