@@ -76,7 +76,8 @@ class Lru(Generic[K, V]):
 # The folder a pool's workers share what one found and the others may read (None: no pool, or
 # none running). The pipeline makes it private (mkdtemp) before it forks, for that pool alone,
 # and removes it after; entries are JSON named by a digest of their key, written atomically,
-# and a reader checks each value's shape (`share` callers), so an entry can at worst be ignored.
+# and the reader (hipport.wave64.facts.headers) checks each value's shape, so an entry can at
+# worst be ignored.
 _SHARED: str | None = None
 
 
@@ -85,7 +86,11 @@ def shared_by_workers() -> Iterator[None]:
     """Within this block, `shared_get` and `shared_put` reach a folder private to this run
     (`hipport-shared-PID-*` in the temporary folder; those a killed run left are removed)."""
     global _SHARED
-    folder = tempfile.mkdtemp(prefix=f"{_SHARED_PREFIX}{os.getpid()}-")
+    try:
+        folder = tempfile.mkdtemp(prefix=f"{_SHARED_PREFIX}{os.getpid()}-")
+    except OSError:  # no writable temporary folder: each worker finds the facts for itself
+        yield
+        return
     _sweep(os.path.dirname(folder))
     _SHARED = folder
     try:

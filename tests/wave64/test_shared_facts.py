@@ -87,3 +87,15 @@ def test_the_folder_is_removed_and_so_are_those_of_killed_runs(tmp_path: Path, m
         assert memo._SHARED is not None and Path(memo._SHARED).parent == tmp_path
         mine = Path(memo._SHARED)
     assert not stale.exists() and live.exists() and other.exists() and not mine.exists()
+
+
+def test_without_a_writable_temporary_folder_each_worker_finds_its_own(header: tuple[str, bytes, closure.Closure],
+                                                                        tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    path, data, _cl = header
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    with memo.shared_by_workers():
+        assert memo._SHARED is None
+        assert headers._own(path, data, config("auto")).consts["WARP"] == (32, False)
