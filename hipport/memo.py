@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 from hipport.cache import blake2b
-from hipport.workspace import write_atomic, writer_may_run
+from hipport.workspace import left_by_dead, write_atomic
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -106,20 +106,8 @@ _SHARED_NAME = re.compile(re.escape(_SHARED_PREFIX) + r"([1-9][0-9]{0,9})-[A-Za-
 
 def _sweep(parent: str) -> None:
     """Remove the shared folders of runs killed outright (kill -9), this user's only."""
-    try:
-        entries = list(os.scandir(parent))
-    except OSError:
-        return
-    for e in entries:
-        m = _SHARED_NAME.fullmatch(e.name) if e.name.startswith(_SHARED_PREFIX) else None
-        if m is None:
-            continue
-        try:
-            st = e.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not writer_may_run(int(m[1]), st.st_ctime):
-            shutil.rmtree(e.path, ignore_errors=True)
+    for e in left_by_dead(parent, _SHARED_NAME, 1, stat.S_ISDIR):
+        shutil.rmtree(e.path, ignore_errors=True)
 
 
 def shared_name(key: object) -> str:

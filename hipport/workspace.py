@@ -24,6 +24,7 @@ import stat as statmod
 import struct
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -725,28 +726,37 @@ def sweep_stale(folder: str) -> list[str]:
     links owned by this user, whose writer is gone (`writer_may_run`). Returns the names
     removed; a file that cannot be removed stays."""
     removed: list[str] = []
+    for e in left_by_dead(folder, _TEMP, 2, lambda mode: statmod.S_ISREG(mode) or statmod.S_ISLNK(mode)):
+        try:
+            os.unlink(e.path)
+        except OSError:
+            continue
+        removed.append(e.name)
+    return removed
+
+
+def left_by_dead(folder: str, name: re.Pattern[str], pid_group: int,
+                 kind: Callable[[int], bool]) -> list[os.DirEntry[str]]:
+    """The entries of `folder` that a hipport process which is gone left: a name `name` matches
+    whole, with the process id in its group `pid_group`, of a `kind` (a test of st_mode), owned
+    by this user, whose writer cannot still run (`writer_may_run`)."""
+    out: list[os.DirEntry[str]] = []
     try:
         entries = os.scandir(folder)
     except OSError:
-        return removed
+        return out
     with entries:
         for e in entries:
-            m = _TEMP.fullmatch(e.name) if e.name.endswith(TMP_SUFFIX) else None
+            m = name.fullmatch(e.name)
             if m is None:
                 continue
             try:
                 st = e.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if not (statmod.S_ISREG(st.st_mode) or statmod.S_ISLNK(st.st_mode)) \
-                    or st.st_uid != os.geteuid() or writer_may_run(int(m.group(2)), st.st_ctime):
-                continue
-            try:
-                os.unlink(e.path)
-            except OSError:
-                continue
-            removed.append(e.name)
-    return removed
+            if kind(st.st_mode) and st.st_uid == os.geteuid() and not writer_may_run(int(m.group(pid_group)), st.st_ctime):
+                out.append(e)
+    return out
 
 
 def writer_may_run(pid: int, changed: float) -> bool:
